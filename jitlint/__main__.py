@@ -1,0 +1,3 @@
+from jitlint.cli import main
+
+raise SystemExit(main())

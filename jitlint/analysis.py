@@ -1,0 +1,1616 @@
+"""Where is code traced, and which values are tracers there?
+
+This is the model every rule queries. It is built in one walk per function body by an abstract
+interpreter over libcst nodes:
+
+* ``FunctionInfo`` describes each ``def`` (and each lambda that matters) with its parameters.
+* A ``Context`` says how a function is traced (jit, vmap, grad, a lax body, a helper called from one).
+* ``Taint`` is the abstract value of an expression: ``None`` for a Python/NumPy value, a ``Taint`` for a
+  tracer (or a container/pytree holding tracers).
+
+Functions are evaluated from a worklist: module-level code and untraced functions once, eagerly (to
+find transforms); trace contexts with their parameters' taints; helpers called from traced code with
+the taints their callers pass, until nothing grows. Taints only grow, so the walk terminates, and the
+per-node results are the union over every way the code is traced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+import libcst as cst
+
+from jitlint import jaxapi
+from jitlint.names import Scope, dotted
+
+TRACED = 2  # an abstract tracer: no concrete value at all (jit, vmap, lax bodies)
+GRAD_TRACED = 1  # a JVP tracer under plain grad: the primal is concrete, so bool()/int() still work
+
+
+@dataclass(frozen=True)
+class Taint:
+    """The abstract value of an expression that holds (or is) a tracer."""
+
+    level: int
+    origin: str  # the traced value it derives from, for messages (`x`, `jnp.array(...)`)
+    is_bool: bool = False  # known to be a boolean array (a mask)
+    is_array: bool = False  # known to be an array, not a container/pytree
+    container: bool = False  # a Python tuple/list/dict holding tracers (its truth value is fine)
+    filtered: bool = False  # a parameter of an equinox/nnx filtered transform: fields may be static
+    from_constant: bool = False  # made by jnp/lax from constants (a tracer only because of jit)
+
+
+def join(*taints: "Taint | None") -> "Taint | None":
+    found = [t for t in taints if isinstance(t, Taint)]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    first = max(found, key=lambda t: t.level)
+    return Taint(
+        level=first.level,
+        origin=first.origin,
+        is_bool=all(t.is_bool for t in found),
+        is_array=any(t.is_array for t in found),
+        container=all(t.container for t in found),
+        filtered=all(t.filtered for t in found),
+        from_constant=all(t.from_constant for t in found),
+    )
+
+
+def _same(a: "Taint | None", b: "Taint | None") -> bool:
+    return a == b
+
+
+@dataclass(frozen=True)
+class Context:
+    """How a function body is traced."""
+
+    kind: str  # "jit" | "vmap" | "grad" | "lax" | "helper" | "nested"
+    via: str  # human text: "@jax.jit", "jax.lax.scan body", "called from `step`"
+    traces_constants: bool = True
+    filtered: bool = False
+
+
+@dataclass
+class FuncValue:
+    """A Python callable bound to a name: a local def/lambda, maybe partial-bound or transformed."""
+
+    info: "FunctionInfo"
+    bound: frozenset[str] = frozenset()  # parameters bound by functools.partial (static)
+    bound_self: bool = False
+    transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
+
+
+@dataclass
+class InstanceValue:
+    """An instance of a class defined in this module."""
+
+    class_name: str
+
+
+Value = Union[Taint, FuncValue, InstanceValue, None]
+
+
+def value_taint(value: Value) -> Taint | None:
+    return value if isinstance(value, Taint) else None
+
+
+@dataclass
+class JitBinding:
+    """A name bound to a jitted callable: `@jax.jit def f`, or `g = jax.jit(f, ...)`."""
+
+    name: str
+    transform: str
+    target: "FunctionInfo | None"
+    static_argnums: tuple[int, ...] | None  # None: unknown (not literal)
+    static_argnames: tuple[str, ...] | None
+    node: cst.CSTNode  # the decorator or the call
+    bound: frozenset[str] = frozenset()
+
+    def static_params(self) -> set[str] | None:
+        if self.target is None or self.static_argnums is None or self.static_argnames is None:
+            return None
+        return self.target.static_param_names(self.static_argnums, self.static_argnames) | set(self.bound)
+
+
+class FunctionInfo:
+    """A function definition (or lambda) and what the analysis learned about it."""
+
+    def __init__(self, node: cst.FunctionDef | cst.Lambda, name: str, qualname: str,
+                 parent: "FunctionInfo | None", class_name: str | None, scope: Scope):
+        self.node = node
+        self.name = name
+        self.qualname = qualname
+        self.parent = parent
+        self.class_name = class_name
+        self.scope = scope
+        params = node.params
+        self.positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        self.kwonly = [p.name.value for p in params.kwonly_params]
+        self.vararg = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
+        self.kwarg = params.star_kwarg.name.value if params.star_kwarg is not None else None
+        all_params = (*params.posonly_params, *params.params, *params.kwonly_params)
+        self.defaults = {p.name.value for p in all_params if p.default is not None}
+        self.annotations = {p.name.value: p.annotation for p in all_params if p.annotation is not None}
+        self.local_defs: dict[str, FunctionInfo] = {}
+        self.is_method = class_name is not None and isinstance(node, cst.FunctionDef) and not _is_static_method(node)
+        # analysis state
+        self.contexts: list[Context] = []
+        self.param_taint: dict[str, Taint | None] = {}
+        self.closure: dict[str, Value] = {}
+        self.traced = False
+        self.traces_constants = False
+        self.filtered = False
+        self.callback = False  # target of a host callback: runs on concrete values
+        self.eager_done = False
+        self.return_taint: Taint | None = None
+        self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
+
+    @property
+    def params(self) -> list[str]:
+        names = [*self.positional, *self.kwonly]
+        if self.vararg:
+            names.append(self.vararg)
+        if self.kwarg:
+            names.append(self.kwarg)
+        return names
+
+    def static_param_names(self, argnums: tuple[int, ...], argnames: tuple[str, ...]) -> set[str]:
+        static = set(argnames)
+        n = len(self.positional)
+        for i in argnums:
+            j = i + n if i < 0 else i
+            if 0 <= j < n:
+                static.add(self.positional[j])
+        return static
+
+    def __repr__(self) -> str:
+        return f"<FunctionInfo {self.qualname}>"
+
+
+def _is_static_method(node: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in node.decorators)
+
+
+@dataclass
+class Site:
+    """Where a node was evaluated in traced code."""
+
+    func: FunctionInfo
+    context: Context
+    level: int  # the strongest taint level of this function's tracing (for grad-only code)
+    scope: Scope
+    in_loop: bool
+
+
+@dataclass
+class CallSite:
+    """A call anywhere in the module (traced or not), for the recompile rules."""
+
+    node: cst.Call
+    func: FunctionInfo | None  # enclosing function, None at module level
+    scope: Scope
+    loop_depth: int
+    qualified: str | None
+    arg_values: list[Value]
+    traced: bool
+
+
+class ModuleAnalysis:
+    """Everything the rules ask about one module."""
+
+    def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False):
+        self.module = module
+        self.scope = Scope(module_name=module_name, is_package=is_package)
+        self.functions: list[FunctionInfo] = []
+        self.module_defs: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, dict[str, FunctionInfo]] = {}
+        self.class_bases: dict[str, list[str]] = {}
+        self.taints: dict[cst.CSTNode, Taint] = {}
+        self.sites: dict[cst.CSTNode, Site] = {}
+        self.call_sites: list[CallSite] = []
+        self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
+        self.module_env: dict[str, Value] = {}
+        self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
+        self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
+        self.jit_bindings: dict[str, JitBinding] = {}
+        self.jit_creations: list[tuple[cst.CSTNode, JitBinding, FunctionInfo | None, int]] = []
+        self._worklist: list[FunctionInfo] = []
+        self._queued: set[int] = set()
+        self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
+        self._scopes: dict[cst.CSTNode, Scope] = {}
+        # How each context was started, to restart it when a defaulted parameter turns out passed.
+        self._context_starts: dict[int, list] = {}
+        self._literals: dict[str, cst.BaseExpression] | None = None
+        _Collector(self).collect()
+
+    # ---------------------------------------------------------------- queries for rules
+    def taint(self, expr: cst.CSTNode) -> Taint | None:
+        return self.taints.get(expr)
+
+    def sites_of(self, *types: type) -> Iterator[tuple[cst.CSTNode, Site]]:
+        for node, site in self.sites.items():
+            if isinstance(node, types):
+                yield node, site
+
+    def is_traced_code(self, node: cst.CSTNode) -> bool:
+        return node in self.sites
+
+    # ---------------------------------------------------------------- the worklist
+    def run(self) -> "ModuleAnalysis":
+        Evaluator(self, None).run_module()
+        budget = 50 * (len(self.functions) + 10)
+        while self._worklist and budget > 0:
+            budget -= 1
+            info = self._worklist.pop()
+            self._queued.discard(id(info))
+            Evaluator(self, info).run_function()
+        # Every function not reached by tracing is still walked once, eagerly, to find transforms.
+        for info in list(self.functions):
+            if not info.eager_done and not info.traced:
+                info.eager_done = True
+                Evaluator(self, info).run_function()
+                while self._worklist and budget > 0:
+                    budget -= 1
+                    nxt = self._worklist.pop()
+                    self._queued.discard(id(nxt))
+                    Evaluator(self, nxt).run_function()
+        return self
+
+    def _enqueue(self, info: FunctionInfo) -> None:
+        if id(info) not in self._queued:
+            self._queued.add(id(info))
+            self._worklist.append(info)
+
+    def request(self, info: FunctionInfo, context: Context, params: dict[str, Taint | None],
+                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> None:
+        """Trace `info` with these parameter taints (merged with what other callers pass)."""
+        if info.callback:
+            return
+        changed = not info.traced
+        info.traced = True
+        if context not in info.contexts:
+            info.contexts.append(context)
+            changed = True
+        if traces_constants and not info.traces_constants:
+            info.traces_constants = True
+            changed = True
+        if context.filtered and not info.filtered:
+            info.filtered = True
+        for name in info.params:
+            old = info.param_taint.get(name)
+            new = join(old, params.get(name))
+            if not _same(old, new):
+                info.param_taint[name] = new
+                changed = True
+        if closure:
+            for name, value in closure.items():
+                old = info.closure.get(name)
+                merged = _merge_values(old, value)
+                if merged is not old and not (isinstance(old, Taint) and _same(old, merged)):
+                    info.closure[name] = merged
+                    changed = changed or isinstance(merged, Taint)
+        if changed:
+            self._enqueue(info)
+
+    def _enqueue_context_refresh(self, info: FunctionInfo) -> None:
+        """A defaulted parameter turned out to be passed: restart its contexts with it traced."""
+        for parent, fv, chain, node, decorated in self._context_starts.get(id(info), []):
+            Evaluator(self, parent)._start_context(fv, chain, node, decorated, restart=True)
+
+    def lambda_info(self, node: cst.Lambda, parent: FunctionInfo | None, scope: Scope) -> FunctionInfo:
+        info = self._lambda_infos.get(node)
+        if info is None:
+            qual = f"{parent.qualname}.<lambda>" if parent else "<lambda>"
+            info = FunctionInfo(node, "<lambda>", qual, parent, None, scope)
+            self._lambda_infos[node] = info
+            self.functions.append(info)
+            info.eager_done = True  # a lambda body has no statements to discover
+        return info
+
+    def scope_for(self, node: cst.CSTNode) -> Scope:
+        return self._scopes.get(node, self.scope)
+
+    def lookup_function(self, name: str, func: FunctionInfo | None) -> FunctionInfo | None:
+        """A def visible by this name from inside `func` (lexical scoping; classes skipped)."""
+        f = func
+        while f is not None:
+            if name in f.local_defs:
+                return f.local_defs[name]
+            f = f.parent
+        return self.module_defs.get(name)
+
+    def method(self, class_name: str, name: str) -> FunctionInfo | None:
+        seen: set[str] = set()
+        todo = [class_name]
+        while todo:
+            c = todo.pop(0)
+            if c in seen:
+                continue
+            seen.add(c)
+            if name in self.classes.get(c, {}):
+                return self.classes[c][name]
+            todo.extend(self.class_bases.get(c, []))
+        return None
+
+
+def _merge_values(old: Value, new: Value) -> Value:
+    if isinstance(old, Taint) or isinstance(new, Taint):
+        return join(value_taint(old), value_taint(new))
+    return new if new is not None else old
+
+
+class _Collector(cst.CSTVisitor):
+    """One cheap pass: functions, classes, imports (per scope), module-level facts."""
+
+    def __init__(self, analysis: ModuleAnalysis):
+        super().__init__()
+        self.a = analysis
+        self.func_stack: list[FunctionInfo] = []
+        self.class_stack: list[str] = []
+        self.scope_stack: list[Scope] = [analysis.scope]
+        # How many classes enclosed each open function (a class nested in a function has methods too).
+        self._func_class_depth: list[int] = []
+
+    def collect(self) -> None:
+        self.a.module.visit(self)
+
+    @property
+    def scope(self) -> Scope:
+        return self.scope_stack[-1]
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        self.scope.add_import(node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.scope.add_import_from(node)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        name = node.name.value
+        if not self.func_stack:
+            self.a.classes.setdefault(name, {})
+            self.a.class_bases[name] = [b for b in (dotted(arg.value) for arg in node.bases) if b]
+        self.class_stack.append(name)
+        scope = Scope(self.scope)
+        self.a._scopes[node] = scope
+        self.scope_stack.append(scope)
+        return True
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+        self.scope_stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        parent = self.func_stack[-1] if self.func_stack else None
+        in_class = bool(self.class_stack) and (
+            not self.func_stack or self._class_is_inside(parent))
+        class_name = self.class_stack[-1] if in_class else None
+        name = node.name.value
+        if class_name:
+            qual = f"{class_name}.{name}"
+        elif parent:
+            qual = f"{parent.qualname}.<locals>.{name}"
+        else:
+            qual = name
+        scope = Scope(self.scope)
+        info = FunctionInfo(node, name, qual, parent, class_name, scope)
+        self.a._scopes[node] = scope
+        self.a.functions.append(info)
+        if class_name and not self.func_stack:
+            self.a.classes.setdefault(class_name, {})[name] = info
+        elif parent is not None and not class_name:
+            parent.local_defs[name] = info
+        elif parent is None and not class_name:
+            self.a.module_defs[name] = info
+        self.parent_scope_shadow(name)
+        self.func_stack.append(info)
+        self.scope_stack.append(scope)
+        self._func_class_depth.append(len(self.class_stack))
+        return True
+
+    def _class_is_inside(self, parent: FunctionInfo | None) -> bool:
+        # A class nested in a function: methods of it are still methods of that class.
+        return bool(self._func_class_depth) and len(self.class_stack) > self._func_class_depth[-1]
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.func_stack.pop()
+        self.scope_stack.pop()
+        self._func_class_depth.pop()
+
+    def parent_scope_shadow(self, name: str) -> None:
+        if self.scope.lookup(name) is not None and name in self.scope.bindings:
+            self.scope.shadow(name)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.a._scopes[node] = self.scope
+        return True
+
+
+# ---------------------------------------------------------------------------------------------------
+# The abstract interpreter
+
+
+def _literal_ints(expr: cst.BaseExpression | None, env_lookup=None) -> tuple[int, ...] | None:
+    """`1`, `-1`, `(0, 2)`, `[1]` -> ints; None when not a literal."""
+    if expr is None:
+        return ()
+    if isinstance(expr, cst.Integer):
+        return (int(expr.evaluated_value),)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return (-int(expr.expression.evaluated_value),)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        out: list[int] = []
+        for el in expr.elements:
+            sub = _literal_ints(el.value)
+            if sub is None or len(sub) != 1:
+                return None
+            out.extend(sub)
+        return tuple(out)
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        return ()
+    return None
+
+
+def _literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...] | None:
+    if expr is None:
+        return ()
+    if isinstance(expr, cst.SimpleString):
+        val = expr.evaluated_value
+        return (val,) if isinstance(val, str) else None
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        out: list[str] = []
+        for el in expr.elements:
+            sub = _literal_strs(el.value)
+            if sub is None or len(sub) != 1:
+                return None
+            out.extend(sub)
+        return tuple(out)
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        return ()
+    return None
+
+
+def _kwarg(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+_ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Shaped", "Num",
+                      "Real", "Complex", "Inexact", "Integer", "UInt", "Key", "PRNGKeyArray")
+_STATIC_ANNOTATIONS = {"int", "float", "bool", "str", "Callable", "type", "None", "bytes"}
+
+
+def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
+    """"array" / "static" / None (unknown) from a parameter annotation."""
+    if annotation is None:
+        return None
+    ann = annotation.annotation
+    if isinstance(ann, cst.Subscript):
+        ann = ann.value
+    name = dotted(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
+    if name is None:
+        return None
+    last = name.split(".")[-1]
+    if last in _ARRAY_ANNOTATIONS:
+        return "array"
+    if last in _STATIC_ANNOTATIONS:
+        return "static"
+    return None
+
+
+_BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
+               "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal",
+               "not_equal", "isclose", "signbit", "isreal", "iscomplex", "any", "all", "isin",
+               "array_equal", "bitwise_not", "invert", "bernoulli"}
+_BOOL_DTYPES = {"bool", "bool_", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"}
+
+
+class Evaluator:
+    """Walks one function body (or the module body) computing abstract values."""
+
+    def __init__(self, analysis: ModuleAnalysis, info: FunctionInfo | None):
+        self.a = analysis
+        self.info = info
+        self.scope = info.scope if info else analysis.scope
+        self.traced = bool(info and info.traced and not info.callback)
+        self.eager_depth = 0  # inside `with jax.ensure_compile_time_eval()` / `disable_jit()`
+        self.loop_depth = 0
+        self.env: dict[str, Value] = {}
+        self.returns: list[Taint | None] = []
+        self.context: Context | None = info.contexts[0] if info and info.contexts else None
+        self.level = max((t.level for t in info.param_taint.values() if t), default=TRACED) if info else TRACED
+        self.nested_seen: list[FunctionInfo] = []
+
+    # ------------------------------------------------------------------ entry points
+    def run_module(self) -> None:
+        self.env = self.a.module_env
+        self._block(self.a.module.body)
+
+    def run_function(self) -> None:
+        info = self.info
+        assert info is not None
+        if not info.traced:
+            info.eager_done = True
+        self.env = {}
+        for name in info.params:
+            self.env[name] = info.param_taint.get(name) if self.traced else None
+        if info.is_method and info.positional and self.traced:
+            self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
+        node = info.node
+        if isinstance(node, cst.Lambda):
+            self.returns.append(self.expr(node.body))
+        else:
+            body = node.body
+            if isinstance(body, cst.IndentedBlock):
+                self._block(body.body)
+            else:
+                self._block(body.body)
+        if self.traced:
+            ret = join(*self.returns)
+            if not _same(ret, info.return_taint):
+                info.return_taint = ret
+            # Nested defs defined under trace but not called here still run under trace when used.
+            for nested in self.nested_seen:
+                if not nested.traced and not nested.callback:
+                    self.a.request(nested, Context("nested", f"defined inside traced `{info.name}`",
+                                                   info.traces_constants), {}, self._closure(),
+                                   info.traces_constants)
+
+    @property
+    def recording(self) -> bool:
+        return self.traced and self.eager_depth == 0
+
+    def _site(self) -> Site:
+        assert self.info is not None
+        return Site(self.info, self.context or Context("helper", "traced"), self.level, self.scope,
+                    self.loop_depth > 0)
+
+    def _record(self, node: cst.CSTNode) -> None:
+        if self.recording:
+            self.a.sites[node] = self._site()
+
+    # ------------------------------------------------------------------ statements
+    def _block(self, statements) -> None:
+        for stmt in statements:
+            self.stmt(stmt)
+
+    def stmt(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small)
+            return
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self._block(suite.body)
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            for small in suite.body:
+                self.small(small)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.expr(node.value)
+        elif isinstance(node, cst.Assign):
+            value = self.value(node.value)
+            for target in node.targets:
+                self.assign(target.target, value, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.value(node.value), node.value)
+        elif isinstance(node, cst.AugAssign):
+            old = self.expr(node.target)
+            new = self.expr(node.value)
+            self.assign(node.target, join(old, new), node.value)
+        elif isinstance(node, cst.Return):
+            if node.value is not None:
+                self.returns.append(self.expr(node.value))
+        elif isinstance(node, cst.Assert):
+            self.expr(node.test)
+            if node.msg is not None:
+                self.expr(node.msg)
+            self._record(node)
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc)
+        elif isinstance(node, cst.Import):
+            if self.info is not None:
+                self.scope.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            if self.info is not None:
+                self.scope.add_import_from(node)
+        elif isinstance(node, cst.Del):
+            pass
+
+    def stmt_If(self, node: cst.If) -> None:
+        self.expr(node.test)
+        self._record(node)
+        before = dict(self.env)
+        self._suite(node.body)
+        after_body = self.env
+        self.env = dict(before)
+        if node.orelse is not None:
+            if isinstance(node.orelse, cst.If):
+                self.stmt_If(node.orelse)
+            else:
+                self._suite(node.orelse.body)
+        self.env = _merge_env(after_body, self.env)
+
+    def stmt_While(self, node: cst.While) -> None:
+        self.loop_depth += 1
+        for _ in range(2):  # twice: values assigned late in the body flow back to the test
+            self.expr(node.test)
+            before = dict(self.env)
+            self._suite(node.body)
+            self.env = _merge_env(before, self.env)
+        self._record(node)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def stmt_For(self, node: cst.For) -> None:
+        element = self.iter_element(node.iter)
+        self._record(node)
+        self.loop_depth += 1
+        for _ in range(2):
+            before = dict(self.env)
+            self.assign(node.target, element, node.iter)
+            self._suite(node.body)
+            self.env = _merge_env(before, self.env)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def stmt_With(self, node: cst.With) -> None:
+        eager = False
+        for item in node.items:
+            target = item.item.func if isinstance(item.item, cst.Call) else item.item
+            q = self.qualify_call_target(target)
+            if q in jaxapi.EAGER_CONTEXTS:
+                eager = True
+            value = self.expr(item.item)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, item.item)
+        if eager:
+            self.eager_depth += 1
+        self._suite(node.body)
+        if eager:
+            self.eager_depth -= 1
+
+    def stmt_Try(self, node: cst.Try) -> None:
+        before = dict(self.env)
+        self._suite(node.body)
+        merged = _merge_env(before, self.env)
+        for handler in node.handlers:
+            self.env = dict(merged)
+            self._suite(handler.body)
+            merged = _merge_env(merged, self.env)
+        self.env = merged
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+        if node.finalbody is not None:
+            self._suite(node.finalbody.body)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, node: cst.Match) -> None:
+        self.expr(node.subject)
+        before = dict(self.env)
+        merged = dict(before)
+        for case in node.cases:
+            self.env = dict(before)
+            self._suite(case.body)
+            merged = _merge_env(merged, self.env)
+        self.env = merged
+
+    def stmt_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self._info_for_def(node)
+        if info is None:
+            return
+        for dec in node.decorators:
+            self.expr_no_record(dec.decorator)
+        binding = self._decorated_context(info)
+        value: Value = FuncValue(info, transform=binding.transform if binding else None)
+        if self.info is not None or info.class_name is None:
+            self.env[info.name] = value
+        if self.traced and binding is None:
+            self.nested_seen.append(info)
+
+    def stmt_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.info is None:
+            self.env[node.name.value] = None
+        saved_scope = self.scope
+        self.scope = self.a.scope_for(node)
+        saved_env = self.env
+        self.env = dict(self.env) if self.info is not None else {}
+        self._suite(node.body)
+        self.env = saved_env
+        self.scope = saved_scope
+
+    def _info_for_def(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        for info in self.a.functions:
+            if info.node is node:
+                return info
+        return None
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = value
+            if self.info is None:
+                self._note_module_global(target.value, source, value)
+            elif source is not None and self._is_logger_call(source):
+                self.a.loggers.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [el.value for el in target.elements]
+            if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in source.elements):
+                for tgt, src in zip(elements, source.elements):
+                    self.assign(tgt, self.a.taints.get(src.value) if self.traced else self.value_of_cached(src.value), src.value)
+                return
+            element = value
+            if isinstance(value, Taint) and value.container and not value.is_array:
+                element = dataclasses.replace(value, container=False)
+            for tgt in elements:
+                if isinstance(tgt, cst.StarredElement):
+                    self.assign(tgt.value, element, None)
+                else:
+                    self.assign(tgt, element, None)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, value, source)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            # Storing into an object/container: evaluate the receiver for recording only.
+            if isinstance(target, cst.Subscript):
+                self.expr(target.value)
+                for el in target.slice:
+                    self._slice_element(el)
+            else:
+                self.expr(target.value)
+
+    def value_of_cached(self, expr: cst.BaseExpression) -> Value:
+        return self.a.taints.get(expr)
+
+    def _note_module_global(self, name: str, source: cst.BaseExpression | None, value: Value) -> None:
+        if source is None:
+            return
+        if self._is_logger_call(source):
+            self.a.loggers.add(name)
+        if isinstance(source, cst.Call):
+            q = self.qualify_call_target(source.func)
+            if q and q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) and q not in jaxapi.STATIC_FUNCS:
+                self.a.jax_constants.add(name)
+
+    def _is_logger_call(self, expr: cst.BaseExpression) -> bool:
+        if not isinstance(expr, cst.Call):
+            return False
+        q = self.qualify_call_target(expr.func)
+        return q in ("logging.getLogger", "absl.logging.get_absl_logger", "logging.Logger")
+
+    # ------------------------------------------------------------------ expressions
+    def value(self, expr: cst.BaseExpression) -> Value:
+        """Like `expr`, but keeps callables and instances (for assignments)."""
+        if isinstance(expr, cst.Lambda):
+            info = self.a.lambda_info(expr, self.info, self.scope)
+            self._closure_into(info)
+            if self.traced:
+                self.nested_seen.append(info)
+            return FuncValue(info)
+        if isinstance(expr, cst.Name):
+            v = self.lookup(expr.value)
+            if isinstance(v, (FuncValue, InstanceValue)):
+                return v
+        if isinstance(expr, cst.Call):
+            taint = self.expr(expr)
+            produced = self._last_call_value
+            if produced is not None:
+                return produced
+            return taint
+        return self.expr(expr)
+
+    _last_call_value: Value = None
+
+    def expr_no_record(self, expr: cst.BaseExpression) -> Taint | None:
+        return self.expr(expr)
+
+    def expr(self, expr: cst.BaseExpression) -> Taint | None:
+        method = getattr(self, "expr_" + type(expr).__name__, None)
+        taint = method(expr) if method is not None else self._generic(expr)
+        if self.recording and taint is not None:
+            old = self.a.taints.get(expr)
+            self.a.taints[expr] = join(old, taint) if old is not None else taint
+        return taint
+
+    def _generic(self, expr: cst.CSTNode) -> Taint | None:
+        found = []
+        for child in expr.children:
+            if isinstance(child, cst.BaseExpression):
+                found.append(self.expr(child))
+        return join(*found)
+
+    # constants
+    def expr_Integer(self, expr) -> None:
+        return None
+
+    expr_Float = expr_Imaginary = expr_SimpleString = expr_Ellipsis = expr_Integer
+
+    def expr_ConcatenatedString(self, expr: cst.ConcatenatedString) -> None:
+        self.expr(expr.left)
+        self.expr(expr.right)
+        return None
+
+    def expr_FormattedString(self, expr: cst.FormattedString) -> None:
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.expr(part.expression)
+                if part.format_spec:
+                    for sub in part.format_spec:
+                        if isinstance(sub, cst.FormattedStringExpression):
+                            self.expr(sub.expression)
+        return None
+
+    def lookup(self, name: str) -> Value:
+        if name in self.env:
+            return self.env[name]
+        info = self.info
+        if info is not None and name in info.closure:
+            return info.closure[name]
+        if self.info is not None:
+            fn = self.a.lookup_function(name, self.info)
+            if fn is not None:
+                return FuncValue(fn)
+            if name in self.a.module_env:
+                v = self.a.module_env[name]
+                if isinstance(v, Taint):
+                    return None  # module code never runs under trace
+                return v
+        return None
+
+    def expr_Name(self, expr: cst.Name) -> Taint | None:
+        name = expr.value
+        value = self.lookup(name)
+        if isinstance(value, Taint):
+            return value
+        if (self.recording and self.info is not None and self.info.traces_constants
+                and name in self.a.jax_constants and name not in self.env and self.scope.lookup(name) is None):
+            return Taint(TRACED, name, is_array=True, from_constant=True)
+        return None
+
+    def expr_Attribute(self, expr: cst.Attribute) -> Taint | None:
+        base = self.expr(expr.value)
+        if base is None:
+            return None
+        attr = expr.attr.value
+        if attr in jaxapi.STATIC_ATTRS:
+            return None
+        if base.filtered and not base.is_array:
+            return None  # a field of an equinox/nnx module may be a static Python value
+        if attr in ("T", "mT", "real", "imag", "at"):
+            return dataclasses.replace(base, container=False, is_array=True, is_bool=base.is_bool and attr == "T")
+        return dataclasses.replace(base, container=False, is_bool=False)
+
+    def expr_Subscript(self, expr: cst.Subscript) -> Taint | None:
+        base = self.expr(expr.value)
+        index_taints = [self._slice_element(el) for el in expr.slice]
+        self._record(expr)
+        if base is None:
+            return None
+        if base.filtered and not base.is_array:
+            return None
+        return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=base.is_array,
+                     from_constant=base.from_constant and not any(index_taints))
+
+    def _slice_element(self, el: cst.SubscriptElement) -> Taint | None:
+        s = el.slice
+        if isinstance(s, cst.Index):
+            return self.expr(s.value)
+        if isinstance(s, cst.Slice):
+            parts = [self.expr(p) for p in (s.lower, s.upper, s.step) if p is not None]
+            self._record(s)
+            return join(*parts)
+        return None
+
+    def expr_BinaryOperation(self, expr: cst.BinaryOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        right = self.expr(expr.right)
+        if isinstance(expr.operator, cst.Modulo) and isinstance(expr.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return None  # "%s" % x is a string
+        result = join(left, right)
+        if result is None:
+            return None
+        is_bool = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and all(
+            t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
+        if (left is None or left.container) and (right is None or right.container):
+            return dataclasses.replace(result, container=True)  # tuple + tuple
+        return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
+
+    def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
+        inner = self.expr(expr.expression)
+        if isinstance(expr.operator, cst.Not):
+            self._record(expr)
+            return None
+        return inner
+
+    def expr_BooleanOperation(self, expr: cst.BooleanOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        right = self.expr(expr.right)
+        self._record(expr)
+        return join(left, right)
+
+    def expr_Comparison(self, expr: cst.Comparison) -> Taint | None:
+        left = self.expr(expr.left)
+        taints = [left]
+        identity_only = True
+        for target in expr.comparisons:
+            taints.append(self.expr(target.comparator))
+            op = target.operator
+            if not isinstance(op, (cst.Is, cst.IsNot)):
+                identity_only = False
+            if isinstance(op, (cst.In, cst.NotIn)):
+                self._record(expr)
+        if identity_only:
+            return None
+        if any(isinstance(t.operator, (cst.In, cst.NotIn)) for t in expr.comparisons):
+            return None  # membership gives a Python bool (or raises; a rule reports that)
+        result = join(*taints)
+        if result is None:
+            return None
+        if all(t is None or t.container for t in taints):
+            return None  # comparing Python containers
+        return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
+
+    def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
+        self.expr(expr.test)
+        self._record(expr)
+        return join(self.expr(expr.body), self.expr(expr.orelse))
+
+    def expr_NamedExpr(self, expr: cst.NamedExpr) -> Taint | None:
+        value = self.expr(expr.value)
+        self.assign(expr.target, value, expr.value)
+        return value
+
+    def _elements(self, elements) -> list[Taint | None]:
+        out = []
+        for el in elements:
+            if isinstance(el, (cst.Element, cst.StarredElement)):
+                out.append(self.expr(el.value))
+        return out
+
+    def expr_Tuple(self, expr) -> Taint | None:
+        found = join(*self._elements(expr.elements))
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False) if found else None
+
+    expr_List = expr_Set = expr_Tuple
+
+    def expr_Dict(self, expr: cst.Dict) -> Taint | None:
+        found = []
+        for el in expr.elements:
+            if isinstance(el, cst.DictElement):
+                self.expr(el.key)
+                found.append(self.expr(el.value))
+            elif isinstance(el, cst.StarredDictElement):
+                found.append(self.expr(el.value))
+        joined = join(*found)
+        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False) if joined else None
+
+    def expr_Lambda(self, expr: cst.Lambda) -> None:
+        info = self.a.lambda_info(expr, self.info, self.scope)
+        self._closure_into(info)
+        if self.traced:
+            self.nested_seen.append(info)
+        return None
+
+    def _comprehension(self, expr) -> Taint | None:
+        saved = dict(self.env)
+        comp = expr.for_in
+        while comp is not None:
+            element = self.iter_element(comp.iter)
+            self.assign(comp.target, element, comp.iter)
+            self._record(comp)
+            for cond in comp.ifs:
+                self.expr(cond.test)
+            comp = comp.inner_for_in
+        if isinstance(expr, cst.DictComp):
+            self.expr(expr.key)
+            result = self.expr(expr.value)
+        else:
+            result = self.expr(expr.elt)
+        self.env = saved
+        if result is None:
+            return None
+        if isinstance(expr, cst.GeneratorExp):
+            return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+        return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+
+    expr_ListComp = expr_SetComp = expr_GeneratorExp = expr_DictComp = _comprehension
+
+    def expr_Await(self, expr: cst.Await) -> Taint | None:
+        return self.expr(expr.expression)
+
+    def expr_Yield(self, expr: cst.Yield) -> Taint | None:
+        if isinstance(expr.value, cst.BaseExpression):
+            return self.expr(expr.value)
+        if isinstance(expr.value, cst.From):
+            return self.expr(expr.value.item)
+        return None
+
+    def expr_StarredElement(self, expr) -> Taint | None:
+        return self.expr(expr.value)
+
+    def iter_element(self, iterable: cst.BaseExpression) -> Value:
+        """The abstract value of one element when iterating over `iterable`."""
+        taint = self.expr(iterable)
+        if isinstance(iterable, cst.Call):
+            q = self.qualify_call_target(iterable.func)
+            if q in ("range",):
+                return None
+            if q == "enumerate" and iterable.args:
+                inner = self.a.taints.get(iterable.args[0].value) if self.traced else None
+                if inner is None:
+                    return None
+                elem = dataclasses.replace(inner, container=False)
+                return Taint(elem.level, elem.origin, container=True)
+            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("keys",):
+                return None
+            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items",):
+                if taint is None:
+                    return None
+                return Taint(taint.level, taint.origin, container=True)
+        if taint is None:
+            return None
+        return dataclasses.replace(taint, container=False if taint.is_array else taint.container and False)
+
+    # ------------------------------------------------------------------ calls
+    def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
+        """The qualified name of a called expression: imported names, or builtins by bare name."""
+        if isinstance(func, cst.Call):
+            return None
+        q = self.scope.qualify(func)
+        if q is not None:
+            # A local variable of the same name hides the import.
+            if isinstance(func, cst.Name) and func.value in self.env and self.info is not None:
+                return None
+            head = func
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name) and head.value in self.env and self.info is not None and head is not func:
+                return None
+            return q
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in self.env or (self.info and name in self.info.closure):
+                return None
+            if self.a.lookup_function(name, self.info) is not None or name in self.a.module_env:
+                return None
+            return name  # a builtin (or an unresolved global)
+        return None
+
+    def expr_Call(self, expr: cst.Call) -> Taint | None:
+        self._last_call_value = None
+        func = expr.func
+        q = self.qualify_call_target(func)
+        receiver: Taint | None = None
+        callee_value: Value = None
+        if isinstance(func, cst.Attribute):
+            receiver = self.expr(func.value)
+        elif isinstance(func, cst.Call):
+            self.expr(func)
+            callee_value = self._last_call_value
+        elif isinstance(func, cst.Name):
+            callee_value = self.lookup(func.value)
+        else:
+            self.expr(func)
+        # Function arguments: keep callables for transforms; everything else as taints.
+        arg_values: list[Value] = []
+        for arg in expr.args:
+            if isinstance(arg.value, (cst.Lambda, cst.Name)):
+                arg_values.append(self.value(arg.value))
+            elif isinstance(arg.value, cst.Call):
+                t = self.expr(arg.value)
+                arg_values.append(self._last_call_value if self._last_call_value is not None else t)
+            else:
+                arg_values.append(self.expr(arg.value))
+        self._last_call_value = None
+        self._record(expr)
+        self.a.call_names[expr] = q
+        self.a.call_sites.append(CallSite(expr, self.info, self.scope, self.loop_depth, q, arg_values,
+                                          self.recording))
+        arg_taints = [value_taint(v) for v in arg_values]
+        any_arg = join(*arg_taints)
+        in_jit = self.recording and bool(self.info and self.info.traces_constants)
+
+        if q is not None:
+            result = self._call_known(expr, q, arg_values, arg_taints, receiver, in_jit)
+            if result is not _UNKNOWN:
+                return result
+        # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
+        if isinstance(callee_value, FuncValue):
+            return self._call_local(expr, callee_value, arg_values, in_jit)
+        if isinstance(func, cst.Attribute):
+            method = self._resolve_method(func)
+            if method is not None:
+                return self._call_local(expr, method, arg_values, in_jit, skip_first=True)
+            if isinstance(func.value, cst.Name) and func.value.value in self.a.classes:
+                m = self.a.method(func.value.value, func.attr.value)
+                if m is not None:
+                    return self._call_local(expr, FuncValue(m), arg_values, in_jit)
+            return self._method_call(func.attr.value, receiver, arg_taints, expr)
+        if isinstance(func, cst.Name) and func.value in self.a.classes:
+            self._last_call_value = InstanceValue(func.value)
+            init = self.a.method(func.value, "__init__")
+            if init is not None and self.recording:
+                self._call_local(expr, FuncValue(init), arg_values, in_jit, skip_first=True)
+            return dataclasses.replace(any_arg, container=True, is_array=False) if any_arg else None
+        result = join(any_arg, receiver)
+        if result is not None:
+            return dataclasses.replace(result, container=False, is_bool=False, filtered=False)
+        return None
+
+    def _method_call(self, name: str, receiver: Taint | None, arg_taints, expr: cst.Call) -> Taint | None:
+        if receiver is None:
+            joined = join(*arg_taints)
+            if joined is not None and self.recording:
+                return dataclasses.replace(joined, container=False, is_bool=False)
+            return None
+        if name in ("item", "tolist", "__bool__", "__int__", "__float__", "__index__"):
+            return None  # concretizes (a rule reports it); the Python value is static afterwards
+        if name in ("keys",):
+            return None
+        if name in ("astype", "view"):
+            is_bool = bool(expr.args) and self.qualify_call_target(expr.args[0].value) in _BOOL_DTYPES | {"bool"}
+            return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
+        if name in ("any", "all"):
+            return Taint(receiver.level, receiver.origin, is_bool=True, is_array=True)
+        if name in ("get", "copy", "values", "items", "pop", "setdefault") and not receiver.is_array:
+            return dataclasses.replace(receiver, container=name in ("values", "items"), filtered=receiver.filtered)
+        is_bool = receiver.is_bool and name in ("reshape", "ravel", "flatten", "squeeze", "transpose", "__invert__")
+        return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=receiver.is_array or name in (
+            "sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeeze", "astype", "argmax", "argmin",
+            "cumsum", "prod", "std", "var", "transpose", "flatten", "clip", "round", "set", "add", "get",
+            "multiply", "divide", "power", "min", "max", "apply"))
+
+    def _call_known(self, expr: cst.Call, q: str, arg_values: list[Value], arg_taints, receiver, in_jit):
+        any_arg = join(*arg_taints)
+        transform = jaxapi.TRANSFORMS.get(q)
+        if transform is not None:
+            self._apply_transform(expr, q, transform, arg_values)
+            return None
+        if q in ("functools.partial",):
+            if arg_values and isinstance(arg_values[0], FuncValue):
+                self._last_call_value = self._partial_value(expr, arg_values[0])
+            elif expr.args and self.qualify_call_target(expr.args[0].value) in jaxapi.TRANSFORMS:
+                pass  # partial(jax.jit, ...) as a decorator factory: handled at the decorator
+            return None
+        if q in jaxapi.LAX_BODIES or q in jaxapi.LAX_SWITCH:
+            self._lax_call(expr, q, arg_values)
+            return self._array_result(any_arg, in_jit, expr, q)
+        if q in jaxapi.CALLBACKS:
+            if arg_values and isinstance(arg_values[0], FuncValue):
+                info = arg_values[0].info
+                if not info.traced:
+                    info.callback = True
+            return self._array_result(None, in_jit, expr, q) if self.recording else None
+        if q in jaxapi.TREE_MAPS:
+            if arg_values and isinstance(arg_values[0], FuncValue) and self.traced:
+                leaves = join(*arg_taints[1:])
+                fv = arg_values[0]
+                params = {}
+                if leaves is not None:
+                    leaf = Taint(leaves.level, leaves.origin, filtered=leaves.filtered)
+                    for name in fv.info.positional:
+                        params[name] = leaf
+                self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
+                               params, self._closure(), self.info.traces_constants)
+            rest = join(*arg_taints[1:])
+            return dataclasses.replace(rest, container=True, is_array=False) if rest else None
+        if q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."):
+            return None
+        if q.startswith("numpy."):
+            if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
+                return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)
+            return None  # NumPy on constants stays NumPy; on tracers it raises (a rule reports it)
+        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES):
+            return self._array_result(any_arg, in_jit, expr, q)
+        if q in ("range", "len", "isinstance", "print", "hash", "id", "repr", "str", "format", "type"):
+            return None
+        if q in ("max", "min", "sorted"):
+            return None  # compares tracers: raises (a rule reports it)
+        if q in ("abs", "sum", "round", "pow", "divmod", "reversed", "iter", "next", "list", "tuple",
+                 "dict", "set", "zip", "map", "filter", "enumerate", "frozenset"):
+            if any_arg is None:
+                return None
+            container = q in ("list", "tuple", "dict", "set", "zip", "map", "filter", "enumerate",
+                              "reversed", "iter", "frozenset")
+            return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
+        if q.startswith("jax."):
+            # Other jax APIs (tree_util, device_put, ...): pass tracers through.
+            return any_arg
+        return _UNKNOWN
+
+    def _array_result(self, any_arg: Taint | None, in_jit: bool, expr: cst.Call, q: str) -> Taint | None:
+        name = q.rsplit(".", 1)[-1]
+        is_bool = name in _BOOL_FUNCS or self._bool_dtype_call(expr, q)
+        if any_arg is not None:
+            return Taint(any_arg.level, any_arg.origin, is_bool=is_bool, is_array=True,
+                         from_constant=any_arg.from_constant)
+        if in_jit:
+            short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+            return Taint(TRACED, f"{short}(...)", is_bool=is_bool, is_array=True, from_constant=True)
+        return None
+
+    def _bool_dtype_call(self, expr: cst.Call, q: str) -> bool:
+        dtype = _kwarg(expr, "dtype")
+        if dtype is not None:
+            dq = self.qualify_call_target(dtype.value)
+            return dq in _BOOL_DTYPES or dq == "bool"
+        if q in ("jax.numpy.array", "jax.numpy.asarray") and expr.args:
+            first = expr.args[0].value
+            if isinstance(first, (cst.List, cst.Tuple)) and first.elements and all(
+                    isinstance(e.value, cst.Name) and e.value.value in ("True", "False") for e in first.elements):
+                return True
+        if q in ("jax.numpy.bool_", "jax.numpy.bool"):
+            return True
+        return False
+
+    def _partial_value(self, expr: cst.Call, fv: FuncValue) -> FuncValue:
+        bound = set(fv.bound)
+        free = [p for p in fv.info.positional if p not in bound]
+        if fv.bound_self or (fv.info.is_method and fv.info.positional):
+            free = free[1:] if fv.bound_self else free
+        n_pos = len(positional_args(expr)) - 1
+        bound.update(free[:max(n_pos, 0)])
+        for arg in expr.args:
+            if arg.keyword is not None:
+                bound.add(arg.keyword.value)
+        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform)
+
+    def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
+        """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`."""
+        base = func.value
+        if not isinstance(base, cst.Name):
+            return None
+        owner: str | None = None
+        info = self.info
+        if info is not None and info.is_method and info.positional and base.value == info.positional[0]:
+            owner = info.class_name
+        else:
+            v = self.lookup(base.value)
+            if isinstance(v, InstanceValue):
+                owner = v.class_name
+        if owner is None:
+            return None
+        m = self.a.method(owner, func.attr.value)
+        if m is None:
+            return None
+        return FuncValue(m, bound_self=True)
+
+    def _call_local(self, expr: cst.Call, fv: FuncValue, arg_values: list[Value], in_jit: bool,
+                    skip_first: bool = False) -> Taint | None:
+        info = fv.info
+        arg_taints = [value_taint(v) for v in arg_values]
+        any_arg = join(*arg_taints)
+        if fv.transform is not None:
+            # Calling a jitted function: it has its own context; the result is an array.
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            return self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+        if not self.recording:
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            return None
+        params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        traces_constants = bool(self.info and self.info.traces_constants)
+        self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
+                       params, self._closure() if info.parent is self.info else None, traces_constants)
+        if info.return_taint is not None:
+            return info.return_taint
+        return dataclasses.replace(any_arg, container=False) if any_arg else None
+
+    def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
+        """Remember which defaulted parameters callers pass (they are traced when passed)."""
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        newly = {n for n in names if n in info.defaults} - info.passed_params
+        if newly:
+            info.passed_params |= newly
+            if info.traced:
+                self.a._enqueue_context_refresh(info)
+
+    def _param_names_for_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> list[str]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        names = []
+        i = 0
+        for arg in expr.args:
+            if arg.keyword is not None:
+                names.append(arg.keyword.value)
+            elif arg.star == "*":
+                names.extend(positional[i:])
+                i = len(positional)
+            elif arg.star == "**":
+                names.extend(p for p in info.params if p not in names)
+            else:
+                if i < len(positional):
+                    names.append(positional[i])
+                i += 1
+        return names
+
+    def _bind_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                   skip_self: bool) -> dict[str, Taint | None]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        params: dict[str, Taint | None] = {}
+        i = 0
+        for arg, value in zip(expr.args, arg_values):
+            taint = value_taint(value)
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if name in info.params:
+                    params[name] = taint
+                elif info.kwarg:
+                    params[info.kwarg] = join(params.get(info.kwarg), taint)
+            elif arg.star == "*":
+                for p in positional[i:]:
+                    params[p] = taint
+                if info.vararg:
+                    params[info.vararg] = taint
+                i = len(positional)
+            elif arg.star == "**":
+                for p in info.params:
+                    params.setdefault(p, taint)
+            else:
+                if i < len(positional):
+                    params[positional[i]] = taint
+                elif info.vararg:
+                    params[info.vararg] = join(params.get(info.vararg), taint)
+                i += 1
+        return params
+
+    def _closure(self) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        if self.info is not None:
+            out.update(self.info.closure)
+        out.update(self.env)
+        return out
+
+    def _closure_into(self, info: FunctionInfo) -> None:
+        if self.info is None:
+            return
+        for name, value in self._closure().items():
+            info.closure[name] = _merge_values(info.closure.get(name), value)
+
+    # ------------------------------------------------------------------ transforms
+    def _target(self, expr: cst.BaseExpression, value: Value = None) -> tuple[FuncValue | None, list[tuple[str, cst.Call | None]]]:
+        """Resolve a transform's function argument: (the user function, inner transforms applied)."""
+        if isinstance(value, FuncValue):
+            return value, []
+        if isinstance(expr, cst.Lambda):
+            info = self.a.lambda_info(expr, self.info, self.scope)
+            return FuncValue(info), []
+        if isinstance(expr, cst.Name):
+            v = self.lookup(expr.value)
+            if isinstance(v, FuncValue):
+                return v, []
+            fn = self.a.lookup_function(expr.value, self.info)
+            return (FuncValue(fn), []) if fn else (None, [])
+        if isinstance(expr, cst.Attribute):
+            return self._resolve_method(expr), []
+        if isinstance(expr, cst.Call):
+            q = self.qualify_call_target(expr.func)
+            if q == "functools.partial" and expr.args:
+                inner, chain = self._target(expr.args[0].value)
+                if inner is not None:
+                    return self._partial_value(expr, inner), chain
+                return None, []
+            if q in jaxapi.TRANSFORMS and expr.args:
+                inner, chain = self._target(expr.args[0].value)
+                return inner, [(q, expr), *chain]
+        return None, []
+
+    def _apply_transform(self, expr: cst.Call, q: str, transform: jaxapi.Transform, arg_values: list[Value]) -> None:
+        pos = positional_args(expr)
+        fun_arg = pos[0] if pos else _kwarg(expr, "fun") or _kwarg(expr, "f")
+        if fun_arg is None:
+            return  # decorator factory: `jax.jit(static_argnames=...)`, handled at the decorator
+        index = list(expr.args).index(fun_arg)
+        fv, chain = self._target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
+        if fv is None:
+            return
+        chain = [(q, expr), *chain]
+        binding = self._start_context(fv, chain, expr)
+        self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
+                                          q if transform.kind == "jit" else None)
+        if binding is not None:
+            self.a.jit_creations.append((expr, binding, self.info, self.loop_depth))
+
+    def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
+        node = info.node
+        assert isinstance(node, cst.FunctionDef)
+        chain: list[tuple[str, cst.Call | None]] = []
+        for dec in node.decorators:  # outermost first
+            d = dec.decorator
+            q = self.qualify_call_target(d.func) if isinstance(d, cst.Call) else self.qualify_call_target(d)
+            if isinstance(d, cst.Call) and q == "functools.partial" and d.args:
+                inner_q = self.qualify_call_target(d.args[0].value)
+                if inner_q in jaxapi.TRANSFORMS:
+                    chain.append((inner_q, d))
+                continue
+            if q in jaxapi.TRANSFORMS:
+                chain.append((q, d if isinstance(d, cst.Call) else None))
+        if not chain:
+            return None
+        fv = FuncValue(info, bound_self=False)
+        binding = self._start_context(fv, chain, node.decorators[0], decorated=True)
+        if binding is not None:
+            self.a.jit_creations.append((node, binding, self.info, self.loop_depth))
+        return binding
+
+    def _start_context(self, fv: FuncValue, chain: list[tuple[str, cst.Call | None]], node: cst.CSTNode,
+                       decorated: bool = False, restart: bool = False) -> JitBinding | None:
+        info = fv.info
+        kinds = [jaxapi.TRANSFORMS[q] for q, _ in chain]
+        tracing = [t for t in kinds if t.kind in ("jit", "vmap")]
+        outer_q, outer_call = chain[0]
+        binding: JitBinding | None = None
+        static: set[str] = set(fv.bound)
+        if info.is_method and info.positional and (decorated or fv.bound_self):
+            static.add(info.positional[0])
+        statics_known = True
+        for q, call in chain:
+            t = jaxapi.TRANSFORMS[q]
+            if t.kind != "jit" or call is None:
+                continue
+            nums = _literal_ints(self._static_kw(call, t.static_nums_kw)) if t.static_nums_kw else ()
+            names = _literal_strs(self._static_kw(call, t.static_names_kw)) if t.static_names_kw else ()
+            if nums is None or names is None:
+                statics_known = False
+                nums, names = nums or (), names or ()
+            static |= info.static_param_names(nums, names)
+            if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
+                binding = JitBinding(info.name if decorated else "", q, info,
+                                     nums if statics_known else None, names if statics_known else None,
+                                     node, fv.bound)
+        if binding is None and outer_q in jaxapi.JIT_WRAPPERS:
+            binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound)
+        if decorated and binding is not None and binding.name and self.info is None:
+            self.a.jit_bindings[binding.name] = binding
+        if not tracing:
+            grad = next((t for t in kinds if t.kind == "grad"), None)
+            if grad is None:
+                return binding
+            # Plain grad: only the differentiated arguments carry (JVP) tracers.
+            q, call = chain[[t.kind for t in kinds].index("grad")]
+            argnums = _literal_ints(_kwarg(call, "argnums").value) if call is not None and _kwarg(call, "argnums") else (0,)
+            params = {}
+            free = [p for p in info.positional if p not in static]
+            for i in argnums or (0,):
+                if 0 <= i < len(free):
+                    params[free[i]] = Taint(GRAD_TRACED, free[i])
+            self.a.request(info, Context("grad", f"`{q.replace('jax.', 'jax.')}`", False), params,
+                           self._closure() if info.parent is self.info and self.info else None, False)
+            return binding
+        first = tracing[0]
+        filtered = any(t.filtered for t in tracing)
+        traces_constants = any(t.traces_constants for t in tracing)
+        vmap_static = self._vmap_unbatched(chain, info, static)
+        params: dict[str, Taint | None] = {}
+        for name in info.params:
+            if name in static or name in vmap_static or not statics_known:
+                continue
+            if name in info.defaults and name not in info.passed_params:
+                continue  # a Python default that no caller passes stays a Python value
+            kind = _annotation_kind(info.annotations.get(name))
+            if filtered and kind != "array":
+                if kind == "static" or name in info.defaults:
+                    continue
+                params[name] = Taint(TRACED, name, filtered=True)
+                continue
+            params[name] = Taint(TRACED, name, is_array=kind == "array")
+        via = "@" + outer_q if decorated else f"{outer_q}(...)"
+        context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered)
+        closure = self._closure() if self.info is not None and info.parent is self.info else None
+        self.a.request(info, context, params, closure, traces_constants)
+        if not restart:
+            self.a._context_starts.setdefault(id(info), []).append((self.info, fv, chain, node, decorated))
+        return binding
+
+    def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
+        if keyword is None:
+            return None
+        arg = _kwarg(call, keyword)
+        if arg is None:
+            return None
+        value = arg.value
+        if isinstance(value, cst.Name) and self.info is None and value.value in self._module_literals():
+            return self._module_literals()[value.value]
+        if isinstance(value, cst.Name) and value.value in self._module_literals():
+            return self._module_literals()[value.value]
+        return value
+
+    def _module_literals(self) -> dict[str, cst.BaseExpression]:
+        lits = self.a._literals
+        if lits is None:
+            lits = {}
+            for stmt in self.a.module.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                                small.targets[0].target, cst.Name):
+                            lits[small.targets[0].target.value] = small.value
+            self.a._literals = lits
+        return lits
+
+    def _vmap_unbatched(self, chain, info: FunctionInfo, static: set[str]) -> set[str]:
+        """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside."""
+        if any(jaxapi.TRANSFORMS[q].kind == "jit" for q, _ in chain):
+            return set()
+        out: set[str] = set()
+        for q, call in chain:
+            if jaxapi.TRANSFORMS[q].kind != "vmap" or call is None:
+                continue
+            in_axes = _kwarg(call, "in_axes")
+            if in_axes is None:
+                pos = positional_args(call)
+                in_axes = pos[1] if len(pos) > 1 else None
+            if in_axes is None or not isinstance(in_axes.value, (cst.Tuple, cst.List)):
+                continue
+            free = [p for p in info.positional if p not in static]
+            for name, el in zip(free, in_axes.value.elements):
+                if isinstance(el.value, cst.Name) and el.value.value == "None":
+                    out.add(name)
+        return out
+
+    def _lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
+        targets: list[tuple[cst.BaseExpression, Value]] = []
+        values_by_arg = dict(zip([id(a) for a in expr.args], arg_values))
+        if q in jaxapi.LAX_SWITCH:
+            pos = positional_args(expr)
+            branches = pos[1].value if len(pos) > 1 else (_kwarg(expr, "branches").value if _kwarg(expr, "branches") else None)
+            if isinstance(branches, (cst.List, cst.Tuple)):
+                targets = [(el.value, None) for el in branches.elements]
+        else:
+            positions, keywords = jaxapi.LAX_BODIES[q]
+            pos = positional_args(expr)
+            for i in positions:
+                if i < len(pos):
+                    targets.append((pos[i].value, values_by_arg.get(id(pos[i]))))
+            for kw in keywords:
+                arg = _kwarg(expr, kw)
+                if arg is not None:
+                    targets.append((arg.value, values_by_arg.get(id(arg))))
+        short = q.replace("jax.lax.", "lax.").replace("flax.nnx.", "nnx.")
+        for target_expr, value in targets:
+            fv, chain = self._target(target_expr, value)
+            if fv is None:
+                continue
+            info = fv.info
+            params = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            if info.is_method and info.positional and fv.bound_self:
+                params.pop(info.positional[0], None)
+            closure = self._closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
+            self.a.request(info, Context("lax", f"`{short}` body", True), params, closure, True)
+
+
+_UNKNOWN = object()
+
+
+def _merge_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+    out = dict(a)
+    for name, value in b.items():
+        out[name] = _merge_values(a.get(name), value) if name in a else value
+    return out
+
+
+def analyze(module: cst.Module, module_name: str | None = None, is_package: bool = False) -> ModuleAnalysis:
+    return ModuleAnalysis(module, module_name, is_package).run()

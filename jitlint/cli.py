@@ -1,0 +1,242 @@
+"""The `jitlint` command (ruff's conventions). A thin front end over `jitlint.engine`.
+
+Exit codes: 0 no findings, 1 findings, 2 bad usage or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from jitlint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jitlint", description="Find jax.jit pitfalls before the code runs.")
+    parser.add_argument("--version", action="version", version=f"jitlint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="lint files and folders (default: .)")
+    check.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                       help="files or folders to lint; `-` reads standard input")
+    check.add_argument("--select", type=_csv, help="codes or prefixes to report (replaces the configured list)")
+    check.add_argument("--extend-select", type=_csv, help="codes or prefixes to report, in addition")
+    check.add_argument("--ignore", type=_csv, help="codes or prefixes not to report")
+    check.add_argument("--extend-ignore", type=_csv, help="codes or prefixes not to report, in addition")
+    check.add_argument("--exclude", type=_csv, help="glob patterns of paths to skip (replaces the defaults)")
+    check.add_argument("--extend-exclude", type=_csv, help="glob patterns of paths to skip, in addition")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply excludes to paths given explicitly too (for pre-commit)")
+    check.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitlint] from this file")
+    check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--show-source", action="store_true", help="show the source line of each finding")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--stdin-filename", metavar="NAME", help="the path to report for standard input")
+    check.add_argument("--fix", action="store_true", help="apply the available fixes in place")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+
+    rule = sub.add_parser("rule", help="show a rule's documentation")
+    rule.add_argument("code", help="a rule code, e.g. JIT501")
+
+    rules = sub.add_parser("rules", help="list all rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    docs = sub.add_parser("docs", help="write docs/rules/JITnnn.md from the rule modules")
+    docs.add_argument("--out", default="docs/rules", help="output folder (default: docs/rules)")
+    docs.add_argument("--check", action="store_true", help="only check that the pages are up to date")
+    docs.add_argument("--readme", default="README.md",
+                      help="also refresh the rules table between the markers in this file (default: README.md)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "rule":
+            return _rule(args)
+        if args.command == "rules":
+            return _rules(args)
+        if args.command == "docs":
+            from jitlint.docs import main as docs_main
+
+            return docs_main(Path(args.out), check=args.check, readme=Path(args.readme))
+        parser.print_help()
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"jitlint: error: {message}\n")
+    return EXIT_ERROR
+
+
+def _load_config(args):
+    from jitlint.config import Config, ConfigError, find_pyproject, load_config
+
+    if args.isolated:
+        base = Config()
+    elif args.config:
+        path = Path(args.config)
+        if not path.is_file():
+            raise ConfigError(f"config file {args.config} not found")
+        base = load_config(path)
+    else:
+        paths = [p for p in (args.paths or ["."]) if p != "-"]
+        start = Path(paths[0]) if paths else Path.cwd()
+        base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
+    ignore = (*(args.ignore if args.ignore is not None else base.ignore), *(args.extend_ignore or ()))
+    return base.with_overrides(
+        select=tuple(args.select) if args.select is not None else None,
+        extend_select=(*base.extend_select, *args.extend_select) if args.extend_select else None,
+        ignore=tuple(ignore),
+        exclude=tuple(args.exclude) if args.exclude is not None else None,
+        extend_exclude=(*base.extend_exclude, *args.extend_exclude) if args.extend_exclude else None,
+        force_exclude=True if args.force_exclude else None,
+    )
+
+
+def _check(args) -> int:
+    from jitlint.config import ConfigError
+
+    try:
+        config = _load_config(args)
+    except ConfigError as exc:
+        return _error(str(exc))
+    from jitlint.registry import unknown_selectors
+
+    bad = unknown_selectors([*config.select, *config.extend_select, *config.ignore,
+                             *(c for _, codes in config.per_file_ignores for c in codes)])
+    if bad:
+        return _error(f"unknown rule selector(s): {', '.join(bad)} (see `jitlint rules`)")
+
+    from jitlint import engine
+
+    paths = args.paths or ["."]
+    results: list[engine.FileResult] = []
+    sources: dict[str, list[str]] = {}
+    if "-" in paths:
+        data = sys.stdin.buffer.read()
+        name = args.stdin_filename or "-"
+        if not (args.force_exclude and args.stdin_filename and config.is_excluded(Path(name))):
+            results.append(engine.check_source(data, name, config))
+        if args.show_source or args.fix:
+            sources[name] = _decoded_lines(data)
+        paths = [p for p in paths if p != "-"]
+    if paths:
+        results.extend(engine.lint_paths(paths, config).files)
+    if args.fix:
+        results = _apply_fixes(results, config, args)
+    findings = sorted(f for r in results for f in r.findings)
+    for r in results:
+        for warning in r.warnings:
+            sys.stderr.write(warning + "\n")
+    if args.show_source:
+        for f in findings:
+            if f.path not in sources:
+                try:
+                    sources[f.path] = _decoded_lines(Path(f.path).read_bytes())
+                except OSError:
+                    pass
+    out = sys.stdout
+    if args.format == "json":
+        from jitlint.reporters import write_json
+
+        write_json(findings, out)
+    else:
+        from jitlint.reporters import write_statistics, write_text
+
+        if args.statistics:
+            write_statistics(findings, out)
+        else:
+            write_text(findings, out, args.show_source, sources)
+        if not args.quiet and findings and not args.statistics:
+            fixable = sum(1 for f in findings if f.fix is not None)
+            summary = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"
+            if fixable:
+                summary += f" ({fixable} fixable with `jitlint check --fix`)"
+            out.write(summary + ".\n")
+    out.flush()
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _decoded_lines(data: bytes) -> list[str]:
+    from jitlint.engine import decode_source
+
+    try:
+        return decode_source(data).splitlines()
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return []
+
+
+def _apply_fixes(results, config, args):
+    import io
+    import tokenize
+
+    from jitlint import engine
+    from jitlint.fixes import fixed_source, write_atomically
+
+    fixed_results = []
+    for r in results:
+        if r.path == (args.stdin_filename or "-") or not any(f.fix for f in r.findings):
+            fixed_results.append(r)
+            continue
+        path = Path(r.path)
+        data = path.read_bytes()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+        new_text, applied = fixed_source(text, r.findings)
+        if applied and new_text != text:
+            write_atomically(path, new_text, encoding)
+            sys.stderr.write(f"{r.path}: applied {applied} fix{'es' if applied != 1 else ''}\n")
+            fixed_results.append(engine.lint_file(path, config))
+        else:
+            fixed_results.append(r)
+    return fixed_results
+
+
+def _rule(args) -> int:
+    from jitlint.registry import rule_by_code
+
+    rule = rule_by_code(args.code)
+    if rule is None:
+        return _error(f"unknown rule {args.code} (see `jitlint rules`)")
+    sys.stdout.write(rule.docs())
+    return EXIT_CLEAN
+
+
+def _rules(args) -> int:
+    from jitlint.registry import all_rules
+
+    if args.format == "json":
+        import json
+
+        json.dump([{"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary,
+                    "fixable": r.fixable} for r in all_rules()], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_CLEAN
+    for r in all_rules():
+        fix = "[*]" if r.fixable else "   "
+        sys.stdout.write(f"{r.code}  {fix} {r.severity.value:<8} {r.name:<34} {r.summary}\n")
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Settings: `[tool.jitlint]` in the nearest pyproject.toml, overridden by command-line flags."""
+
+from __future__ import annotations
+
+import fnmatch
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
+    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".jitlint_cache", ".ipynb_checkpoints", "__pypackages__",
+)
+
+KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
+              "extend-exclude"}
+
+
+class ConfigError(Exception):
+    """A bad setting: reported to the user, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("JIT",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    root: Path | None = None  # folder of the pyproject.toml the settings came from
+    force_exclude: bool = False
+
+    def with_overrides(self, **changes) -> "Config":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        """ruff's rule: the most specific matching selector wins; on a tie, ignore wins."""
+        selected = _longest_prefix(code, (*self.select, *self.extend_select))
+        ignored = _longest_prefix(code, self.ignore)
+        if path is not None:
+            for pattern, codes in self.per_file_ignores:
+                if self._path_matches(path, pattern):
+                    ignored = max(ignored, _longest_prefix(code, codes))
+        return selected > ignored
+
+    def is_excluded(self, path: Path) -> bool:
+        """Does an exclude pattern match this path (its name or its path from the config root)?"""
+        patterns = (*self.exclude, *self.extend_exclude)
+        return any(self._path_matches(str(path), p) for p in patterns)
+
+    def _path_matches(self, path: str, pattern: str) -> bool:
+        p = Path(path)
+        if fnmatch.fnmatch(p.name, pattern):
+            return True
+        try:
+            rel = p.resolve().relative_to((self.root or Path.cwd()).resolve()).as_posix()
+        except ValueError:
+            rel = p.as_posix()
+        pattern = pattern.rstrip("/")
+        return (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*")
+                or any(fnmatch.fnmatch(part, pattern) for part in Path(rel).parts))
+
+    def fingerprint(self) -> str:
+        """A stable text of everything that changes findings (for the cache key)."""
+        return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
+
+
+def _longest_prefix(code: str, selectors) -> int:
+    best = 0
+    for sel in selectors:
+        if sel == "ALL":
+            best = max(best, 1)
+        elif code.startswith(sel):
+            best = max(best, len(sel) + 1)
+    return best
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.jitlint] table, from `start` upwards."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if "jitlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(pyproject: Path | None) -> Config:
+    if pyproject is None:
+        return Config()
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read settings: {exc}") from None
+    table = data.get("tool", {}).get("jitlint", {})
+    return config_from_table(table, pyproject.parent, str(pyproject))
+
+
+def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlint]") -> Config:
+    unknown = set(table) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))} "
+                          f"(known: {', '.join(sorted(KNOWN_KEYS))})")
+
+    def strings(key: str) -> tuple[str, ...] | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: `{key}` must be a list of strings")
+        return tuple(value)
+
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+    per_file = []
+    for pattern, codes in pfi.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: per-file-ignores `{pattern}` must be a list of codes")
+        per_file.append((pattern, tuple(codes)))
+    ignore = (strings("ignore") or ()) + (strings("extend-ignore") or ())
+    return Config(root=root).with_overrides(
+        select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
+        per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
+        extend_exclude=strings("extend-exclude"))
+
+

@@ -1,0 +1,80 @@
+"""The one record every part of jitlint exchanges: a finding at a source range."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is.
+
+    error: raises at trace or call time. warning: recompiles or wastes work. info: overhead only.
+    """
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 1-based (line, col) positions; columns count code points."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One finding. Lines and columns are 1-based; columns count code points (like libcst)."""
+
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    code: str
+    message: str
+    severity: Severity = field(default=Severity.WARNING, compare=False)
+    fix: Fix | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict:
+        data = {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
+            "code": self.code,
+            "message": self.message,
+            "severity": self.severity.value,
+            "fix": None,
+        }
+        if self.fix is not None:
+            data["fix"] = {
+                "title": self.fix.title,
+                "edits": [
+                    {"line": e.line, "col": e.col, "end_line": e.end_line, "end_col": e.end_col,
+                     "new_text": e.new_text}
+                    for e in self.fix.edits
+                ],
+            }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Finding":
+        fix = None
+        if data.get("fix"):
+            fix = Fix(data["fix"]["title"], tuple(Edit(**e) for e in data["fix"]["edits"]))
+        return cls(data["path"], data["line"], data["col"], data["end_line"], data["end_col"],
+                   data["code"], data["message"], Severity(data["severity"]), fix)

@@ -1,0 +1,90 @@
+"""`# noqa` comments, with flake8's meaning (prefix match), except that a malformed list of codes
+(`# noqa: JIT`) suppresses nothing and is reported, instead of silently acting as a blanket."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+# `# noqa`, `# NOQA`, `# noqa: JIT501`, `# noqa:JIT5,JIT401`
+_NOQA = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[^#]*))?", re.IGNORECASE)
+_CODE = re.compile(r"^[A-Z]+[0-9]+$")
+_FILE_NOQA = re.compile(r"#\s*jitlint\s*:\s*noqa\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NoqaDirective:
+    codes: tuple[str, ...] | None  # None: blanket
+
+
+@dataclass(frozen=True)
+class NoqaWarning:
+    line: int
+    message: str
+
+
+def comments_by_line(source: str) -> dict[int, str]:
+    """Comment text per 1-based line, from the tokenizer (so `#` inside strings is not a comment)."""
+    out: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.string
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        for i, line in enumerate(source.splitlines(), 1):
+            if "#" in line:
+                out[i] = line[line.index("#"):]
+    return out
+
+
+def parse_noqa(comment: str) -> tuple[NoqaDirective | None, str | None]:
+    """The directive in a comment, and a warning when its code list is malformed."""
+    m = _NOQA.search(comment)
+    if m is None:
+        return None, None
+    if m.group("sep") is None:
+        return NoqaDirective(None), None
+    raw = m.group("codes").strip()
+    codes = tuple(c for c in re.split(r"[,\s]+", raw) if c)
+    if not codes:
+        return None, "`# noqa:` has no codes after the colon; it suppresses nothing (write `# noqa` or list codes)"
+    # Like flake8, stop at the first word that is not a code (trailing prose after the codes is fine).
+    good: list[str] = []
+    for c in codes:
+        if _CODE.match(c.upper()):
+            good.append(c.upper())
+        else:
+            break
+    if not good:
+        return None, (f"`# noqa: {codes[0]}` is not a valid code list (codes look like JIT501 or the "
+                      f"prefix JIT5); it suppresses nothing")
+    return NoqaDirective(tuple(good)), None
+
+
+def file_is_suppressed(source: str) -> bool:
+    """`# jitlint: noqa` on a line of its own skips the whole file (like `# flake8: noqa`)."""
+    if "jitlint" not in source:
+        return False
+    return any(_FILE_NOQA.match(line.strip()) for line in source.splitlines())
+
+
+class Suppressions:
+    def __init__(self, source: str):
+        self.directives: dict[int, NoqaDirective] = {}
+        self.warnings: list[NoqaWarning] = []
+        if "noqa" not in source.lower():
+            return
+        for line, comment in comments_by_line(source).items():
+            directive, warning = parse_noqa(comment)
+            if directive is not None:
+                self.directives[line] = directive
+            if warning is not None:
+                self.warnings.append(NoqaWarning(line, warning))
+
+    def suppresses(self, line: int, code: str) -> bool:
+        d = self.directives.get(line)
+        if d is None:
+            return False
+        return d.codes is None or code.startswith(d.codes)

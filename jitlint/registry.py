@@ -1,0 +1,35 @@
+"""The rule registry: every Rule class from the `jitlint.rules` package, by code."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from jitlint.config import Config
+from jitlint.rule import Rule
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple[type[Rule], ...]:
+    from jitlint import rules
+
+    return tuple(sorted(rules.RULES, key=lambda r: r.code))
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    for rule in all_rules():
+        if rule.code == code.upper():
+            return rule
+    return None
+
+
+def all_codes() -> list[str]:
+    return ["JIT000", *(r.code for r in all_rules())]
+
+
+def enabled_rules(config: Config, path: str | None = None) -> list[Rule]:
+    return [rule() for rule in all_rules() if config.is_enabled(rule.code, path)]
+
+
+def unknown_selectors(selectors) -> list[str]:
+    codes = all_codes()
+    return [s for s in selectors if s != "ALL" and not any(c.startswith(s) for c in codes)]

@@ -1,0 +1,41 @@
+"""Turning findings into text for people and machines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Iterable, TextIO
+
+from jitlint.finding import Finding
+
+
+def text_line(f: Finding) -> str:
+    return f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}"
+
+
+def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,
+               sources: dict[str, list[str]] | None = None) -> None:
+    for f in findings:
+        out.write(text_line(f) + "\n")
+        if show_source and sources is not None:
+            lines = sources.get(f.path)
+            if lines and 0 < f.line <= len(lines):
+                src = lines[f.line - 1].rstrip("\r\n")
+                out.write(f"    {src}\n")
+                width = max(1, (f.end_col - f.col) if f.end_line == f.line else len(src) - f.col + 1)
+                out.write("    " + " " * (f.col - 1) + "^" * width + "\n")
+
+
+def write_json(findings: list[Finding], out: TextIO) -> None:
+    json.dump([f.to_dict() for f in findings], out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
+    from jitlint.registry import rule_by_code
+
+    counts = Counter(f.code for f in findings)
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = rule_by_code(code)
+        name = rule.name if rule else "file-not-linted"
+        out.write(f"{n:<6}{code}  {name}\n")

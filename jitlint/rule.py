@@ -1,0 +1,105 @@
+"""What a rule is: its code, message, docs and examples in one place.
+
+A rule module under ``rules/`` defines ``Rule`` subclasses. The class body carries everything a user
+sees about the rule (ruff's *What it does / Why is this bad? / Example / Use instead*); ``invalid``
+examples must trigger the rule and ``valid`` ones must not (tests run them, and the docs show them).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterator
+
+import libcst as cst
+
+from jitlint.finding import Fix, Severity
+
+if TYPE_CHECKING:
+    from jitlint.analysis import ModuleAnalysis
+
+
+@dataclass
+class Report:
+    """A rule's raw result: a node, a message and optionally a fix; the engine adds positions."""
+
+    node: cst.CSTNode
+    message: str
+    fix: "FixSpec | None" = None
+    severity: Severity | None = None  # overrides the rule's default
+
+
+@dataclass
+class FixSpec:
+    """A fix expressed on nodes: replace `node` by `replacement` (the engine turns it into text edits)."""
+
+    title: str
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+
+
+class RuleContext:
+    """What a rule sees of a module."""
+
+    def __init__(self, analysis: "ModuleAnalysis", path: str):
+        self.analysis = analysis
+        self.path = path
+        self.module = analysis.module
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def short(self, node: cst.CSTNode, limit: int = 40) -> str:
+        """Source text of a node on one line, shortened for messages."""
+        text = " ".join(self.code(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `jitlint rules` and the docs index
+    severity: ClassVar[Severity]
+    what: ClassVar[str]
+    why: ClassVar[str]
+    instead_note: ClassVar[str] = ""  # optional words after the "Use instead" example
+    invalid: ClassVar[tuple[str, ...]]  # invalid[0] is the docs' "Example"
+    valid: ClassVar[tuple[str, ...]]  # valid[0] is the docs' "Use instead"
+    fixable: ClassVar[bool] = False
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def docs(cls) -> str:
+        """The rule's page, as Markdown (also what `jitlint rule CODE` prints)."""
+        parts = [
+            f"# {cls.code}: {cls.name}",
+            "",
+            f"{cls.summary}",
+            "",
+            f"**Severity:** {cls.severity.value}" + ("  \n**Fix:** available (`jitlint check --fix`)" if cls.fixable else ""),
+            "",
+            "## What it does",
+            _para(cls.what),
+            "",
+            "## Why is this bad?",
+            _para(cls.why),
+            "",
+            "## Example",
+            "```python",
+            textwrap.dedent(cls.invalid[0]).strip("\n"),
+            "```",
+            "",
+            "## Use instead",
+            "```python",
+            textwrap.dedent(cls.valid[0]).strip("\n"),
+            "```",
+        ]
+        if cls.instead_note:
+            parts += ["", _para(cls.instead_note)]
+        return "\n".join(parts) + "\n"
+
+
+def _para(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")

@@ -1,0 +1,22 @@
+"""jitlint's rules, one module per family. Shipped as `jitlint.rules`.
+
+Adding a rule: define a `jitlint.rule.Rule` subclass in its family's module (with its docs and
+examples), and list the module in `FAMILIES` if it is new. `RULES` is what the engine runs.
+"""
+
+from __future__ import annotations
+
+from jitlint.rule import Rule
+
+from . import prints
+
+FAMILIES = (prints,)
+
+
+def _rules_of(module) -> list[type[Rule]]:
+    return [obj for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, Rule) and obj is not Rule and obj.__module__ == module.__name__
+            and getattr(obj, "code", None)]
+
+
+RULES: list[type[Rule]] = [rule for family in FAMILIES for rule in _rules_of(family)]

@@ -1,0 +1,32 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def jitlint_exe() -> str:
+    """The installed `jitlint` console script (next to this interpreter), as a user would run it."""
+    exe = Path(sys.executable).with_name("jitlint")
+    if exe.exists():
+        return str(exe)
+    found = shutil.which("jitlint")
+    assert found, "the jitlint command is not installed; run `pip install -e .[dev]`"
+    return found
+
+
+@pytest.fixture
+def run_jitlint():
+    def run(*args, cwd=None, input=None, env=None):
+        full_env = dict(os.environ)
+        full_env.pop("JITLINT_CONFIG", None)
+        if env:
+            full_env.update(env)
+        return subprocess.run([jitlint_exe(), *map(str, args)], cwd=cwd, input=input, capture_output=True,
+                              text=True, env=full_env, timeout=120)
+    return run
