@@ -51,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="list all rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
+    lsp = sub.add_parser("lsp", help="start the language server (stdio) for editor diagnostics")
+    lsp.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+    run = sub.add_parser("run", help="run a program under JAX instrumentation and confirm findings",
+                         add_help=False)
+    run.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
     docs = sub.add_parser("docs", help="write docs/rules/JITnnn.md from the rule modules")
     docs.add_argument("--out", default="docs/rules", help="output folder (default: docs/rules)")
     docs.add_argument("--check", action="store_true", help="only check that the pages are up to date")
@@ -69,6 +76,14 @@ def main(argv: list[str] | None = None) -> int:
             return _rule(args)
         if args.command == "rules":
             return _rules(args)
+        if args.command == "lsp":
+            from jitlint.lsp import main as lsp_main
+
+            return lsp_main(args.args)
+        if args.command == "run":
+            from jitlint.runtime import main as run_main
+
+            return run_main(args.args)
         if args.command == "docs":
             from jitlint.docs import main as docs_main
 

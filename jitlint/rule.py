@@ -66,6 +66,9 @@ class Rule:
     invalid: ClassVar[tuple[str, ...]]  # invalid[0] is the docs' "Example"
     valid: ClassVar[tuple[str, ...]]  # valid[0] is the docs' "Use instead"
     fixable: ClassVar[bool] = False
+    # For rules that report certain failures: the exception class names JAX raises (e.g.
+    # "TracerBoolConversionError", "IndexError"); tests check real JAX raises one of them there.
+    raises: ClassVar[tuple[str, ...]] = ()
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:  # pragma: no cover - abstract
         raise NotImplementedError
