@@ -134,6 +134,8 @@ class FunctionInfo:
         self.kwarg = params.star_kwarg.name.value if params.star_kwarg is not None else None
         all_params = (*params.posonly_params, *params.params, *params.kwonly_params)
         self.defaults = {p.name.value for p in all_params if p.default is not None}
+        # `training=False`, `eps=1e-6`: when a caller passes such a parameter it gets a traced scalar.
+        self.scalar_defaults = {p.name.value for p in all_params if _is_scalar_literal(p.default)}
         self.annotations = {p.name.value: p.annotation for p in all_params if p.annotation is not None}
         self.local_defs: dict[str, FunctionInfo] = {}
         self.is_method = class_name is not None and isinstance(node, cst.FunctionDef) and not _is_static_method(node)
@@ -169,6 +171,13 @@ class FunctionInfo:
 
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.qualname}>"
+
+
+def _is_scalar_literal(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False"))
 
 
 def _is_static_method(node: cst.FunctionDef) -> bool:
@@ -488,11 +497,12 @@ def positional_args(call: cst.Call) -> list[cst.Arg]:
 
 _ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Shaped", "Num",
                       "Real", "Complex", "Inexact", "Integer", "UInt", "Key", "PRNGKeyArray")
-_STATIC_ANNOTATIONS = {"int", "float", "bool", "str", "Callable", "type", "None", "bytes"}
+_SCALAR_ANNOTATIONS = {"int", "float", "bool", "complex"}  # traced as 0-d arrays when not static
+_STATIC_ANNOTATIONS = {"str", "Callable", "type", "None", "bytes"}
 
 
 def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
-    """"array" / "static" / None (unknown) from a parameter annotation."""
+    """"array" / "scalar" / "static" / None (unknown) from a parameter annotation."""
     if annotation is None:
         return None
     ann = annotation.annotation
@@ -504,6 +514,8 @@ def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
     last = name.split(".")[-1]
     if last in _ARRAY_ANNOTATIONS:
         return "array"
+    if last in _SCALAR_ANNOTATIONS:
+        return "scalar"
     if last in _STATIC_ANNOTATIONS:
         return "static"
     return None
@@ -1512,11 +1524,11 @@ class Evaluator:
                 continue  # a Python default that no caller passes stays a Python value
             kind = _annotation_kind(info.annotations.get(name))
             if filtered and kind != "array":
-                if kind == "static" or name in info.defaults:
-                    continue
+                if kind in ("static", "scalar") or name in info.defaults:
+                    continue  # equinox/nnx keep Python scalars and other non-arrays static
                 params[name] = Taint(TRACED, name, filtered=True)
                 continue
-            params[name] = Taint(TRACED, name, is_array=kind == "array")
+            params[name] = Taint(TRACED, name, is_array=kind in ("array", "scalar") or name in info.scalar_defaults)
         via = "@" + outer_q if decorated else f"{outer_q}(...)"
         context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered)
         closure = self._closure() if self.info is not None and info.parent is self.info else None

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from jitlint.rule import Rule
 
-from . import prints
+from . import control_flow, prints, shapes
 
-FAMILIES = (prints,)
+FAMILIES = (control_flow, prints, shapes)
 
 
 def _rules_of(module) -> list[type[Rule]]:

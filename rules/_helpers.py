@@ -75,3 +75,62 @@ def where(site: Site) -> str:
 def calls(analysis: ModuleAnalysis, call: cst.Call, *names: str) -> bool:
     """Is `call` a call of one of these qualified names (builtins by bare name, not shadowed)?"""
     return analysis.call_names.get(call) in names
+
+
+def certain_tracer(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED) -> Taint | None:
+    """The taint of `expr` when it is surely a traced *array* (not a container of tracers, and not a
+    field of an equinox/nnx module that may be a static Python value)."""
+    t = traced_in(analysis, expr, min_level)
+    if t is None or t.container or (t.filtered and not t.is_array):
+        return None
+    return t
+
+
+def truth_tested(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Taint | None:
+    """The traced value whose truth Python needs when `expr` is used as a condition."""
+    if isinstance(expr, cst.BooleanOperation):
+        return truth_tested(analysis, expr.left) or truth_tested(analysis, expr.right)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        return truth_tested(analysis, expr.expression)
+    if isinstance(expr, cst.Comparison):
+        membership = membership_tested(analysis, expr)
+        if membership is not None:
+            return membership
+        if any(isinstance(c.comparator, cst.Name) and c.comparator.value == "None" for c in expr.comparisons):
+            return None
+    t = certain_tracer(analysis, expr)
+    if t is None:
+        return None
+    if not (t.is_array or t.is_bool):
+        return None  # a parameter of unknown type may be a tuple/dict pytree: its truth value is fine
+    return t
+
+
+def membership_tested(analysis: ModuleAnalysis, expr: cst.Comparison) -> Taint | None:
+    """`t in (1.0, 2.0)`: comparing a tracer against each literal element needs its truth value."""
+    if not any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in expr.comparisons):
+        return None
+    right = expr.comparisons[0].comparator
+    if not isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        return None
+    return certain_tracer(analysis, expr.left)
+
+
+def condition_nodes(analysis: ModuleAnalysis) -> set:
+    """Every and/or/not/in node that is (part of) an if/while/assert/ternary/comprehension condition."""
+    out: set = set()
+
+    def walk(expr):
+        out.add(expr)
+        if isinstance(expr, cst.BooleanOperation):
+            walk(expr.left)
+            walk(expr.right)
+        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            walk(expr.expression)
+
+    for node, _ in analysis.sites_of(cst.If, cst.While, cst.Assert, cst.IfExp):
+        walk(node.test)
+    for node, _ in analysis.sites_of(cst.CompFor):
+        for cond in node.ifs:
+            walk(cond.test)
+    return out

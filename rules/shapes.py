@@ -1,0 +1,304 @@
+"""JIT6xx: data-dependent shapes.
+
+Under `jit` every array's shape must be known from the input shapes alone. Operations whose output
+size depends on the *values* -- boolean masks, `nonzero`, `unique` -- or shapes computed from traced
+values raise at trace time.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from jitlint import jaxapi
+from jitlint.analysis import positional_args
+from jitlint.finding import Severity
+from jitlint.rule import Report, Rule, RuleContext
+
+from ._helpers import certain_tracer, describe, traced_in, where
+
+
+def _traced_mask(a, index: cst.BaseExpression):
+    t = traced_in(a, index)
+    if t is not None and t.is_bool and not t.container:
+        return t
+    return None
+
+
+def _mask_of(node: cst.Subscript) -> cst.BaseExpression | None:
+    for el in node.slice:
+        if isinstance(el.slice, cst.Index):
+            return el.slice.value
+    return None
+
+
+def _is_at(node: cst.Subscript) -> bool:
+    return isinstance(node.value, cst.Attribute) and node.value.attr.value == "at"
+
+
+class BooleanMaskIndex(Rule):
+    code = "JIT601"
+    name = "boolean-mask-index"
+    summary = "Indexing with a traced boolean mask (`x[x > 0]`) has a data-dependent shape"
+    severity = Severity.ERROR
+    raises = ("NonConcreteBooleanIndexError",)
+    what = """
+        Finds indexing with a traced boolean array inside traced code: `x[x > 0]`, `x[mask]` where
+        `mask` is computed from traced values (including a constant `jnp.array([True, ...])` built
+        inside `jit`).
+        """
+    why = """
+        The result has one element per `True`, so its shape depends on the data: JAX raises
+        `NonConcreteBooleanIndexError` while tracing. A concrete NumPy mask closed over, or a Python
+        bool (`x[x.shape[0] > 2]`), is fine and is not reported.
+        """
+    instead_note = """
+        Keep the shape fixed: `jnp.where(mask, x, 0)`, reductions with `where=` (`jnp.sum(x, where=mask)`),
+        or `x[jnp.nonzero(mask, size=n, fill_value=...)]` with a static bound `n`.
+        """
+    invalid = (
+        """
+        import jax
+
+        @jax.jit
+        def positive_sum(x):
+            return x[x > 0].sum()
+        """,
+    )
+    valid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def positive_sum(x):
+            return jnp.sum(x, where=x > 0)
+        """,
+        """
+        import jax
+        import numpy as np
+
+        EVEN = np.arange(6) % 2 == 0
+
+        @jax.jit
+        def evens(x):
+            return x[EVEN]  # a concrete NumPy mask: static shape
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for node, site in a.sites_of(cst.Subscript):
+            if _is_at(node):
+                continue
+            mask = _mask_of(node)
+            traced = _traced_mask(a, mask) if mask is not None else None
+            if traced is not None:
+                yield Report(node, f"boolean mask {describe(ctx, mask, traced)} is traced {where(site)}: the "
+                                   "result's size depends on the data, so JAX raises NonConcreteBooleanIndexError; "
+                                   "use `jnp.where(mask, x, 0)` or a reduction with `where=mask`")
+
+
+class BooleanMaskAt(Rule):
+    code = "JIT602"
+    name = "boolean-mask-at-update"
+    summary = "`.at[mask]` with a traced boolean mask raises NonConcreteBooleanIndexError"
+    severity = Severity.ERROR
+    raises = ("NonConcreteBooleanIndexError",)
+    what = "Finds `x.at[mask].set/add/get/...(...)` where `mask` is a traced boolean array."
+    why = """
+        `.at[]` indexes like `x[mask]`, and JAX does not support traced boolean masks there either: it
+        raises `NonConcreteBooleanIndexError` while tracing, even though the update would keep `x`'s shape.
+        """
+    instead_note = "Write the update as a select: `jnp.where(mask, new_value, x)`."
+    invalid = (
+        """
+        import jax
+
+        @jax.jit
+        def clip_negative(x):
+            return x.at[x < 0].set(0.0)
+        """,
+    )
+    valid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def clip_negative(x):
+            return jnp.where(x < 0, 0.0, x)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for node, site in a.sites_of(cst.Subscript):
+            if not _is_at(node):
+                continue
+            mask = _mask_of(node)
+            traced = _traced_mask(a, mask) if mask is not None else None
+            if traced is not None:
+                yield Report(node, f"`.at[]` with traced boolean mask {describe(ctx, mask, traced)} {where(site)} "
+                                   "raises NonConcreteBooleanIndexError; use `jnp.where(mask, new, x)`")
+
+
+class SizeDependentOutput(Rule):
+    code = "JIT603"
+    name = "data-dependent-output-size"
+    summary = "`jnp.nonzero`/`where(c)`/`argwhere`/`unique`/`compress`... without `size=` on traced values"
+    severity = Severity.ERROR
+    raises = ("ConcretizationTypeError", "TracerBoolConversionError")
+    what = """
+        Finds `jnp.nonzero`, one-argument `jnp.where`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique`
+        (and its variants), `jnp.compress`, `jnp.extract` and the set operations called on traced values
+        without a static `size=`.
+        """
+    why = """
+        Their output length is the number of matches, which depends on the data: JAX raises
+        `ConcretizationTypeError` (`TracerBoolConversionError` for `compress`/`extract`) while tracing.
+        Three-argument `jnp.where(c, a, b)` keeps the shape and is fine.
+        """
+    instead_note = """
+        Pass a static upper bound and a fill value: `jnp.nonzero(mask, size=n, fill_value=-1)`,
+        `jnp.unique(x, size=n, fill_value=0)`; or use a fixed-shape formulation (`jnp.where(c, a, b)`).
+        """
+    invalid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def active(x):
+            return jnp.nonzero(x > 0)[0]
+        """,
+    )
+    valid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def active(x):
+            return jnp.nonzero(x > 0, size=x.shape[0], fill_value=-1)[0]
+        """,
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def relu(x):
+            return jnp.where(x > 0, x, 0.0)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for node, site in a.sites_of(cst.Call):
+            q = a.call_names.get(node)
+            if q not in jaxapi.SIZE_DEPENDENT:
+                continue
+            if any(arg.keyword is not None and arg.keyword.value == "size" for arg in node.args):
+                continue
+            pos = positional_args(node)
+            if q == "jax.numpy.where" and (len(pos) != 1 or any(
+                    arg.keyword is not None and arg.keyword.value in ("x", "y") for arg in node.args)):
+                continue
+            n = jaxapi.SIZE_DEPENDENT[q]
+            checked = [arg.value for arg in node.args if arg.keyword is None][:n] + [
+                arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value in (
+                    "a", "ar", "arr", "condition", "ar1", "ar2", "x")]
+            for expr in checked:
+                traced = certain_tracer(a, expr)
+                if traced is not None:
+                    short = q.replace("jax.numpy.", "jnp.")
+                    yield Report(node, f"`{short}` of traced value {describe(ctx, expr, traced)} {where(site)} has a "
+                                       "data-dependent output size and fails at trace time; pass a static "
+                                       "`size=` (and `fill_value=`)")
+                    break
+
+
+class TracedShape(Rule):
+    code = "JIT604"
+    name = "traced-shape"
+    summary = "A traced value used as a shape (`jnp.zeros(n)`, `jnp.arange(n)`, `x.reshape(n, -1)`)"
+    severity = Severity.ERROR
+    raises = ("TypeError", "ConcretizationTypeError")
+    what = """
+        Finds traced values used where JAX needs a static shape or size: array constructors
+        (`jnp.zeros`, `ones`, `full`, `empty`, `eye`, `arange`, `linspace(num=)`), `reshape`,
+        `broadcast_to`, `tile`, and `jax.random.*(key, shape)`.
+        """
+    why = """
+        Shapes must be known at trace time. A non-static argument is traced even when the caller passes
+        a Python int, so `jnp.zeros(n)` raises `TypeError: Shapes must be 1D sequences of concrete
+        values` (or `ConcretizationTypeError` for `arange`). Shapes taken from `x.shape` are static and
+        fine.
+        """
+    instead_note = "Mark the size argument static (`static_argnames=\"n\"`) or derive it from an input's `.shape`."
+    invalid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def make_buffer(x, n):
+            return jnp.zeros(n) + x.sum()
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        @partial(jax.jit, static_argnames="n")
+        def make_buffer(x, n):
+            return jnp.zeros(n) + x.sum()
+        """,
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def like(x):
+            return jnp.zeros(x.shape[0] * 2)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for node, site in a.sites_of(cst.Call):
+            q = a.call_names.get(node)
+            shape_exprs: list[cst.BaseExpression] = []
+            if q in jaxapi.SHAPE_ARGS:
+                position, keyword = jaxapi.SHAPE_ARGS[q]
+                pos = positional_args(node)
+                if q == "jax.numpy.arange":
+                    shape_exprs = [arg.value for arg in pos[:3]] + [
+                        arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value in ("start", "stop", "step")]
+                else:
+                    if position < len(pos):
+                        shape_exprs.append(pos[position].value)
+                    shape_exprs += [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == keyword]
+            elif (q is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in jaxapi.SHAPE_METHODS
+                  and certain_tracer(a, node.func.value) is not None):
+                shape_exprs = [arg.value for arg in node.args if arg.keyword is None or arg.keyword.value in ("shape", "newshape")]
+            for expr in shape_exprs:
+                traced = _traced_in_shape(a, expr)
+                if traced is not None:
+                    yield Report(node, f"shape argument {describe(ctx, expr, traced)} is traced {where(site)}: shapes "
+                                       "must be static, so JAX raises at trace time; make it a static argument or "
+                                       "derive it from `x.shape`")
+                    break
+
+
+def _traced_in_shape(a, expr: cst.BaseExpression):
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        for el in expr.elements:
+            t = _traced_in_shape(a, el.value)
+            if t is not None:
+                return t
+        return None
+    return certain_tracer(a, expr)
