@@ -82,6 +82,8 @@ class FuncValue:
     bound: frozenset[str] = frozenset()  # parameters bound by functools.partial (static)
     bound_self: bool = False
     transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
+    partial: bool = False  # a functools.partial object (a new object each time it is built)
+    binding: "JitBinding | None" = None  # the jit options, when `transform` is set
 
 
 @dataclass
@@ -150,6 +152,9 @@ class FunctionInfo:
         self.eager_done = False
         self.return_taint: Taint | None = None
         self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
+        self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
+        self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def
+        self.jit_binding: JitBinding | None = None  # set when a jit decorator wraps this def
 
     @property
     def params(self) -> list[str]:
@@ -202,10 +207,28 @@ class CallSite:
     node: cst.Call
     func: FunctionInfo | None  # enclosing function, None at module level
     scope: Scope
-    loop_depth: int
+    loop: cst.CSTNode | None  # the innermost enclosing loop in the same function
     qualified: str | None
     arg_values: list[Value]
     traced: bool
+    callee: "FuncValue | None"  # a callable defined in this module, when resolved
+    varying: dict[str, str]  # names that change between iterations of the enclosing loops -> kind
+
+    @property
+    def in_loop(self) -> bool:
+        return self.loop is not None
+
+
+@dataclass
+class JitCreation:
+    """A jit wrapper created at run time: `jax.jit(f)` (call form) or a jit-decorated nested def."""
+
+    node: cst.CSTNode  # where to report: the call, or the decorator
+    wrapped: cst.CSTNode  # the wrapped expression, or the FunctionDef
+    transform: str
+    func: FunctionInfo | None  # enclosing function
+    loop: cst.CSTNode | None  # innermost enclosing loop in the same function
+    target: "FuncValue | None"
 
 
 class ModuleAnalysis:
@@ -220,13 +243,15 @@ class ModuleAnalysis:
         self.class_bases: dict[str, list[str]] = {}
         self.taints: dict[cst.CSTNode, Taint] = {}
         self.sites: dict[cst.CSTNode, Site] = {}
-        self.call_sites: list[CallSite] = []
+        self.call_sites: dict[cst.Call, CallSite] = {}
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
         self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
         self.jit_bindings: dict[str, JitBinding] = {}
-        self.jit_creations: list[tuple[cst.CSTNode, JitBinding, FunctionInfo | None, int]] = []
+        self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
+        self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
+        self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
         self._worklist: list[FunctionInfo] = []
         self._queued: set[int] = set()
         self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
@@ -537,7 +562,8 @@ class Evaluator:
         self.scope = info.scope if info else analysis.scope
         self.traced = bool(info and info.traced and not info.callback)
         self.eager_depth = 0  # inside `with jax.ensure_compile_time_eval()` / `disable_jit()`
-        self.loop_depth = 0
+        # Enclosing loops, innermost last: (loop node, names that change between iterations -> kind).
+        self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
         self.env: dict[str, Value] = {}
         self.returns: list[Taint | None] = []
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
@@ -586,7 +612,7 @@ class Evaluator:
     def _site(self) -> Site:
         assert self.info is not None
         return Site(self.info, self.context or Context("helper", "traced"), self.level, self.scope,
-                    self.loop_depth > 0)
+                    bool(self.loops))
 
     def _record(self, node: cst.CSTNode) -> None:
         if self.recording:
@@ -661,28 +687,40 @@ class Evaluator:
                 self._suite(node.orelse.body)
         self.env = _merge_env(after_body, self.env)
 
+    @property
+    def loop_depth(self) -> int:
+        return len(self.loops)
+
+    def _varying(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for _, names in self.loops:
+            for name, kind in names.items():
+                if out.get(name) != "varying":
+                    out[name] = kind
+        return out
+
     def stmt_While(self, node: cst.While) -> None:
-        self.loop_depth += 1
+        self.loops.append((node, {}))
         for _ in range(2):  # twice: values assigned late in the body flow back to the test
             self.expr(node.test)
             before = dict(self.env)
             self._suite(node.body)
             self.env = _merge_env(before, self.env)
         self._record(node)
-        self.loop_depth -= 1
+        self.loops.pop()
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
     def stmt_For(self, node: cst.For) -> None:
         element = self.iter_element(node.iter)
         self._record(node)
-        self.loop_depth += 1
+        self.loops.append((node, {name: "varying" for name in _target_names(node.target)}))
         for _ in range(2):
             before = dict(self.env)
             self.assign(node.target, element, node.iter)
             self._suite(node.body)
             self.env = _merge_env(before, self.env)
-        self.loop_depth -= 1
+        self.loops.pop()
         if node.orelse is not None:
             self._suite(node.orelse.body)
 
@@ -734,8 +772,9 @@ class Evaluator:
             return
         for dec in node.decorators:
             self.expr_no_record(dec.decorator)
+        info.def_loop = self.loops[-1][0] if self.loops else None
         binding = self._decorated_context(info)
-        value: Value = FuncValue(info, transform=binding.transform if binding else None)
+        value: Value = FuncValue(info, transform=binding.transform if binding else None, binding=binding)
         if self.info is not None or info.class_name is None:
             self.env[info.name] = value
         if self.traced and binding is None:
@@ -762,6 +801,7 @@ class Evaluator:
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = value
+            self._note_assignment(target.value, source)
             if self.info is None:
                 self._note_module_global(target.value, source, value)
             elif source is not None and self._is_logger_call(source):
@@ -791,6 +831,23 @@ class Evaluator:
                     self._slice_element(el)
             else:
                 self.expr(target.value)
+
+    def _note_assignment(self, name: str, source: cst.BaseExpression | None) -> None:
+        """Remember what a name is assigned (for the static-argument rules), and whether it changes
+        from one loop iteration to the next."""
+        table = self.info.assignments if self.info is not None else self.a.module_assignments
+        if source is not None:
+            exprs = table.setdefault(name, [])
+            if source not in exprs:
+                exprs.append(source)
+        if self.loops:
+            kind = _assignment_kind(source)
+            _, names = self.loops[-1]
+            if names.get(name) != "varying":
+                names[name] = kind
+            for _, outer in self.loops[:-1]:
+                if name in outer and outer[name] != "varying":
+                    outer[name] = kind
 
     def value_of_cached(self, expr: cst.BaseExpression) -> Value:
         return self.a.taints.get(expr)
@@ -1026,9 +1083,11 @@ class Evaluator:
 
     def _comprehension(self, expr) -> Taint | None:
         saved = dict(self.env)
+        saved_loops = len(self.loops)
         comp = expr.for_in
         while comp is not None:
             element = self.iter_element(comp.iter)
+            self.loops.append((comp, {name: "varying" for name in _target_names(comp.target)}))
             self.assign(comp.target, element, comp.iter)
             self._record(comp)
             for cond in comp.ifs:
@@ -1040,6 +1099,7 @@ class Evaluator:
         else:
             result = self.expr(expr.elt)
         self.env = saved
+        del self.loops[saved_loops:]
         if result is None:
             return None
         if isinstance(expr, cst.GeneratorExp):
@@ -1137,8 +1197,11 @@ class Evaluator:
         self._last_call_value = None
         self._record(expr)
         self.a.call_names[expr] = q
-        self.a.call_sites.append(CallSite(expr, self.info, self.scope, self.loop_depth, q, arg_values,
-                                          self.recording))
+        callee = callee_value if isinstance(callee_value, FuncValue) else None
+        if callee is None and isinstance(func, cst.Attribute):
+            callee = self._resolve_method(func)
+        self.a.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
+                                           arg_values, self.recording, callee, self._varying())
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
         in_jit = self.recording and bool(self.info and self.info.traces_constants)
@@ -1286,7 +1349,7 @@ class Evaluator:
         for arg in expr.args:
             if arg.keyword is not None:
                 bound.add(arg.keyword.value)
-        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform)
+        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding)
 
     def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
         """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`."""
@@ -1437,14 +1500,15 @@ class Evaluator:
             return  # decorator factory: `jax.jit(static_argnames=...)`, handled at the decorator
         index = list(expr.args).index(fun_arg)
         fv, chain = self._target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
+        if q in jaxapi.JIT_WRAPPERS:
+            self.a.jit_creations[expr] = JitCreation(expr, fun_arg.value, q, self.info,
+                                                     self.loops[-1][0] if self.loops else None, fv)
         if fv is None:
             return
         chain = [(q, expr), *chain]
         binding = self._start_context(fv, chain, expr)
         self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
-                                          q if transform.kind == "jit" else None)
-        if binding is not None:
-            self.a.jit_creations.append((expr, binding, self.info, self.loop_depth))
+                                          q if transform.kind == "jit" else None, binding=binding)
 
     def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
         node = info.node
@@ -1464,8 +1528,9 @@ class Evaluator:
             return None
         fv = FuncValue(info, bound_self=False)
         binding = self._start_context(fv, chain, node.decorators[0], decorated=True)
-        if binding is not None:
-            self.a.jit_creations.append((node, binding, self.info, self.loop_depth))
+        if binding is not None and (self.info is not None or self.loops) and info.class_name is None:
+            self.a.jit_creations[node] = JitCreation(node.decorators[0], node, binding.transform, self.info,
+                                                     self.loops[-1][0] if self.loops else None, fv)
         return binding
 
     def _start_context(self, fv: FuncValue, chain: list[tuple[str, cst.Call | None]], node: cst.CSTNode,
@@ -1497,6 +1562,10 @@ class Evaluator:
             binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound)
         if decorated and binding is not None and binding.name and self.info is None:
             self.a.jit_bindings[binding.name] = binding
+        if binding is not None:
+            self.a.bindings[node] = binding
+            if decorated:
+                info.jit_binding = binding
         if not tracing:
             grad = next((t for t in kinds if t.kind == "grad"), None)
             if grad is None:
@@ -1615,6 +1684,31 @@ class Evaluator:
 
 
 _UNKNOWN = object()
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _assignment_kind(source: cst.BaseExpression | None) -> str:
+    """How a value assigned inside a loop behaves across iterations: "bool" (two values at most),
+    "constant" (a literal: the same every time) or "varying"."""
+    if source is None:
+        return "varying"
+    if isinstance(source, (cst.Comparison,)) or (
+            isinstance(source, cst.UnaryOperation) and isinstance(source.operator, cst.Not)) or (
+            isinstance(source, cst.Name) and source.value in ("True", "False")):
+        return "bool"
+    if isinstance(source, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) or (
+            isinstance(source, cst.Name) and source.value == "None"):
+        return "constant"
+    return "varying"
 
 
 def _merge_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:

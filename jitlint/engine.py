@@ -15,8 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from typing import TYPE_CHECKING
+
 from jitlint.config import Config
 from jitlint.finding import Edit, Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from jitlint.index import ProjectIndex
 
 PARSE_ERROR_CODE = "JIT000"
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -61,8 +66,9 @@ def lint_source(source: str | bytes, path: str = "<stdin>", config: Config | Non
 
 
 def check_source(source: str | bytes, path: str = "<stdin>", config: Config | None = None, *,
-                 apply_noqa: bool = True, module_name: str | None = None,
-                 is_package: bool = False) -> FileResult:
+                 apply_noqa: bool = True, module_name: str | None = None, is_package: bool = False,
+                 index: "ProjectIndex | None" = None) -> FileResult:
+    """Lint one file's text. `index` holds the jitted functions of the other files linted with it."""
     config = config or Config()
     result = FileResult(path)
     if isinstance(source, bytes):
@@ -75,7 +81,7 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
 
     if file_is_suppressed(source):
         return result
-    findings = _analyse(source, path, config, module_name, is_package)
+    findings = _analyse(source, path, config, module_name, is_package, index)
     if apply_noqa and findings:
         suppressions = Suppressions(source)
         findings = [f for f in findings if not suppressions.suppresses(f.line, f.code)]
@@ -105,7 +111,8 @@ def _python_parse_error(source: str, path: str) -> Finding | None:
     return None
 
 
-def _analyse(source: str, path: str, config: Config, module_name: str | None, is_package: bool) -> list[Finding]:
+def _analyse(source: str, path: str, config: Config, module_name: str | None, is_package: bool,
+             index: "ProjectIndex | None") -> list[Finding]:
     import libcst as cst
 
     from jitlint.analysis import analyze
@@ -129,7 +136,7 @@ def _analyse(source: str, path: str, config: Config, module_name: str | None, is
         return [_file_error(path, f"cannot parse file: {type(exc).__name__}: {exc}")]
     try:
         analysis = analyze(module, module_name, is_package)
-        ctx = RuleContext(analysis, path)
+        ctx = RuleContext(analysis, path, index)
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []
@@ -217,23 +224,64 @@ def _walk(root: Path, config: Config) -> Iterator[Path]:
                     yield full
 
 
-def lint_file(path: Path, config: Config) -> FileResult:
+def lint_file(path: Path, config: Config, index: "ProjectIndex | None" = None) -> FileResult:
     display = str(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         return _select(FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
     module_name, is_package = module_name_for(path)
-    return check_source(data, display, config, module_name=module_name, is_package=is_package)
+    return check_source(data, display, config, module_name=module_name, is_package=is_package, index=index)
+
+
+def might_define_jit(text: str) -> bool:
+    """Cheap text test: only files mentioning a jit wrapper can define jitted functions."""
+    return "jit" in text or "pmap" in text
+
+
+def build_index(files: Iterable[Path]) -> "ProjectIndex":
+    """Pass 1: the jitted functions every file defines, from CPython's fast `ast` parse.
+
+    Files that mention no jit wrapper matter only if they re-export a jitted name (`from .model import
+    train_step` in `__init__.py`), so they are summarized only when they import one of those names.
+    """
+    from jitlint.index import ProjectIndex, summarize
+
+    index = ProjectIndex()
+    others: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            text = decode_source(path.read_bytes())
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            continue
+        if might_define_jit(text):
+            _add_summary(index, summarize, path, text)
+        elif "import" in text:
+            others.append((path, text))
+    names = {name for summary in index.modules.values() for name in summary.jitted}
+    for path, text in others:
+        if any(name in text for name in names):
+            _add_summary(index, summarize, path, text)
+    return index
+
+
+def _add_summary(index, summarize, path: Path, text: str) -> None:
+    module_name, is_package = module_name_for(path)
+    if module_name:
+        index.add(summarize(text, str(path), module_name, is_package))
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None) -> RunResult:
+    """Discover files, index their jitted functions, then lint each one against that index."""
     config = config or Config()
+    items = list(discover(list(paths), config))
+    files = [item for item in items if isinstance(item, Path)]
+    index = build_index(files)
     results = []
-    for item in discover(list(paths), config):
+    for item in items:
         if isinstance(item, tuple):
             raw, error = item
             results.append(_select(FileResult(raw, [_file_error(raw, error)]), config))
         else:
-            results.append(lint_file(item, config))
+            results.append(lint_file(item, config, index))
     return RunResult(results)

@@ -17,6 +17,7 @@ from jitlint.finding import Fix, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis
+    from jitlint.index import ProjectIndex
 
 
 @dataclass
@@ -41,10 +42,11 @@ class FixSpec:
 class RuleContext:
     """What a rule sees of a module."""
 
-    def __init__(self, analysis: "ModuleAnalysis", path: str):
+    def __init__(self, analysis: "ModuleAnalysis", path: str, index: "ProjectIndex | None" = None):
         self.analysis = analysis
         self.path = path
         self.module = analysis.module
+        self.index = index  # jitted functions of the other linted files (None: this file alone)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

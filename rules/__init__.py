@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from jitlint.rule import Rule
 
-from . import control_flow, prints, shapes
+from . import control_flow, fresh_callables, jit_in_loops, prints, shapes, static_args
 
-FAMILIES = (control_flow, prints, shapes)
+FAMILIES = (jit_in_loops, fresh_callables, static_args, control_flow, prints, shapes)
 
 
 def _rules_of(module) -> list[type[Rule]]:

@@ -1,0 +1,252 @@
+"""The project index: which functions in the linted files are jitted, and with which static parameters.
+
+Real code defines `@partial(jax.jit, static_argnames=...) def train_step` in one file and calls it in a
+loop in another. Before the full (libcst) analysis, every file gets a cheap summary built from CPython's
+`ast` (which the engine parses anyway to check syntax): its module-level jitted functions and its import
+bindings (for re-exports through `__init__.py`). A summary depends only on its own file's text, so it can
+be cached by content and replaced alone when one file changes (the LSP and the cache rely on that).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass, field
+
+from jitlint import jaxapi
+from jitlint.names import _canonical, resolve_relative
+
+
+@dataclass(frozen=True)
+class JitSignature:
+    """A jitted callable as seen by its callers."""
+
+    qualname: str  # "pkg.model.train_step" (or just the name when the module is unknown)
+    transform: str  # "jax.jit", "equinox.filter_jit", ...
+    positional: tuple[str, ...]
+    kwonly: tuple[str, ...] = ()
+    varargs: bool = False
+    varkw: bool = False
+    static: tuple[str, ...] | None = ()  # static parameter names; None when not literal (unknown)
+    filtered: bool = False  # equinox/nnx: every non-array argument is static
+    path: str = ""
+    line: int = 0
+
+    def param_of(self, position: int | None, keyword: str | None, skip_self: bool = False) -> str | None:
+        if keyword is not None:
+            return keyword if keyword in (*self.positional, *self.kwonly) else None
+        params = self.positional[1:] if skip_self else self.positional
+        if position is not None and position < len(params):
+            return params[position]
+        return None
+
+    def is_static(self, param: str) -> bool | None:
+        """True/False, or None when the static set is unknown."""
+        if self.filtered:
+            return None
+        if self.static is None:
+            return None
+        return param in self.static
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "JitSignature":
+        data = dict(data)
+        for key in ("positional", "kwonly"):
+            data[key] = tuple(data[key])
+        if data.get("static") is not None:
+            data["static"] = tuple(data["static"])
+        return cls(**data)
+
+
+@dataclass
+class ModuleSummary:
+    module: str | None
+    path: str
+    jitted: dict[str, JitSignature] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified name
+
+    def to_dict(self) -> dict:
+        return {"module": self.module, "path": self.path, "imports": self.imports,
+                "jitted": {k: asdict(v) for k, v in self.jitted.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModuleSummary":
+        return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
+                   dict(data["imports"]))
+
+
+# ---------------------------------------------------------------------------------------------- ast side
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _imports(tree: ast.Module, module: str | None, is_package: bool) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    out[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    out[head] = head
+        elif isinstance(stmt, ast.ImportFrom):
+            base = stmt.module or ""
+            if stmt.level:
+                base = resolve_relative(module, is_package, stmt.level, base)
+            for alias in stmt.names:
+                if alias.name == "*":
+                    continue
+                out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return out
+
+
+def _qualify(node: ast.AST, imports: dict[str, str]) -> str | None:
+    name = _dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head not in imports:
+        return None
+    return _canonical(imports[head] + ("." + rest if rest else ""))
+
+
+def _literal(node: ast.AST | None):
+    if node is None:
+        return ()
+    try:
+        value = ast.literal_eval(node)  # literals only: never runs code
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if value is None:
+        return ()
+    if isinstance(value, (int, str)):
+        return (value,)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return tuple(value)
+    return None
+
+
+def _jit_of(node: ast.AST, imports: dict[str, str]) -> tuple[str, ast.Call | None] | None:
+    """`jax.jit`, `jax.jit(...)` (factory form), `partial(jax.jit, ...)` -> (transform, options call)."""
+    if isinstance(node, ast.Call):
+        q = _qualify(node.func, imports)
+        if q == "functools.partial" and node.args:
+            inner = _qualify(node.args[0], imports)
+            if inner in jaxapi.JIT_WRAPPERS:
+                return inner, node
+            return None
+        if q in jaxapi.JIT_WRAPPERS and not node.args:
+            return q, node
+        return None
+    q = _qualify(node, imports)
+    if q in jaxapi.JIT_WRAPPERS:
+        return q, None
+    return None
+
+
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, options: ast.Call | None,
+               qualname: str, path: str, line: int) -> JitSignature:
+    args = fn.args
+    positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+    kwonly = tuple(a.arg for a in args.kwonlyargs)
+    t = jaxapi.TRANSFORMS[transform]
+    static: tuple[str, ...] | None = ()
+    if options is not None:
+        keywords = {kw.arg: kw.value for kw in options.keywords if kw.arg}
+        nums = _literal(keywords.get(t.static_nums_kw)) if t.static_nums_kw else ()
+        names = _literal(keywords.get(t.static_names_kw)) if t.static_names_kw else ()
+        if nums is None or names is None or not all(isinstance(n, int) for n in nums):
+            static = None
+        else:
+            found = {n for n in names if isinstance(n, str)}
+            for i in nums:
+                j = i + len(positional) if i < 0 else i
+                if 0 <= j < len(positional):
+                    found.add(positional[j])
+            static = tuple(sorted(found))
+    return JitSignature(qualname, transform, positional, kwonly, args.vararg is not None, args.kwarg is not None,
+                        static, t.filtered, path, line)
+
+
+def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False) -> ModuleSummary:
+    """The summary of one file; a file that does not parse has an empty one."""
+    if isinstance(source, ast.Module):
+        tree = source
+    else:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return ModuleSummary(module, path)
+    imports = _imports(tree, module, is_package)
+    summary = ModuleSummary(module, path, imports=imports)
+    prefix = f"{module}." if module else ""
+    functions = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[stmt.name] = stmt
+            for dec in stmt.decorator_list:
+                found = _jit_of(dec, imports)
+                if found is not None:
+                    summary.jitted[stmt.name] = _signature(stmt, found[0], found[1], prefix + stmt.name, path,
+                                                           dec.lineno)
+                    break
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = stmt.value
+            if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):
+                q = _qualify(value.func, imports)
+                target = functions.get(value.args[0].id)
+                if q in jaxapi.JIT_WRAPPERS and target is not None:
+                    name = stmt.targets[0].id
+                    summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------- lookups
+
+
+class ProjectIndex:
+    """Summaries of every linted module, resolving qualified names (through re-exports) to jit signatures."""
+
+    def __init__(self, summaries: list[ModuleSummary] | None = None):
+        self.modules: dict[str, ModuleSummary] = {}
+        for summary in summaries or ():
+            self.add(summary)
+
+    def add(self, summary: ModuleSummary) -> None:
+        if summary.module:
+            self.modules[summary.module] = summary
+
+    def remove(self, module: str) -> None:
+        self.modules.pop(module, None)
+
+    def lookup(self, qualified: str, _depth: int = 0) -> JitSignature | None:
+        """`pkg.model.train_step` -> its signature, following `from .model import train_step` re-exports."""
+        if _depth > 8 or not qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        while module:
+            summary = self.modules.get(module)
+            if summary is not None:
+                head, _, rest = name.partition(".")
+                if not rest and head in summary.jitted:
+                    return summary.jitted[head]
+                if head in summary.imports:
+                    target = summary.imports[head] + ("." + rest if rest else "")
+                    return self.lookup(target, _depth + 1)
+                return None
+            module, _, head = module.rpartition(".")
+            name = f"{head}.{name}"
+        return None
+
+    def dependencies(self, qualified_names) -> list[tuple[str, JitSignature | None]]:
+        """What a file's findings depend on: each name it resolves through the index, and the result."""
+        return [(q, self.lookup(q)) for q in sorted(set(qualified_names))]

@@ -1,0 +1,213 @@
+"""JIT2xx: a fresh callable (or identity-hashed object) handed to jitted code.
+
+A static argument is part of the compile-cache key, compared by hash and equality. Lambdas,
+`functools.partial` objects, nested functions and bound methods of new objects are new, unequal objects
+on every call, so each call compiles again (and the cache never evicts them). Passed to a *non-static*
+parameter, a function is not a JAX type at all: the call raises `TypeError` while tracing.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from jitlint.finding import Severity
+from jitlint.rule import Report, Rule, RuleContext
+
+from ._calls import fresh_callable, identity_hashed_object, is_function_value, jitted_calls
+
+
+def _callee(sig) -> str:
+    return sig.qualname.rsplit(".", 1)[-1]
+
+
+class FreshCallableStaticArg(Rule):
+    code = "JIT201"
+    name = "fresh-callable-static-arg"
+    summary = "A lambda/partial/nested def built per call passed as a static argument recompiles every call"
+    severity = Severity.WARNING
+    what = """
+        Finds calls of a jitted function that pass, to a static parameter, a callable built anew on each
+        call or iteration: a lambda, a `functools.partial` or `jax.tree_util.Partial`, a nested function of
+        the calling function, or a bound method of a freshly built object.
+        """
+    why = """
+        Static arguments are compared by hash and equality, and two lambdas or two partials with the same
+        contents are not equal. Every call misses the cache, retraces and compiles again, and the old
+        entries stay in the cache forever.
+        """
+    instead_note = """
+        Define the function once at module level (or build the partial once, outside the loop) and pass
+        that same object every time; for numbers that vary, pass them as traced (non-static) arguments.
+        """
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnums=0)
+        def apply(fn, x):
+            return fn(x)
+
+        def run(xs):
+            for x in xs:
+                apply(lambda v: v * 2, x)
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnums=0)
+        def apply(fn, x):
+            return fn(x)
+
+        def double(v):
+            return v * 2
+
+        def run(xs):
+            for x in xs:
+                apply(double, x)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, args in jitted_calls(ctx):
+            if site.func is None and site.loop is None:
+                continue  # module-level one-off call: one compile
+            for arg in args:
+                if arg.static is not True and not sig.filtered:
+                    continue
+                fresh = fresh_callable(ctx, site, arg.expr, arg.value)
+                if fresh is not None:
+                    yield Report(arg.expr, f"{fresh} is passed to static parameter `{arg.param}` of jitted "
+                                           f"`{_callee(sig)}`: a new object on every call misses the compile cache, "
+                                           "so each call recompiles; define it once and pass the same object")
+
+
+class CallableToTracedArg(Rule):
+    code = "JIT202"
+    name = "callable-to-traced-arg"
+    summary = "A function passed to a non-static parameter of a jitted function raises TypeError"
+    severity = Severity.ERROR
+    raises = ("TypeError",)
+    what = """
+        Finds calls of a jitted function (`jax.jit`/`pjit`/`pmap`) that pass a plain Python function -- a
+        def, lambda, `functools.partial` or bound method -- to a parameter that is not static.
+        """
+    why = """
+        Non-static arguments must be arrays or pytrees of arrays. A function is neither, so JAX raises
+        `TypeError: Error interpreting argument ... as an abstract array` when the call is traced.
+        (`jax.tree_util.Partial` is a pytree and is fine; `equinox.filter_jit` makes non-arrays static.)
+        """
+    instead_note = "Mark the parameter static (`static_argnames=\"fn\"`) and pass the same function object each time."
+    invalid = (
+        """
+        import jax
+
+        def double(v):
+            return v * 2
+
+        @jax.jit
+        def apply(fn, x):
+            return fn(x)
+
+        y = apply(double, 1.0)
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        def double(v):
+            return v * 2
+
+        @partial(jax.jit, static_argnames="fn")
+        def apply(fn, x):
+            return fn(x)
+
+        y = apply(double, 1.0)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, args in jitted_calls(ctx):
+            for arg in args:
+                if arg.static is not False:
+                    continue
+                if is_function_value(arg.expr, arg.value) or (
+                        isinstance(arg.expr, cst.Call) and ctx.analysis.call_names.get(arg.expr) == "functools.partial"):
+                    yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
+                                           f"`{arg.param}` of jitted `{_callee(sig)}`: functions are not JAX types, "
+                                           f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
+
+
+class IdentityHashedStaticArg(Rule):
+    code = "JIT203"
+    name = "identity-hashed-static-arg"
+    summary = "An object built per call (hashed by identity) passed as a static argument recompiles every call"
+    severity = Severity.WARNING
+    what = """
+        Finds calls of a jitted function that pass, to a static parameter, an object built on each call or
+        iteration whose class hashes by identity (no `__hash__`/`__eq__`, not a frozen dataclass, NamedTuple
+        or Enum), or an `optax` optimizer built per call.
+        """
+    why = """
+        With the default identity hash, two objects with the same contents are different cache keys: every
+        call compiles again, and every executable stays cached forever.
+        """
+    instead_note = """
+        Build the object once and reuse it, or make its class hash by value
+        (`@dataclass(frozen=True)`, a `NamedTuple`, or `__hash__`/`__eq__`).
+        """
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        class Config:
+            def __init__(self, depth):
+                self.depth = depth
+
+        @partial(jax.jit, static_argnames="cfg")
+        def forward(x, cfg):
+            return x * cfg.depth
+
+        def run(xs):
+            for x in xs:
+                forward(x, cfg=Config(3))
+        """,
+    )
+    valid = (
+        """
+        from dataclasses import dataclass
+        from functools import partial
+        import jax
+
+        @dataclass(frozen=True)
+        class Config:
+            depth: int
+
+        @partial(jax.jit, static_argnames="cfg")
+        def forward(x, cfg):
+            return x * cfg.depth
+
+        def run(xs):
+            for x in xs:
+                forward(x, cfg=Config(3))
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, args in jitted_calls(ctx):
+            for arg in args:
+                if arg.static is not True:
+                    continue
+                described = identity_hashed_object(ctx, site, arg.expr, arg.value)
+                if described is not None:
+                    yield Report(arg.expr, f"{described} is passed to static parameter `{arg.param}` of jitted "
+                                           f"`{_callee(sig)}`: each new object is a new cache key, so every call "
+                                           "recompiles; build it once, or make its class hash by value")

@@ -1,0 +1,444 @@
+"""JIT3xx: static arguments fed values that keep changing, or that cannot be hashed.
+
+Every distinct value of a static argument is its own compiled executable, kept forever. A loop counter,
+a float learning rate or a per-batch length as a static argument means one compile per value; a list,
+dict or array cannot be hashed at all and fails at call time. Bad `static_argnums`/`static_argnames`
+fail when `jax.jit(...)` is called.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from jitlint.finding import Severity
+from jitlint.rule import Report, Rule, RuleContext
+
+from ._calls import jitted_calls
+
+_UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
+_ARRAY_MODULES = ("numpy.", "jax.numpy.", "jax.random.")
+_DATA_METHODS = ("item", "sum", "max", "min", "mean", "argmax", "argmin", "tolist", "count_nonzero")
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    """Variable names an expression reads (not attribute names, not names bound inside lambdas)."""
+    out: set[str] = set()
+
+    def walk(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+            return
+        if isinstance(node, cst.Attribute):
+            walk(node.value)
+            return
+        if isinstance(node, cst.Lambda):
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(expr)
+    return out
+
+
+def _assigned(ctx: RuleContext, site, name: str) -> list[cst.BaseExpression]:
+    table = site.func.assignments if site.func is not None else ctx.analysis.module_assignments
+    return table.get(name, [])
+
+
+def _is_bool_expr(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Comparison) or (
+        isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False")) or (
+        isinstance(expr, cst.BooleanOperation) and _is_bool_expr(expr.left) and _is_bool_expr(expr.right))
+
+
+def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return "a list"
+    if isinstance(expr, (cst.Dict, cst.DictComp)):
+        return "a dict"
+    if isinstance(expr, (cst.Set, cst.SetComp)):
+        return "a set"
+    if isinstance(expr, cst.Call):
+        q = ctx.analysis.call_names.get(expr)
+        if q in _UNHASHABLE_CALLS:
+            return f"a {q}"
+        if q and q.startswith(_ARRAY_MODULES) and q.rsplit(".", 1)[-1] in (
+                "array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
+                "concatenate", "normal", "uniform", "zeros_like", "ones_like"):
+            return "a NumPy array" if q.startswith("numpy.") else "a JAX array"
+    if isinstance(expr, cst.Name) and depth < 3:
+        sources = _assigned(ctx, site, expr.value)
+        kinds = [_unhashable(ctx, site, s, depth + 1) for s in sources]
+        if sources and all(kinds):
+            return f"`{expr.value}`, {kinds[0]}"
+    return None
+
+
+def _data_derived(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str], depth: int = 0) -> str | None:
+    """`len(batch)` of loop data, `x.shape[0]` of per-batch data, `int(x.sum())`, `x.item()`."""
+    a = ctx.analysis
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr)
+        if q == "len" and expr.args and _names_in(expr.args[0].value) & varying:
+            return f"`{ctx.short(expr)}`, the length of data that changes every iteration"
+        if q in ("int", "float") and expr.args and _computes_on_data(ctx, expr.args[0].value):
+            return f"`{ctx.short(expr)}`, a number computed from array data"
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "item":
+            return f"`{ctx.short(expr)}`, a number computed from array data"
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        if _names_in(expr.value.value) & varying:
+            return f"`{ctx.short(expr)}`, a per-batch size"
+    if isinstance(expr, cst.Name) and depth < 3:
+        for source in _assigned(ctx, site, expr.value):
+            found = _data_derived(ctx, site, source, varying, depth + 1)
+            if found is not None:
+                return f"`{expr.value}` = {found}"
+    return None
+
+
+def _computes_on_data(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _DATA_METHODS:
+            return True
+        q = ctx.analysis.call_names.get(expr)
+        return bool(q and q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in (
+            "sum", "max", "min", "mean", "argmax", "argmin", "count_nonzero", "prod"))
+    return False
+
+
+def _is_computed_float(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Divide):
+            return True
+        return isinstance(expr.left, cst.Float) or isinstance(expr.right, cst.Float) or \
+            _is_computed_float(ctx, site, expr.left, depth) or _is_computed_float(ctx, site, expr.right, depth)
+    if isinstance(expr, cst.Call):
+        q = ctx.analysis.call_names.get(expr)
+        return q == "float" or (q or "").startswith("math.")
+    if isinstance(expr, cst.Name) and depth < 3:
+        sources = _assigned(ctx, site, expr.value)
+        return bool(sources) and any(_is_computed_float(ctx, site, s, depth + 1) for s in sources)
+    return False
+
+
+def _static_calls(ctx: RuleContext):
+    for site, sig, args in jitted_calls(ctx):
+        for arg in args:
+            if arg.static is True:
+                yield site, sig, arg
+
+
+def _callee(sig) -> str:
+    return sig.qualname.rsplit(".", 1)[-1]
+
+
+def _varying_names(site) -> set[str]:
+    return {name for name, kind in site.varying.items() if kind == "varying"}
+
+
+class LoopVaryingStaticArg(Rule):
+    code = "JIT301"
+    name = "loop-varying-static-arg"
+    summary = "A static argument fed a loop variable (or a value reassigned in the loop) compiles per value"
+    severity = Severity.WARNING
+    what = """
+        Finds calls of a jitted function inside a loop that pass, to a static parameter, the loop variable
+        or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`).
+        """
+    why = """
+        Each distinct value of a static argument compiles a new executable, and none are ever evicted: a
+        loop over 1,000 steps compiles 1,000 times. Booleans and other small fixed sets of values are fine
+        and are not reported.
+        """
+    instead_note = """
+        Pass the value as a regular (traced) argument and use `lax.cond`/`jnp.where`/`lax.fori_loop` on it
+        inside the function; keep static arguments for configuration that takes few values.
+        """
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnums=1)
+        def shift(x, k):
+            return x + k
+
+        def run(x):
+            for i in range(100):
+                x = shift(x, i)
+            return x
+        """,
+    )
+    valid = (
+        """
+        import jax
+
+        @jax.jit
+        def shift(x, k):
+            return x + k
+
+        def run(x):
+            for i in range(100):
+                x = shift(x, i)  # traced: one compile
+            return x
+        """,
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="first")
+        def step(x, first):
+            return x if first else x * 2
+
+        def run(x):
+            for i in range(100):
+                x = step(x, first=i == 0)  # a bool: two compiles at most
+            return x
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, arg in _static_calls(ctx):
+            if site.loop is None or _is_bool_expr(arg.expr):
+                continue
+            varying = _varying_names(site)
+            used = sorted(_names_in(arg.expr) & varying)
+            if not used:
+                continue
+            if _data_derived(ctx, site, arg.expr, varying) or _is_computed_float(ctx, site, arg.expr):
+                continue  # reported by the more specific JIT302/JIT303
+            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets "
+                                   f"`{ctx.short(arg.expr)}`, which changes every iteration (`{used[0]}`): one "
+                                   "compile per distinct value, never evicted; pass it as a traced argument")
+
+
+class FloatStaticArg(Rule):
+    code = "JIT302"
+    name = "float-static-arg"
+    summary = "A static argument fed a computed float that changes (a learning rate schedule) compiles per value"
+    severity = Severity.WARNING
+    what = """
+        Finds calls that pass a computed float that changes between calls -- `lr = 0.1 / (epoch + 1)`,
+        `scale * 0.5` in a loop, `float(x.mean())` -- to a static parameter of a jitted function.
+        """
+    why = """
+        Floats take practically unlimited values, and every new value is a new compile cache key: a decaying
+        learning rate compiles the step again every epoch. (A float literal passed every time is a single
+        value and is not reported.)
+        """
+    instead_note = "Pass floats as regular (traced) arguments: `step(params, x, lr)` with `lr` not in `static_argnames`."
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="lr")
+        def sgd(w, g, lr):
+            return w - lr * g
+
+        def train(w, grads):
+            for epoch, g in enumerate(grads):
+                lr = 0.1 / (epoch + 1)
+                w = sgd(w, g, lr=lr)
+            return w
+        """,
+    )
+    valid = (
+        """
+        import jax
+
+        @jax.jit
+        def sgd(w, g, lr):
+            return w - lr * g
+
+        def train(w, grads):
+            for epoch, g in enumerate(grads):
+                lr = 0.1 / (epoch + 1)
+                w = sgd(w, g, lr)
+            return w
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, arg in _static_calls(ctx):
+            if not _is_computed_float(ctx, site, arg.expr):
+                continue
+            varying = _varying_names(site)
+            data = _data_derived(ctx, site, arg.expr, varying)
+            if not (_names_in(arg.expr) & varying or _depends_on_varying(ctx, site, arg.expr, varying)) or data:
+                continue
+            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets the computed "
+                                   f"float `{ctx.short(arg.expr)}`, which changes between calls: one compile per "
+                                   "value; pass it as a traced argument")
+
+
+def _depends_on_varying(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str], depth: int = 0) -> bool:
+    for name in _names_in(expr):
+        if name in varying:
+            return True
+        if depth < 3:
+            for source in _assigned(ctx, site, name):
+                if _depends_on_varying(ctx, site, source, varying, depth + 1):
+                    return True
+    return False
+
+
+class DataDerivedStaticArg(Rule):
+    code = "JIT303"
+    name = "data-derived-static-arg"
+    summary = "A static argument fed a per-batch length or a value read from array data compiles per value"
+    severity = Severity.WARNING
+    what = """
+        Finds static arguments fed data-derived counts: `len(batch)` or `batch.shape[0]` of data that
+        changes each iteration, `int(x.sum())`, `x.item()`.
+        """
+    why = """
+        Values read from the data take as many values as the data does: each one compiles a new executable,
+        and the cache grows without bound (a ragged last batch alone costs an extra compile per epoch).
+        """
+    instead_note = """
+        Pad batches to a fixed size and pass a mask, or pass the count as a traced argument and use
+        `jnp.where`/`lax.fori_loop` with it.
+        """
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="n")
+        def mean_first(x, n):
+            return x[:n].mean()
+
+        def run(batches):
+            for batch in batches:
+                mean_first(batch, n=len(batch))
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="n")
+        def mean_first(x, n):
+            return x[:n].mean()
+
+        def run(batches, n):
+            for batch in batches:
+                mean_first(batch, n=n)  # the same value every iteration
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, arg in _static_calls(ctx):
+            if site.func is None and site.loop is None:
+                continue
+            found = _data_derived(ctx, site, arg.expr, _varying_names(site))
+            if found is not None:
+                yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets {found}: "
+                                       "one compile per distinct value; pad to a fixed size or pass it traced")
+
+
+class UnhashableStaticArg(Rule):
+    code = "JIT304"
+    name = "unhashable-static-arg"
+    summary = "A list, dict, set or array passed as a static argument raises ValueError"
+    severity = Severity.ERROR
+    raises = ("ValueError",)
+    what = "Finds lists, dicts, sets and NumPy/JAX arrays passed to static parameters of jitted functions."
+    why = """
+        Static arguments are hashed to look up the compile cache. These types are unhashable, so the call
+        fails with `ValueError: Non-hashable static arguments are not supported`.
+        """
+    instead_note = "Pass a tuple (`tuple(sizes)`) or a frozen dataclass; pass arrays as regular, traced arguments."
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="sizes")
+        def split(x, sizes):
+            return x
+
+        y = split(1.0, sizes=[2, 3])
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="sizes")
+        def split(x, sizes):
+            return x
+
+        y = split(1.0, sizes=(2, 3))
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site, sig, arg in _static_calls(ctx):
+            kind = _unhashable(ctx, site, arg.expr)
+            if kind is not None:
+                yield Report(arg.expr, f"{kind} is passed to static parameter `{arg.param}` of jitted "
+                                       f"`{_callee(sig)}`: static arguments must be hashable, so the call raises "
+                                       "ValueError; pass a tuple, or make it a traced argument")
+
+
+class InvalidStaticSpec(Rule):
+    code = "JIT305"
+    name = "invalid-static-argnums"
+    summary = "`static_argnums`/`static_argnames` that do not match the function's parameters"
+    severity = Severity.ERROR
+    raises = ("ValueError",)
+    what = """
+        Finds `jax.jit(f, static_argnums=...)` / `static_argnames=...` (decorator, `partial` or call form)
+        naming a position past the function's positional parameters or a name it does not have.
+        """
+    why = """
+        `jax.jit` validates these when it wraps the function and raises `ValueError` (`Jitted function has
+        invalid argnames {...} in static_argnames`, or `... has static_argnums=(5,), but only accepts 2
+        positional arguments`). Functions with `*args`/`**kwargs` accept any position/name.
+        """
+    instead_note = "Fix the index or the name (keyword-only parameters can only be static by name)."
+    invalid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="nn")
+        def f(x, n):
+            return x * n
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="n")
+        def f(x, n):
+            return x * n
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for node, binding in ctx.analysis.bindings.items():
+            info = binding.target
+            if info is None or binding.static_argnums is None or binding.static_argnames is None:
+                continue
+            n = len([p for p in info.positional if p not in binding.bound])
+            if info.vararg is None:
+                for i in binding.static_argnums:
+                    if not -n <= i < n:
+                        yield Report(node, f"`static_argnums` includes {i}, but `{info.name}` accepts only {n} "
+                                           "positional arguments: `jax.jit` raises ValueError")
+                        break
+            if info.kwarg is None:
+                unknown = [name for name in binding.static_argnames if name not in info.params]
+                if unknown:
+                    yield Report(node, f"`static_argnames` names {', '.join(repr(u) for u in unknown)}, which "
+                                       f"`{info.name}` does not take: `jax.jit` raises ValueError")
