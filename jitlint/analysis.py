@@ -38,7 +38,7 @@ class Taint:
     is_bool: bool = False  # known to be a boolean array (a mask)
     is_array: bool = False  # known to be an array, not a container/pytree
     container: bool = False  # a Python tuple/list/dict holding tracers (its truth value is fine)
-    filtered: bool = False  # a parameter of an equinox/nnx filtered transform: fields may be static
+    filtered: bool = False  # a flax nnx graph-node argument: its plain attributes may be static Python values
     from_constant: bool = False  # made by jnp/lax from constants (a tracer only because of jit)
 
 
@@ -147,7 +147,6 @@ class FunctionInfo:
         self.closure: dict[str, Value] = {}
         self.traced = False
         self.traces_constants = False
-        self.filtered = False
         self.callback = False  # target of a host callback: runs on concrete values
         self.eager_done = False
         self.return_taint: Taint | None = None
@@ -283,7 +282,11 @@ class ModuleAnalysis:
             self._queued.discard(id(info))
             Evaluator(self, info).run_function()
         # Every function not reached by tracing is still walked once, eagerly, to find transforms.
-        for info in list(self.functions):
+        # (Walking may create lambda infos: iterate by position so they are walked too.)
+        i = 0
+        while i < len(self.functions):
+            info = self.functions[i]
+            i += 1
             if not info.eager_done and not info.traced:
                 info.eager_done = True
                 Evaluator(self, info).run_function()
@@ -312,8 +315,6 @@ class ModuleAnalysis:
         if traces_constants and not info.traces_constants:
             info.traces_constants = True
             changed = True
-        if context.filtered and not info.filtered:
-            info.filtered = True
         for name in info.params:
             old = info.param_taint.get(name)
             new = join(old, params.get(name))
@@ -342,7 +343,6 @@ class ModuleAnalysis:
             info = FunctionInfo(node, "<lambda>", qual, parent, None, scope)
             self._lambda_infos[node] = info
             self.functions.append(info)
-            info.eager_done = True  # a lambda body has no statements to discover
         return info
 
     def scope_for(self, node: cst.CSTNode) -> Scope:
@@ -978,7 +978,8 @@ class Evaluator:
             return None
         if base.filtered and not base.is_array:
             return None
-        return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=base.is_array,
+        # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
+        return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
                      from_constant=base.from_constant and not any(index_taints))
 
     def _slice_element(self, el: cst.SubscriptElement) -> Taint | None:
@@ -1498,6 +1499,8 @@ class Evaluator:
         fun_arg = pos[0] if pos else _kwarg(expr, "fun") or _kwarg(expr, "f")
         if fun_arg is None:
             return  # decorator factory: `jax.jit(static_argnames=...)`, handled at the decorator
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` transforms run eagerly
         index = list(expr.args).index(fun_arg)
         fv, chain = self._target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
         if q in jaxapi.JIT_WRAPPERS:
@@ -1583,6 +1586,7 @@ class Evaluator:
             return binding
         first = tracing[0]
         filtered = any(t.filtered for t in tracing)
+        graph_nodes = any(t.graph_nodes for t in tracing)
         traces_constants = any(t.traces_constants for t in tracing)
         vmap_static = self._vmap_unbatched(chain, info, static)
         params: dict[str, Taint | None] = {}
@@ -1593,13 +1597,11 @@ class Evaluator:
                 continue  # a Python default that no caller passes stays a Python value
             kind = _annotation_kind(info.annotations.get(name))
             if filtered and kind != "array":
-                if kind in ("static", "scalar") or name in info.defaults:
-                    continue  # equinox/nnx keep Python scalars and other non-arrays static
-                params[name] = Taint(TRACED, name, filtered=True)
-                continue
-            params[name] = Taint(TRACED, name, is_array=kind in ("array", "scalar") or name in info.scalar_defaults)
+                continue  # equinox keeps non-array arguments static; an unannotated one may be either
+            is_array = kind in ("array", "scalar") or name in info.scalar_defaults
+            params[name] = Taint(TRACED, name, is_array=is_array, filtered=graph_nodes and not is_array)
         via = "@" + outer_q if decorated else f"{outer_q}(...)"
-        context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered)
+        context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered or graph_nodes)
         closure = self._closure() if self.info is not None and info.parent is self.info else None
         self.a.request(info, context, params, closure, traces_constants)
         if not restart:
@@ -1653,6 +1655,8 @@ class Evaluator:
         return out
 
     def _lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` lax loops run their bodies eagerly
         targets: list[tuple[cst.BaseExpression, Value]] = []
         values_by_arg = dict(zip([id(a) for a in expr.args], arg_values))
         if q in jaxapi.LAX_SWITCH:

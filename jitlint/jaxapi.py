@@ -20,9 +20,12 @@ class Transform:
     static_names_kw: str | None = None
     # jnp computations on constants give tracers under this transform (true for jit-like staging).
     traces_constants: bool = True
-    # Non-array arguments are static (equinox filter_*, flax nnx graph nodes): attributes of a
-    # parameter may be static Python values, so jitlint does not treat them as traced.
+    # equinox filter_*: every non-array argument is static, so only parameters annotated as arrays
+    # are known to be traced.
     filtered: bool = False
+    # flax nnx: Module arguments are graph nodes whose plain attributes are static Python values; other
+    # arguments (Python scalars included) are traced as under jax.jit.
+    graph_nodes: bool = False
     # Whether a fresh wrapper of a stable function retraces (nnx.jit does, jax.jit does not).
     rewrap_retraces: bool = False
 
@@ -59,9 +62,9 @@ TRANSFORMS: dict[str, Transform] = {
     "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
     "equinox.filter_grad": GRAD,
     "equinox.filter_value_and_grad": GRAD,
-    "flax.nnx.jit": Transform("jit", "static_argnums", "static_argnames", filtered=True,
+    "flax.nnx.jit": Transform("jit", "static_argnums", "static_argnames", graph_nodes=True,
                               rewrap_retraces=True),
-    "flax.nnx.vmap": Transform("vmap", traces_constants=False, filtered=True),
+    "flax.nnx.vmap": Transform("vmap", traces_constants=False, graph_nodes=True),
     "flax.nnx.grad": GRAD,
     "flax.nnx.value_and_grad": GRAD,
     # Wrappers that do not trace by themselves (eager shard_map, custom derivative rules).

@@ -209,14 +209,16 @@ class SizeDependentOutput(Rule):
             checked = [arg.value for arg in node.args if arg.keyword is None][:n] + [
                 arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value in (
                     "a", "ar", "arr", "condition", "ar1", "ar2", "x")]
-            for expr in checked:
-                traced = certain_tracer(a, expr)
-                if traced is not None:
-                    short = q.replace("jax.numpy.", "jnp.")
-                    yield Report(node, f"`{short}` of traced value {describe(ctx, expr, traced)} {where(site)} has a "
-                                       "data-dependent output size and fails at trace time; pass a static "
-                                       "`size=` (and `fill_value=`)")
-                    break
+            short = q.replace("jax.numpy.", "jnp.")
+            traced = next(((e, t) for e, t in ((e, certain_tracer(a, e)) for e in checked) if t), None)
+            if traced is not None:
+                what = f"traced value {describe(ctx, traced[0], traced[1])}"
+            elif checked and site.func.traces_constants:
+                what = "a constant (inside `jit`, `jnp` turns it into a tracer too)"
+            else:
+                continue
+            yield Report(node, f"`{short}` of {what} {where(site)} has a data-dependent output size and fails "
+                               "at trace time; pass a static `size=` (and `fill_value=`)")
 
 
 class TracedShape(Rule):
