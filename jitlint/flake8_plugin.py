@@ -33,16 +33,15 @@ def _config_from_options(options: argparse.Namespace) -> Config:
     from jitlint.config import ConfigError, load_config
 
     config = Config()
-    apply_excludes = False
     if options.jitlint_config:
         path = Path(options.jitlint_config)
         if not path.is_file():
             raise ConfigError(f"jitlint-config: {options.jitlint_config} not found")
-        config = load_config(path)
-        apply_excludes = True
+        # flake8 names each file to the plugin, as pre-commit names them to `jitlint check`, so the
+        # configured excludes apply as with --force-exclude. Without a config, flake8's --exclude decides.
+        config = load_config(path).with_overrides(force_exclude=True)
     # flake8 selects and ignores, so the engine must report every jitlint code.
-    return config.with_overrides(select=("ALL",), extend_select=(), ignore=(), per_file_ignores=(),
-                                 force_exclude=apply_excludes)
+    return config.with_overrides(select=("ALL",), extend_select=(), ignore=(), per_file_ignores=())
 
 
 class JitlintChecker:

@@ -1,0 +1,154 @@
+"""The pre-commit hooks (.pre-commit-hooks.yaml), through the real `pre-commit` command.
+
+`pre-commit try-repo` installs the hook repository into a fresh virtualenv with pip (from PyPI) and runs
+it on a throwaway git repository, as a user's `.pre-commit-config.yaml` would. It builds that virtualenv
+in a temporary store on every call (not in PRE_COMMIT_HOME), so this module keeps the calls few.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml  # a dependency of pre-commit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BAD = textwrap.dedent("""\
+    import jax
+
+
+    @jax.jit
+    def step(x):
+        print(x)
+        return x
+    """)
+GOOD = BAD.replace("print(x)", "jax.debug.print('{}', x)")
+PYPROJECT = textwrap.dedent("""\
+    [tool.jitlint]
+    extend-exclude = ["generated"]
+    """)
+
+
+def precommit_exe() -> str:
+    exe = Path(sys.executable).with_name("pre-commit")
+    assert exe.exists(), "pre-commit is not installed next to this interpreter; run `pip install -e .[dev]`"
+    return str(exe)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict[str, str]:
+    """git and pre-commit, isolated from the machine's configuration and from any enclosing git hook."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT")) and k != "SKIP"}
+    env.update(
+        GIT_AUTHOR_NAME="jitlint tests", GIT_AUTHOR_EMAIL="tests@jitlint.invalid",
+        GIT_COMMITTER_NAME="jitlint tests", GIT_COMMITTER_EMAIL="tests@jitlint.invalid",
+        GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
+        PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")),
+        PRE_COMMIT_COLOR="never",
+    )
+    return env
+
+
+def git(*args, cwd: Path, env: dict[str, str]) -> str:
+    result = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory, env) -> Path:
+    """This checkout's working tree, committed to a scratch repository.
+
+    try-repo on the checkout itself would carry over edits to tracked files but not new, untracked ones;
+    a snapshot of every file git would track tests exactly the code on disk (in CI: the commit)."""
+    assert (ROOT / ".git").exists(), f"{ROOT} is not a git checkout"
+    snapshot = tmp_path_factory.mktemp("hook-repo")
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=env)
+    for rel in filter(None, listed.split("\0")):
+        source = ROOT / rel
+        if source.is_file():  # skips files deleted but not yet committed
+            (snapshot / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / rel)
+    assert (snapshot / ".pre-commit-hooks.yaml").is_file()
+    git("init", "-q", cwd=snapshot, env=env)
+    git("add", "-A", cwd=snapshot, env=env)
+    git("commit", "-q", "-m", "snapshot", cwd=snapshot, env=env)
+    return snapshot
+
+
+def make_repo(folder: Path, files: dict[str, str], env: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    git("init", "-q", cwd=folder, env=env)
+    git("add", "-A", cwd=folder, env=env)
+    git("commit", "-q", "-m", "init", cwd=folder, env=env)
+    return folder
+
+
+def try_repo(hook_repo: Path, hook_id: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    result = subprocess.run([precommit_exe(), "try-repo", str(hook_repo), hook_id, "--all-files"], cwd=repo,
+                            env=env, capture_output=True, text=True, timeout=600)
+    assert "An unexpected error has occurred" not in result.stdout + result.stderr, result.stdout + result.stderr
+    return result
+
+
+def finding_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if ": JIT" in line]
+
+
+def test_manifest_is_valid():
+    result = subprocess.run([precommit_exe(), "validate-manifest", ".pre-commit-hooks.yaml"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["jitlint"]["entry"] == "jitlint check --force-exclude"
+    assert hooks["jitlint-fix"]["entry"] == "jitlint check --fix --force-exclude"
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["require_serial"] is True
+
+
+def test_jitlint_hook_fails_on_a_finding_skips_excluded_files_and_passes_once_fixed(hook_repo, tmp_path, env):
+    repo = make_repo(tmp_path, {
+        "pyproject.toml": PYPROJECT,
+        "train.py": BAD,
+        # Excluded by [tool.jitlint]; pre-commit still passes it by name, as it passes every Python file.
+        "generated/model_pb.py": BAD,
+    }, env)
+    # Without the exclusion the generated file has a finding of its own.
+    own = subprocess.run([str(Path(sys.executable).with_name("jitlint")), "check", "generated/model_pb.py"],
+                         cwd=repo, capture_output=True, text=True, timeout=120)
+    assert own.returncode == 1 and "generated/model_pb.py:6:5: JIT501" in own.stdout
+
+    failed = try_repo(hook_repo, "jitlint", repo, env)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "- hook id: jitlint" in failed.stdout
+    assert [line.split(" ", 2)[:2] for line in finding_lines(failed.stdout)] == [["train.py:6:5:", "JIT501"]]
+
+    (repo / "train.py").write_text(GOOD, encoding="utf-8")
+    passed = try_repo(hook_repo, "jitlint", repo, env)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    # "Passed", not "(no files to check) Skipped": the hook ran, on train.py and the excluded file.
+    assert any(line.startswith("jitlint.") and line.endswith("Passed") for line in passed.stdout.splitlines()), \
+        passed.stdout
+    assert finding_lines(passed.stdout) == []
+
+
+def test_jitlint_fix_hook_rewrites_the_file(hook_repo, tmp_path, env):
+    repo = make_repo(tmp_path, {"train.py": BAD}, env)
+    result = try_repo(hook_repo, "jitlint-fix", repo, env)
+    # pre-commit fails a hook that changed files, so the user reviews the fix before committing.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "- files were modified by this hook" in result.stdout
+    fixed = (repo / "train.py").read_text(encoding="utf-8")
+    assert fixed == BAD.replace("print(x)", 'jax.debug.print("{}", x)')
+    assert finding_lines(result.stdout) == []
