@@ -50,12 +50,13 @@ def mentions_traced(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Taint
     return None
 
 
-def describe(ctx, expr: cst.BaseExpression, taint: Taint) -> str:
+def describe(ctx, expr: cst.BaseExpression, taint: Taint, site: Site | None = None) -> str:
     """`x`, or `z` (from `x`): the value as written, and the traced value it derives from."""
     text = ctx.short(expr, 30)
-    if text == taint.origin:
-        return f"`{text}`"
-    return f"`{text}` (from `{taint.origin}`)"
+    shown = f"`{text}`" if text == taint.origin else f"`{text}` (from `{taint.origin}`)"
+    if site is not None and taint.origin in site.func.passed_params:
+        shown += f" (it has a default, but a call passes `{taint.origin}`, so it is traced)"
+    return shown
 
 
 def where(site: Site) -> str:

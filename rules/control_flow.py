@@ -92,7 +92,7 @@ class IfOnTracedValue(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 kind = "while" if isinstance(node, cst.While) else "if"
-                yield Report(node.test, f"`{kind}` on traced value {describe(ctx, node.test, traced)} {where(site)} "
+                yield Report(node.test, f"`{kind}` on traced value {describe(ctx, node.test, traced, site)} {where(site)} "
                                         f"raises TracerBoolConversionError at trace time; {_FIX_COND}")
 
 
@@ -137,7 +137,7 @@ class AssertOnTracedValue(Rule):
         for node, site in a.sites_of(cst.Assert):
             traced = truth_tested(a, node.test)
             if traced is not None:
-                yield Report(node.test, f"`assert` on traced value {describe(ctx, node.test, traced)} {where(site)} "
+                yield Report(node.test, f"`assert` on traced value {describe(ctx, node.test, traced, site)} {where(site)} "
                                         "raises TracerBoolConversionError at trace time; assert on shapes, or "
                                         "check values with `equinox.error_if` / `jax.experimental.checkify`")
 
@@ -201,13 +201,13 @@ class BoolConversionInExpression(Rule):
         for node, site in a.sites_of(cst.IfExp):
             traced = truth_tested(a, node.test)
             if traced is not None:
-                yield Report(node.test, f"conditional expression on traced value {describe(ctx, node.test, traced)} "
+                yield Report(node.test, f"conditional expression on traced value {describe(ctx, node.test, traced, site)} "
                                         f"{where(site)} raises TracerBoolConversionError; use `jnp.where(cond, a, b)`")
         for node, site in a.sites_of(cst.CompFor):
             for cond in node.ifs:
                 traced = truth_tested(a, cond.test)
                 if traced is not None:
-                    yield Report(cond.test, f"comprehension filter on traced value {describe(ctx, cond.test, traced)} "
+                    yield Report(cond.test, f"comprehension filter on traced value {describe(ctx, cond.test, traced, site)} "
                                             f"{where(site)} raises TracerBoolConversionError; use `jnp.where` or a "
                                             "mask with a fixed size")
         inner_chain = {child for node, _ in a.sites_of(cst.BooleanOperation) for child in (node.left, node.right)}
@@ -219,7 +219,7 @@ class BoolConversionInExpression(Rule):
                 traced = truth_tested(a, operand)
                 if traced is not None:
                     op = "and" if isinstance(node.operator, cst.And) else "or"
-                    yield Report(node, f"`{op}` takes the truth value of traced {describe(ctx, operand, traced)} "
+                    yield Report(node, f"`{op}` takes the truth value of traced {describe(ctx, operand, traced, site)} "
                                        f"{where(site)} and raises TracerBoolConversionError; use `jnp.where` or "
                                        "`jnp.logical_and`/`jnp.logical_or`")
                     break
@@ -228,14 +228,14 @@ class BoolConversionInExpression(Rule):
                 continue
             traced = truth_tested(a, node.expression)
             if traced is not None:
-                yield Report(node, f"`not` on traced value {describe(ctx, node.expression, traced)} {where(site)} "
+                yield Report(node, f"`not` on traced value {describe(ctx, node.expression, traced, site)} {where(site)} "
                                    "raises TracerBoolConversionError; use `~mask` or `jnp.logical_not`")
         for node, site in a.sites_of(cst.Comparison):
             if node in in_condition:
                 continue
             traced = membership_tested(a, node)
             if traced is not None:
-                yield Report(node, f"`in` compares traced value {describe(ctx, node.left, traced)} {where(site)} "
+                yield Report(node, f"`in` compares traced value {describe(ctx, node.left, traced, site)} {where(site)} "
                                    "element by element and raises TracerBoolConversionError; use `jnp.isin`")
 
 
@@ -312,7 +312,7 @@ class ConcreteValueOfTracer(Rule):
                 traced = certain_tracer(a, node.args[0].value, min_level or 2)
                 if traced is not None:
                     name = q.rsplit(".", 1)[-1]
-                    yield Report(node, f"`{name}()` of traced value {describe(ctx, node.args[0].value, traced)} "
+                    yield Report(node, f"`{name}()` of traced value {describe(ctx, node.args[0].value, traced, site)} "
                                        f"{where(site)} needs a concrete value and raises "
                                        f"{jaxapi.CONCRETIZERS[q]}; keep it an array (e.g. `.astype(...)`) or make "
                                        "it a static argument")
@@ -327,7 +327,7 @@ class ConcreteValueOfTracer(Rule):
                 traced = certain_tracer(a, node.func.value, min_level)
                 if traced is not None:
                     yield Report(node, f"`.{node.func.attr.value}()` of traced value "
-                                       f"{describe(ctx, node.func.value, traced)} {where(site)} needs a concrete value "
+                                       f"{describe(ctx, node.func.value, traced, site)} {where(site)} needs a concrete value "
                                        "and raises ConcretizationTypeError; keep it an array")
 
 
@@ -457,7 +457,7 @@ class NumpyOnTracer(Rule):
                 traced = certain_tracer(a, arg.value, GRAD_TRACED)
                 if traced is not None:
                     short = q.replace("numpy.", "np.")
-                    yield Report(node, f"`{short}` on traced value {describe(ctx, arg.value, traced)} {where(site)} "
+                    yield Report(node, f"`{short}` on traced value {describe(ctx, arg.value, traced, site)} {where(site)} "
                                        f"converts it to a NumPy array and raises TracerArrayConversionError; use "
                                        f"`{short.replace('np.', 'jnp.')}`")
                     break
@@ -520,7 +520,7 @@ class RangeOfTracer(Rule):
             for arg in node.args:
                 traced = certain_tracer(a, arg.value)
                 if traced is not None:
-                    yield Report(node, f"`range()` over traced value {describe(ctx, arg.value, traced)} {where(site)} "
+                    yield Report(node, f"`range()` over traced value {describe(ctx, arg.value, traced, site)} {where(site)} "
                                        "raises TracerIntegerConversionError; use `lax.fori_loop` (traced bounds are "
                                        "fine there) or make the bound a static argument")
                     break
@@ -532,7 +532,7 @@ class RangeOfTracer(Rule):
                     traced = certain_tracer(a, el.slice.value)
                     if traced is not None:
                         yield Report(node, f"indexing a Python list with traced value "
-                                           f"{describe(ctx, el.slice.value, traced)} {where(site)} raises "
+                                           f"{describe(ctx, el.slice.value, traced, site)} {where(site)} raises "
                                            "TracerIntegerConversionError; index a `jnp.array` or use `lax.switch`")
                         break
 
@@ -581,7 +581,7 @@ class TracedSliceBound(Rule):
                     continue
                 traced = certain_tracer(a, bound)
                 if traced is not None:
-                    yield Report(node, f"slice bound {describe(ctx, bound, traced)} is traced {where(site)}: the "
+                    yield Report(node, f"slice bound {describe(ctx, bound, traced, site)} is traced {where(site)}: the "
                                        "result's shape would depend on it, so JAX raises IndexError; use "
                                        "`lax.dynamic_slice` with a static size, or a static argument")
                     break
@@ -634,7 +634,7 @@ class LoopOverTracedArray(Rule):
             for expr in candidates:
                 traced = certain_tracer(a, expr)
                 if traced is not None and traced.is_array:
-                    yield Report(expr, f"Python loop over traced array {describe(ctx, expr, traced)} {where(site)} "
+                    yield Report(expr, f"Python loop over traced array {describe(ctx, expr, traced, site)} {where(site)} "
                                        "is unrolled: compile time grows with its length; use `jax.vmap`, "
                                        "`lax.map` or `lax.scan`")
                     break

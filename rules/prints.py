@@ -89,7 +89,7 @@ class PrintTracedValue(Rule):
                     continue
                 traced = mentions_traced(a, arg.value)
                 if traced is not None:
-                    shown = describe(ctx, arg.value, traced)
+                    shown = describe(ctx, arg.value, traced, site)
                     break
             if shown is None:
                 continue
@@ -171,7 +171,7 @@ class LogTracedValue(Rule):
                 if traced is not None:
                     yield Report(
                         call,
-                        f"`{ctx.short(func)}` of traced value {describe(ctx, arg.value, traced)} {where(site)}: it runs once, at "
+                        f"`{ctx.short(func)}` of traced value {describe(ctx, arg.value, traced, site)} {where(site)}: it runs once, at "
                         f"trace time, and records a tracer, not the values; log through "
                         f"`jax.debug.callback` or use `jax.debug.print`",
                     )

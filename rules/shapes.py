@@ -95,7 +95,7 @@ class BooleanMaskIndex(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, f"boolean mask {describe(ctx, mask, traced)} is traced {where(site)}: the "
+                yield Report(node, f"boolean mask {describe(ctx, mask, traced, site)} is traced {where(site)}: the "
                                    "result's size depends on the data, so JAX raises NonConcreteBooleanIndexError; "
                                    "use `jnp.where(mask, x, 0)` or a reduction with `where=mask`")
 
@@ -140,7 +140,7 @@ class BooleanMaskAt(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, f"`.at[]` with traced boolean mask {describe(ctx, mask, traced)} {where(site)} "
+                yield Report(node, f"`.at[]` with traced boolean mask {describe(ctx, mask, traced, site)} {where(site)} "
                                    "raises NonConcreteBooleanIndexError; use `jnp.where(mask, new, x)`")
 
 
@@ -212,7 +212,7 @@ class SizeDependentOutput(Rule):
             short = q.replace("jax.numpy.", "jnp.")
             traced = next(((e, t) for e, t in ((e, certain_tracer(a, e)) for e in checked) if t), None)
             if traced is not None:
-                what = f"traced value {describe(ctx, traced[0], traced[1])}"
+                what = f"traced value {describe(ctx, traced[0], traced[1], site)}"
             elif checked and site.func.traces_constants:
                 what = "a constant (inside `jit`, `jnp` turns it into a tracer too)"
             else:
@@ -290,7 +290,7 @@ class TracedShape(Rule):
             for expr in shape_exprs:
                 traced = _traced_in_shape(a, expr)
                 if traced is not None:
-                    yield Report(node, f"shape argument {describe(ctx, expr, traced)} is traced {where(site)}: shapes "
+                    yield Report(node, f"shape argument {describe(ctx, expr, traced, site)} is traced {where(site)}: shapes "
                                        "must be static, so JAX raises at trace time; make it a static argument or "
                                        "derive it from `x.shape`")
                     break
