@@ -68,7 +68,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] in (["lsp"], ["run"]):
+        # They parse their own options: argparse's REMAINDER rejects a leading one (`lsp --stdio`).
+        args = argparse.Namespace(command=argv[0], args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     try:
         if args.command == "check":
             return _check(args)

@@ -88,3 +88,25 @@ class Suppressions:
         if d is None:
             return False
         return d.codes is None or code.startswith(d.codes)
+
+
+def add_code_to_comment(comment: str | None, code: str) -> str | None:
+    """The comment that also suppresses `code`: the code merged into an existing `# noqa: A, B` list,
+    `# noqa: CODE` added to a comment without one, or a new comment. None if `comment` already
+    suppresses `code` (a bare `# noqa` does)."""
+    if not comment:
+        return f"# noqa: {code}"
+    m = _NOQA.search(comment)
+    if m is None:
+        return f"{comment}  # noqa: {code}"
+    directive, _ = parse_noqa(comment)
+    if directive is not None and (directive.codes is None or code.startswith(directive.codes)):
+        return None
+    start = m.start("codes")
+    if directive is None:  # `# noqa:` with no valid codes: put the code first, keep the rest as prose
+        rest = comment[start:]
+        return f"{comment[:start].rstrip()} {code}{', ' if rest.strip() else ''}{rest}"
+    # after the last valid code, so trailing prose stays behind the list
+    words = list(re.finditer(r"[^,\s]+", m.group("codes")))
+    end = start + words[len(directive.codes) - 1].end()
+    return f"{comment[:end]}, {code}{comment[end:]}"
