@@ -237,6 +237,7 @@ class ModuleAnalysis:
         self.module = module
         self.scope = Scope(module_name=module_name, is_package=is_package)
         self.functions: list[FunctionInfo] = []
+        self.def_infos: dict[cst.FunctionDef, FunctionInfo] = {}
         self.module_defs: dict[str, FunctionInfo] = {}
         self.classes: dict[str, dict[str, FunctionInfo]] = {}
         self.class_bases: dict[str, list[str]] = {}
@@ -435,6 +436,7 @@ class _Collector(cst.CSTVisitor):
         info = FunctionInfo(node, name, qual, parent, class_name, scope)
         self.a._scopes[node] = scope
         self.a.functions.append(info)
+        self.a.def_infos[node] = info
         if class_name and not self.func_stack:
             self.a.classes.setdefault(class_name, {})[name] = info
         elif parent is not None and not class_name:
@@ -792,10 +794,7 @@ class Evaluator:
         self.scope = saved_scope
 
     def _info_for_def(self, node: cst.FunctionDef) -> FunctionInfo | None:
-        for info in self.a.functions:
-            if info.node is node:
-                return info
-        return None
+        return self.a.def_infos.get(node)
 
     # ------------------------------------------------------------------ assignment
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
