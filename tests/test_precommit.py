@@ -69,7 +69,8 @@ def hook_repo(tmp_path_factory, env) -> Path:
     a snapshot of every file git would track tests exactly the code on disk (in CI: the commit)."""
     assert (ROOT / ".git").exists(), f"{ROOT} is not a git checkout"
     snapshot = tmp_path_factory.mktemp("hook-repo")
-    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=env)
+    # The user's own git settings here (e.g. safe.directory for a checkout owned by someone else).
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT, env=dict(os.environ))
     for rel in filter(None, listed.split("\0")):
         source = ROOT / rel
         if source.is_file():  # skips files deleted but not yet committed
