@@ -1,0 +1,307 @@
+"""`jitlint run`: run a program under JAX instrumentation, then give every finding a runtime status.
+
+    jitlint run [options] script.py [args...]
+    jitlint run [options] -m module [args...]
+    jitlint run [options] --trace module:function [--arg SPEC]...
+
+Options go before the program (coverage.py's convention); everything after the script or module
+belongs to the program. Exit codes as for `jitlint check`: 0 no findings, 1 findings, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from jitlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+
+USAGE = """\
+usage: jitlint run [options] script.py [args...]
+       jitlint run [options] -m module [args...]
+       jitlint run [options] --trace module:function [--arg SPEC]...
+
+Run a program in a child process under JAX instrumentation, then lint the files it executed and
+report every finding with its runtime status: confirmed (with the evidence), not confirmed, or not
+reached; plus what only the run showed (JIT9xx: recompiles from shape or dtype churn, ...) and what
+tracing and compiling cost per jitted function.
+
+options:
+  -m MODULE             run a library module as a script, like `python -m` (the rest are its arguments)
+  --trace MOD:FUNC      instead of running a program, trace one function with abstract inputs
+                        (jax.eval_shape); MOD is a module name or a .py path
+  --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed),
+                        or a Python literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
+  --format {text,json}  output format (default: text)
+  --timeout SECONDS     stop the program after this long; the report covers what ran until then
+  --path PATH           lint and report only files under PATH (repeatable); default: the files outside
+                        the standard library and site-packages that the program executed
+  --python EXE          the interpreter that runs the program (default: the one running jitlint)
+  --select CODES        codes or prefixes to report (replaces the configured list)
+  --extend-select CODES codes or prefixes to report, in addition
+  --ignore CODES        codes or prefixes not to report
+  --extend-ignore CODES codes or prefixes not to report, in addition
+  --config PYPROJECT    read [tool.jitlint] from this file
+  --isolated            ignore all configuration files
+  --exit-zero           exit 0 even when there are findings
+  -q, --quiet           no cost table
+  -h, --help            show this help
+"""
+
+_VALUE_OPTIONS = {"--format", "--timeout", "--path", "--python", "--select", "--extend-select", "--ignore",
+                  "--extend-ignore", "--config", "--trace", "--arg"}
+_FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def parse(argv: list[str]) -> SimpleNamespace:
+    opts = SimpleNamespace(format="text", timeout=None, paths=[], python=None, select=None, extend_select=None,
+                           ignore=None, extend_ignore=None, config=None, isolated=False, exit_zero=False,
+                           quiet=False, trace=None, trace_args=[], mode=None, target=None, args=[], help=False)
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in ("-h", "--help"):
+            opts.help = True
+            return opts
+        if token == "--":
+            i += 1
+            break
+        if token == "-m" or (token.startswith("-m") and len(token) > 2 and not token.startswith("--")):
+            module = token[2:] if len(token) > 2 else (argv[i + 1] if i + 1 < len(argv) else None)
+            if not module:
+                raise UsageError("-m needs a module name")
+            opts.mode, opts.target = "module", module
+            opts.args = argv[i + (1 if len(token) > 2 else 2):]
+            break
+        name, eq, inline = token.partition("=")
+        if token.startswith("--") and name in _VALUE_OPTIONS:
+            if eq:
+                value = inline
+                i += 1
+            else:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
+                value = argv[i + 1]
+                i += 2
+            _set_option(opts, name, value)
+            continue
+        if token in _FLAG_OPTIONS:
+            setattr(opts, {"-q": "quiet", "--quiet": "quiet", "--isolated": "isolated",
+                           "--exit-zero": "exit_zero"}[token], True)
+            i += 1
+            continue
+        if token.startswith("-") and token != "-":
+            raise UsageError(f"unknown option {token} (options go before the program; see `jitlint run --help`)")
+        break
+    if opts.mode is None:
+        rest = argv[i:]
+        if opts.trace:
+            if rest:
+                raise UsageError("--trace takes no program; give its arguments with --arg")
+            opts.mode, opts.target, opts.args = "trace", opts.trace, []
+        elif rest:
+            opts.mode, opts.target, opts.args = "script", rest[0], rest[1:]
+        else:
+            raise UsageError("no program to run: give a script, `-m module`, or `--trace module:function`")
+    elif opts.trace:
+        raise UsageError("--trace and -m cannot be combined")
+    if opts.trace_args and opts.mode != "trace":
+        raise UsageError("--arg is for --trace")
+    return opts
+
+
+def _set_option(opts, name: str, value: str) -> None:
+    if name == "--format":
+        if value not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {value!r}")
+        opts.format = value
+    elif name == "--timeout":
+        try:
+            opts.timeout = float(value)
+        except ValueError:
+            raise UsageError(f"--timeout needs a number of seconds, not {value!r}") from None
+        if opts.timeout <= 0:
+            raise UsageError("--timeout must be positive")
+    elif name == "--path":
+        opts.paths.append(value)
+    elif name == "--python":
+        opts.python = value
+    elif name == "--config":
+        opts.config = value
+    elif name == "--trace":
+        if ":" not in value:
+            raise UsageError("--trace needs module:function (or path.py:function)")
+        opts.trace = value
+    elif name == "--arg":
+        opts.trace_args.append(value)
+    else:
+        setattr(opts, name[2:].replace("-", "_"), _csv(value))
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"jitlint run: error: {message}\n")
+    return EXIT_ERROR
+
+
+def main(argv: list[str]) -> int:
+    try:
+        opts = parse(list(argv))
+    except UsageError as exc:
+        sys.stderr.write(USAGE.split("\n\n")[0] + "\n")
+        return _error(str(exc))
+    if opts.help:
+        sys.stdout.write(USAGE)
+        return EXIT_CLEAN
+    config = _config(opts)
+    if isinstance(config, int):
+        return config
+    if opts.mode == "script" and not os.path.exists(opts.target):
+        return _error(f"can't open file {opts.target!r}: no such file")
+    for p in opts.paths:
+        if not os.path.exists(p):
+            return _error(f"--path {p}: no such file or directory")
+    trace_file = None
+    if opts.mode == "trace":
+        module_part = opts.target.partition(":")[0]
+        if module_part.endswith(".py"):
+            if not os.path.exists(module_part):
+                return _error(f"can't open file {module_part!r}: no such file")
+            trace_file = module_part
+
+    from jitlint.runtime import launch
+
+    python = opts.python or launch.default_python()
+    target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args)
+    outcome = launch.run(target, python, opts.paths, opts.timeout)
+    if outcome.error:
+        return _error(outcome.error)
+    data = outcome.data
+    if data and data.get("status") == "jax_missing" or (data is None and outcome.returncode == launch.EXIT_JAX_MISSING):
+        detail = (data or {}).get("error", "")
+        return _error(f"jax is not installed in the interpreter that runs the program ({python}){': ' + detail if detail else ''}.\n"
+                      f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
+                      f"or choose another interpreter with --python.")
+    return _report(opts, argv, config, outcome, python, trace_file)
+
+
+def _config(opts):
+    from jitlint.cli import _load_config
+    from jitlint.config import ConfigError
+    from jitlint.registry import unknown_selectors
+    from jitlint.runtime.codes import RUNTIME_CODES
+
+    start = opts.paths or ([opts.target] if opts.mode == "script" else ["."])
+    args = SimpleNamespace(isolated=opts.isolated, config=opts.config, paths=start, select=opts.select,
+                           extend_select=opts.extend_select, ignore=opts.ignore, extend_ignore=opts.extend_ignore,
+                           exclude=None, extend_exclude=None, force_exclude=False)
+    try:
+        config = _load_config(args)
+    except ConfigError as exc:
+        return _error(str(exc))
+    selectors = [*config.select, *config.extend_select, *config.ignore,
+                 *(c for _, codes in config.per_file_ignores for c in codes)]
+    bad = [s for s in unknown_selectors(selectors) if not any(c.code.startswith(s) for c in RUNTIME_CODES)]
+    if bad:
+        return _error(f"unknown rule selector(s): {', '.join(bad)} (see `jitlint rules` and docs/runtime.md)")
+    return config
+
+
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith(os.pardir + os.sep) or rel == os.pardir else rel
+
+
+def _report(opts, argv, config, outcome, python, trace_file) -> int:
+    from jitlint import engine
+    from jitlint.noqa import Suppressions
+    from jitlint.runtime import report
+    from jitlint.runtime.confirm import Observations, Result
+    from jitlint.runtime.evidence import norm
+
+    data = outcome.data
+    obs = Observations(data)
+    # which files to lint: the --path ones, else every user file the program executed
+    if opts.paths:
+        files = [str(p) for p in engine.discover([*opts.paths], config) if not isinstance(p, tuple)]
+        files = [_display(norm(f)) for f in files]
+    else:
+        executed = [p for p in obs.executed_files() if os.path.isfile(p) and p.endswith((".py", ".pyw"))]
+        if not executed and data is None:
+            executed = [norm(p) for p in (opts.target if opts.mode == "script" else trace_file,) if p]
+        files = [_display(p) for p in executed if not config.is_excluded(Path(_display(p)))]
+
+    results: list[Result] = []
+    static_lines: dict[str, list] = {}
+    for name in files:
+        file_result = engine.lint_file(Path(name), config)
+        for warning in file_result.warnings:
+            sys.stderr.write(warning + "\n")
+        for finding in file_result.findings:
+            results.append(Result(finding, obs.status_of(finding)))
+            static_lines.setdefault(norm(name), []).append(finding)
+    linted = {norm(f) for f in files}
+    suppressions: dict[str, Suppressions] = {}
+    for extra in obs.runtime_only(_display) if data else []:
+        path = norm(extra.finding.path)
+        if path not in linted or not config.is_enabled(extra.finding.code, extra.finding.path):
+            continue
+        if path not in suppressions:
+            try:
+                suppressions[path] = Suppressions(engine.decode_source(Path(path).read_bytes()))
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                suppressions[path] = Suppressions("")
+        if suppressions[path].suppresses(extra.finding.line, extra.finding.code):
+            continue
+        results.append(extra)
+    results.sort(key=lambda r: r.finding)
+
+    program = _program(opts, argv, outcome, python, files, obs)
+    run_seconds = program.run_seconds
+    functions = report.function_dicts(obs.functions, lambda p: _display(p) if p else p, run_seconds, linted)
+    cost = report.cost_dict(obs.functions, (data or {}).get("other_cost") or {}, run_seconds)
+    out = sys.stdout
+    if opts.format == "json":
+        report.write_json(out, program, results, functions, cost)
+    else:
+        report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
+    out.flush()
+    return EXIT_FINDINGS if results and not opts.exit_zero else EXIT_CLEAN
+
+
+def _program(opts, argv, outcome, python, files, obs):
+    from jitlint.runtime.evidence import norm
+    from jitlint.runtime.report import Program
+
+    data = outcome.data or {}
+    if outcome.timed_out:
+        status = "timed_out"
+    elif outcome.interrupted or data.get("status") == "interrupted":
+        status = "interrupted"
+    elif not data or data.get("status") in (None, "running"):
+        status = "no_report"
+    elif data.get("status") == "terminated":
+        status = "timed_out" if outcome.timed_out else "interrupted"
+    else:
+        status = data["status"]  # finished | exited | crashed
+    exception = data.get("exception")
+    if exception and exception.get("path"):
+        exception = {**exception, "display_path": _display(norm(exception["path"]))}
+    return Program(
+        command=["jitlint", "run", *argv], mode=opts.mode, target=opts.target, status=status,
+        exit_code=outcome.returncode, exception=exception,
+        run_seconds=data.get("run_seconds"), wall_seconds=outcome.seconds, timeout=opts.timeout,
+        python=data.get("python"), jax_version=data.get("jax_version"),
+        coverage_method=(data.get("coverage") or {}).get("method"),
+        coverage_complete=bool(data) and obs.coverage_intact, files=files)

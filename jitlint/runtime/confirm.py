@@ -1,0 +1,323 @@
+"""Give every static finding a runtime status, and find what only the run showed (JIT9xx).
+
+Statuses:
+  confirmed      the symptom the rule predicts happened at that line (an error raised there, a
+                 tracer printed there, or retraces of the function it names, with their cause)
+  not_confirmed  the line ran and the symptom did not appear (what was seen instead is the evidence)
+  not_reached    the line never ran
+  unknown        no runtime data (the program did not report back)
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jitlint.finding import Finding
+from jitlint.runtime import codes
+from jitlint.runtime.evidence import (FunctionRecord, build_functions, describe, is_jax_error, is_staging_tracer,
+                                      norm)
+
+CONFIRMED, NOT_CONFIRMED, NOT_REACHED, UNKNOWN = "confirmed", "not_confirmed", "not_reached", "unknown"
+
+# the retrace causes that confirm each recompile family
+FAMILY_CAUSES = {
+    1: {"new_function"},  # jax.jit created in a loop / repeatedly-called function
+    2: {"new_function", "static", "structure"},  # fresh callables handed to jitted code
+    3: {"static", "structure"},  # static args fed changing or unhashable values
+}
+PRINT_FAMILY = 5
+
+ADVICE = {
+    "JIT901": "pad or bucket the shapes (e.g. pad or drop a ragged last batch)",
+    "JIT902": "give the argument a fixed dtype (e.g. `jnp.asarray(v, jnp.float32)`), so Python scalars and "
+              "typed arrays do not alternate",
+    "JIT903": "keep static arguments to a few hashable values, or pass the value as a traced argument",
+    "JIT904": "create the function and its `jax.jit` once, outside the loop or the repeatedly-called function",
+    "JIT905": "see JAX's explanation (run with JAX_EXPLAIN_CACHE_MISSES=1)",
+}
+
+
+@dataclass
+class RuntimeStatus:
+    status: str
+    evidence: str
+    count: int | None = None
+    kind: str | None = None  # error | output | recompile | coverage
+    function: str | None = None
+    traces: int | None = None
+    compiles: int | None = None
+    seconds: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "evidence": self.evidence, "count": self.count, "kind": self.kind,
+                "function": self.function, "traces": self.traces, "compiles": self.compiles,
+                "seconds": None if self.seconds is None else round(self.seconds, 6)}
+
+
+@dataclass
+class Result:
+    finding: Finding
+    runtime: RuntimeStatus
+    runtime_only: bool = False
+
+
+def family(code: str) -> int | None:
+    return int(code[3]) if len(code) == 6 and code[:3] == "JIT" and code[3:].isdigit() else None
+
+
+def _rule_raises(code: str) -> tuple[str, ...]:
+    from jitlint.registry import rule_by_code
+
+    rule = rule_by_code(code)
+    return tuple(getattr(rule, "raises", ()) or ()) if rule else ()
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+class Observations:
+    """Everything the run showed, indexed by (normalized path, line)."""
+
+    def __init__(self, data: dict | None):
+        self.available = bool(data) and data.get("coverage") is not None
+        data = data or {}
+        coverage = data.get("coverage") or {}
+        self.coverage_intact = coverage.get("intact") is not False
+        self.lines: dict[str, set[int]] = {}
+        for path, lines in (coverage.get("files") or {}).items():
+            self.lines.setdefault(norm(path), set()).update(lines)
+        self.errors: dict[str, list[dict]] = {}
+        for err in data.get("errors", []):
+            self.errors.setdefault(norm(err["path"]), []).append(err)
+        self.outputs: dict[str, list[dict]] = {}
+        for out in data.get("outputs", []):
+            self.outputs.setdefault(norm(out["path"]), []).append(out)
+        self.functions: list[FunctionRecord] = build_functions(data)
+        self.used_errors: set[int] = set()
+        self.used_outputs: set[int] = set()
+        self.explained: set[tuple] = set()  # (function key, cause) pairs a static finding accounts for
+        self._def_spans: dict[str, dict[int, int]] = {}
+
+    # ---- lookups ----------------------------------------------------------------------------
+    def executed_files(self) -> list[str]:
+        return sorted(self.lines)
+
+    def ran(self, path: str, lo: int, hi: int) -> bool:
+        lines = self.lines.get(path)
+        return bool(lines) and any(line in lines for line in range(lo, hi + 1))
+
+    def def_lines(self, record: FunctionRecord) -> set[int]:
+        """The decorator and `def` lines of a function JAX names by its first line."""
+        if record.def_path is None or record.def_line is None:
+            return set()
+        spans = self._def_spans.get(record.def_path)
+        if spans is None:
+            spans = self._def_spans[record.def_path] = _def_spans(record.def_path)
+        return set(range(record.def_line, spans.get(record.def_line, record.def_line) + 1))
+
+    def functions_at(self, path: str, lo: int, hi: int) -> list[FunctionRecord]:
+        """Functions defined, jitted or called (a trace was started) on these lines."""
+        found = []
+        for record in self.functions:
+            lines = set()
+            if record.def_path == path:
+                lines |= self.def_lines(record)
+            lines |= {t.call_line for t in record.traces if t.call_path == path}
+            lines |= {s["line"] for s in record.jit_sites if s["path"] == path}
+            if any(lo <= line <= hi for line in lines if line is not None):
+                found.append(record)
+        return found
+
+    # ---- a static finding's status -------------------------------------------------------------
+    def status_of(self, finding: Finding) -> RuntimeStatus:
+        if not self.available:
+            return RuntimeStatus(UNKNOWN, "no runtime data: the program did not report back")
+        path = norm(finding.path)
+        lo, hi = finding.line, max(finding.line, finding.end_line)
+        fam = family(finding.code)
+        raises = _rule_raises(finding.code)
+        errors = [e for e in self.errors.get(path, []) if lo <= e["line"] <= hi]
+        matching = [e for e in errors if not raises or set(raises) & set(e.get("mro", [e["type"]]))]
+        if matching:
+            for e in errors:
+                self.used_errors.add(id(e))
+            return _error_status(matching)
+
+        outputs = [o for o in self.outputs.get(path, []) if lo <= o["line"] <= hi]
+        if fam == PRINT_FAMILY:
+            with_tracer = [o for o in outputs if o["tracer_calls"]]
+            if with_tracer:
+                for o in outputs:
+                    self.used_outputs.add(id(o))
+                o = with_tracer[0]
+                verb = "printed" if o["kind"] == "print" else "logged"
+                n = sum(x["tracer_calls"] for x in with_tracer)
+                total = sum(x["calls"] for x in outputs)
+                when = " at trace time" if is_staging_tracer(o["example"]) else ""
+                return RuntimeStatus(CONFIRMED, f"{verb} {o['example']}{when} ({_plural(n, 'time')}"
+                                                f"{f' of {total} calls' if total != n else ''})",
+                                     count=n, kind="output")
+
+        records = self.functions_at(path, lo, hi)
+        if fam in FAMILY_CAUSES:
+            wanted = FAMILY_CAUSES[fam]
+            best = max(records, key=lambda r: sum(1 for t in r.retraces if t.cause in wanted), default=None)
+            if best is not None and any(t.cause in wanted for t in best.retraces):
+                for cause in wanted:
+                    self.explained.add((best.key, cause))
+                n = sum(1 for t in best.retraces if t.cause in wanted)
+                return RuntimeStatus(
+                    CONFIRMED,
+                    f"`{best.name}` traced {_plural(len(best.traces), 'time')}, compiled "
+                    f"{_plural(best.compiles, 'time')}: {best.describe_causes(wanted)}; "
+                    f"{best.cost_s:.2f} s tracing and compiling",
+                    count=n, kind="recompile", function=best.name, traces=len(best.traces),
+                    compiles=best.compiles, seconds=best.cost_s)
+
+        # not confirmed: say what was seen instead
+        seen = []
+        if errors:
+            for e in errors:
+                self.used_errors.add(id(e))
+            e = errors[0]
+            seen.append(f"raised {e['type']} here, not the predicted {' or '.join(raises)}: {e['message']}")
+        if outputs and fam == PRINT_FAMILY:
+            calls = sum(o["calls"] for o in outputs)
+            seen.append(f"{outputs[0]['kind']} ran {_plural(calls, 'time')} here, never with a traced value")
+        if fam in FAMILY_CAUSES or not seen:
+            for record in records[:2]:
+                text = f"`{record.name}` traced {_plural(len(record.traces), 'time')}"
+                if record.retraces:
+                    text += f" ({record.describe_causes()})"
+                sites = [s for s in record.jit_sites if s["path"] == path and lo <= s["line"] <= hi]
+                if sites and sites[0]["calls"] > 1:
+                    s = sites[0]
+                    text = (f"jax.jit called {_plural(s['calls'], 'time')} here with "
+                            f"{_plural(s['functions'], 'distinct function')}; " + text)
+                seen.append(text)
+        reached = bool(seen) or self.ran(path, lo, hi)
+        if not reached:
+            if not self.coverage_intact:
+                return RuntimeStatus(NOT_CONFIRMED, "not observed; the program replaced jitlint's line tracer, "
+                                                    "so whether this line ran is unknown", kind="coverage")
+            return RuntimeStatus(NOT_REACHED, "this line never ran", kind="coverage")
+        if not seen:
+            seen.append({
+                PRINT_FAMILY: "the line ran; no traced value was printed or logged there",
+            }.get(fam, "the line ran; no JAX error was raised there" if raises or fam in (4, 6)
+                  else "the line ran; no retrace was attributed to it" if fam in FAMILY_CAUSES
+                  else "the line ran; the predicted problem did not show"))
+        return RuntimeStatus(NOT_CONFIRMED, "; ".join(seen), kind="coverage" if not records else None)
+
+    # ---- what only the run showed ---------------------------------------------------------------
+    def runtime_only(self, display) -> list[Result]:
+        """JIT9xx findings for what no static finding accounted for. `display(path)` is the path shown."""
+        results: list[Result] = []
+        for record in self.functions:
+            groups: dict[tuple, list] = {}
+            for t in record.retraces:
+                if t.nested or (record.key, t.cause) in self.explained:
+                    continue
+                code = codes.CODE_FOR_CAUSE.get(t.cause, codes.OTHER_RECOMPILE)
+                where = (t.call_path, t.call_line) if t.call_path and t.call_line else (record.def_path,
+                                                                                        record.def_line)
+                if where[0] is None or where[0] not in self.lines:
+                    continue
+                groups.setdefault((code.code, *where), []).append(t)
+            for (code_text, path, line), traces in groups.items():
+                code = next(c for c in codes.RUNTIME_CODES if c.code == code_text)
+                causes = list(dict.fromkeys(t.cause for t in traces))
+                because = " and ".join(describe(c, [t for t in traces if t.cause == c], record) for c in causes)
+                message = (f"`{record.name}` was traced again {_plural(len(traces), 'time')} at this call because "
+                           f"{because}; in all, {_plural(len(record.traces), 'trace')} and "
+                           f"{_plural(record.compiles, 'compile')} took {record.cost_s:.2f} s. "
+                           f"{ADVICE[code.code][0].upper()}{ADVICE[code.code][1:]}")
+                evidence = (f"`{record.name}` traced {_plural(len(record.traces), 'time')}, compiled "
+                            f"{_plural(record.compiles, 'time')}: {_plural(len(traces), 'retrace')} at this call "
+                            f"because {because}")
+                results.append(Result(
+                    _finding_at(display(path), path, line, code, message),
+                    RuntimeStatus(CONFIRMED, evidence, count=len(traces), kind="recompile", function=record.name,
+                                  traces=len(record.traces), compiles=record.compiles, seconds=record.cost_s),
+                    runtime_only=True))
+        for path, errors in self.errors.items():
+            for e in errors:
+                if id(e) in self.used_errors or not is_jax_error(e) or path not in self.lines:
+                    continue
+                status = _error_status([e])
+                message = f"{e['type']} raised here{_while(e)}: {e['message']}"
+                results.append(Result(_finding_at(display(path), path, e["line"], codes.TRACE_ERROR, message),
+                                      status, runtime_only=True))
+        for path, outputs in self.outputs.items():
+            for o in outputs:
+                if id(o) in self.used_outputs or not o["tracer_calls"] or not is_staging_tracer(o["example"]):
+                    continue
+                verb = "printed" if o["kind"] == "print" else "logged"
+                message = (f"{o['kind']} {verb} the tracer {o['example']} at trace time, not the values; "
+                           f"use `jax.debug.print` to see values on every call")
+                results.append(Result(
+                    _finding_at(display(path), path, o["line"], codes.TRACER_OUTPUT, message),
+                    RuntimeStatus(CONFIRMED, f"{verb} {o['example']} at trace time "
+                                             f"({_plural(o['tracer_calls'], 'time')})",
+                                  count=o["tracer_calls"], kind="output"),
+                    runtime_only=True))
+        return results
+
+
+def _while(e: dict) -> str:
+    return f" while tracing `{e['while_tracing']}`" if e.get("while_tracing") else ""
+
+
+def _error_status(errors: list[dict]) -> RuntimeStatus:
+    e = errors[0]
+    n = sum(x["count"] for x in errors)
+    text = f"raised {e['type']}{_while(e)}: {e['message']}"
+    if n > 1:
+        text += f" ({n} times)"
+    return RuntimeStatus(CONFIRMED, text, count=n, kind="error")
+
+
+def _finding_at(display_path: str, path: str, line: int, code: codes.RuntimeCode, message: str) -> Finding:
+    col, end_col = 1, 1
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+        col = len(text) - len(text.lstrip()) + 1
+        end_col = len(text.rstrip()) + 1
+    except (OSError, IndexError):
+        pass
+    return Finding(display_path, line, col, line, max(end_col, col), code.code, message, code.severity)
+
+
+def _def_spans(path: str) -> dict[int, int]:
+    """first line (decorator or def) -> the `def` line, for every function in a file."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return {}
+    spans = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            spans[first] = node.lineno
+    return spans
+
+
+@dataclass
+class Summary:
+    confirmed: int = 0
+    not_confirmed: int = 0
+    not_reached: int = 0
+    unknown: int = 0
+    runtime_only: int = 0
+    by_status: dict = field(default_factory=dict)
+
+
+def summarize(results: list[Result]) -> Summary:
+    s = Summary()
+    for r in results:
+        setattr(s, r.runtime.status, getattr(s, r.runtime.status) + 1)
+        s.runtime_only += r.runtime_only
+    return s

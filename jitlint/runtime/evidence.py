@@ -1,0 +1,237 @@
+"""From what the probe saw to facts about the user's code: traces per function and their causes,
+errors, printed tracers and executed lines, all keyed by (absolute path, line).
+
+JAX's explanation of a cache miss compares against the *closest* earlier key and can blame the wrong
+thing (docs/runtime.md), so the cause of a retrace is decided from the argument types JAX compiled
+for first (our own diff), and only then from JAX's text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+_SHORT_DTYPES = {
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "complex64": "c64", "complex128": "c128", "bool": "bool",
+}
+_STATIC = re.compile(r"Static\(val=(?P<now>.*?)\) and before .*?Static\(val=(?P<before>.*)\), so the")
+_TYPE_DIFF = re.compile(r"^\*\s+at (?P<arg>.+?), now (?P<now>\S+) and before (?P<before>\S+?)(?:https?://\S*)?$")
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+# JAX errors that are builtin exception classes, known by their message (docs/runtime.md)
+_JAX_MESSAGES = ("Non-hashable static arguments", "Shapes must be 1D sequences of concrete values",
+                 "Slice entries must be static integers", "Error interpreting argument to",
+                 "Abstract tracer value encountered", "Array boolean indices must be concrete")
+_JAX_ERROR_CLASSES = {"JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "TracerBoolConversionError",
+                      "TracerIntegerConversionError", "TracerArrayConversionError",
+                      "NonConcreteBooleanIndexError", "UnexpectedTracerError", "KeyReuseError"}
+STAGING_TRACERS = ("JitTracer(", "DynamicJaxprTracer", "Traced<")
+
+
+def norm(path: str | None) -> str | None:
+    if not path:
+        return None
+    return os.path.normcase(os.path.abspath(path))
+
+
+def aval_text(aval: dict) -> str:
+    if "text" in aval:
+        return aval["text"]
+    dtype = _SHORT_DTYPES.get(aval.get("dtype", "?"), aval.get("dtype", "?"))
+    text = f"{dtype}[{','.join(str(d) for d in aval.get('shape', []))}]"
+    return text + ("{weak}" if aval.get("weak") else "")
+
+
+@dataclass
+class Trace:
+    """One trace (tracing-cache miss) of a function, and why it happened."""
+
+    call_path: str | None
+    call_line: int | None
+    nested: bool
+    cause: str  # first | shape | dtype | weak_type | static | structure | new_function | context | unknown
+    detail: str
+    static_values: tuple[str, str] | None
+    fn_id: int | None
+    avals: list | None
+
+
+@dataclass
+class FunctionRecord:
+    """Every trace of one jitted function (one definition site), with what tracing it cost."""
+
+    name: str
+    def_path: str | None
+    def_line: int | None
+    traces: list[Trace] = field(default_factory=list)
+    compiles: int = 0
+    trace_s: float = 0.0
+    lower_s: float = 0.0
+    compile_s: float = 0.0
+    jit_sites: list[dict] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple:
+        return (self.def_path, self.def_line, self.name)
+
+    @property
+    def cost_s(self) -> float:
+        return self.trace_s + self.lower_s + self.compile_s
+
+    @property
+    def retraces(self) -> list[Trace]:
+        return [t for t in self.traces if t.cause != "first"]
+
+    def causes(self) -> Counter:
+        return Counter(t.cause for t in self.retraces)
+
+    def describe_causes(self, only: set[str] | None = None) -> str:
+        """`3 retraces because a static argument changed (values seen: 1, 2, 3, 4); 1 retrace because ...`"""
+        parts = []
+        for cause, count in self.causes().most_common():
+            if only is not None and cause not in only:
+                continue
+            traces = [t for t in self.retraces if t.cause == cause]
+            parts.append(f"{count} retrace{'s' if count != 1 else ''} because {describe(cause, traces, self)}")
+        return "; ".join(parts)
+
+
+def describe(cause: str, traces: list[Trace], record: FunctionRecord) -> str:
+    """Why these retraces happened, as words that follow "because"."""
+    details = list(dict.fromkeys(t.detail for t in traces if t.detail))
+    shown = "; ".join(details[:3]) + (f" and {len(details) - 3} more" if len(details) > 3 else "")
+    if cause == "new_function":
+        where = f" (defined at line {record.def_line})" if record.def_line else ""
+        return f"a new function object was jitted each time{where}"
+    if cause == "static":
+        return f"a static argument changed (values seen: {', '.join(static_values_seen(traces))})"
+    words = {
+        "shape": "an argument's shape changed",
+        "dtype": "an argument's dtype changed",
+        "weak_type": "an argument switched between a Python scalar (weakly typed) and a typed array",
+        "structure": "the argument structure changed",
+        "context": "the JAX config or context changed",
+    }.get(cause, "of something JAX did not explain")
+    if cause == "structure" and not shown:
+        shown = "positional vs keyword, or pytree keys"
+    return f"{words} ({shown})" if shown else words
+
+
+def static_values_seen(traces: list[Trace]) -> list[str]:
+    values: list[str] = []
+    for t in traces:
+        if t.static_values:
+            for v in (t.static_values[1], t.static_values[0]):
+                v = _ADDRESS.sub("", v)
+                if v not in values:
+                    values.append(v)
+    if len(values) > 8:
+        values = values[:8] + [f"... ({len(values) - 8} more)"]
+    return values
+
+
+def _aval_cause(now: list, before_all: list[list]) -> tuple[str, str] | None:
+    """The cause of a miss from argument types alone, or None if these types were compiled before."""
+    if not before_all or now in before_all:
+        return None
+    best = None
+    for before in before_all:
+        if len(before) != len(now):
+            diff = ("structure", f"{len(before)} array arguments -> {len(now)}")
+            score = 10**6
+        else:
+            changed = [(i, b, n) for i, (b, n) in enumerate(zip(before, now)) if b != n]
+            kinds = set()
+            for _, b, n in changed:
+                if b.get("shape") != n.get("shape"):
+                    kinds.add("shape")
+                if b.get("dtype") != n.get("dtype"):
+                    kinds.add("dtype")
+                if b.get("weak") != n.get("weak"):
+                    kinds.add("weak_type")
+                if "text" in b or "text" in n:
+                    kinds.add("unknown")
+            cause = next((k for k in ("shape", "dtype", "weak_type", "unknown") if k in kinds), "unknown")
+            detail = ", ".join(f"argument {i}: {aval_text(b)} -> {aval_text(n)}" for i, b, n in changed[:3])
+            diff, score = (cause, detail), len(changed)
+        if best is None or score < best[0]:
+            best = (score, diff)
+    return best[1]
+
+
+def _text_cause(reason: str) -> tuple[str, str, tuple[str, str] | None]:
+    """The cause from JAX's explanation (a hint: it compares with the closest earlier key only)."""
+    if "Static(val=" in reason:
+        m = _STATIC.search(reason)
+        values = (m.group("now"), m.group("before")) if m else None
+        detail = (f"{_ADDRESS.sub('', values[1])} -> {_ADDRESS.sub('', values[0])}" if values else "")
+        return "static", detail, values
+    if "different input pytree" in reason:
+        lines = [ln.lstrip("* ").strip() for ln in reason.splitlines()[1:] if ln.strip()]
+        detail = lines[0] if lines else ""
+        return "structure", (detail[:157] + "...") if len(detail) > 160 else detail, None
+    if "different input types" in reason:
+        diffs = [m for m in (_TYPE_DIFF.match(ln.strip()) for ln in reason.splitlines()) if m]
+        if "weak_type" in reason:
+            cause = "weak_type"
+        elif diffs and all(d.group("now").split("[")[0] == d.group("before").split("[")[0] for d in diffs):
+            cause = "shape"
+        else:
+            cause = "dtype"
+        detail = ", ".join(f"{d.group('arg')}: {d.group('before')} -> {d.group('now')}" for d in diffs[:3])
+        return cause, detail.replace("{weak_type=True}", "{weak}").replace("{weak_type=False}", ""), None
+    if "Tracing context doesn't match" in reason:
+        lines = [ln.lstrip("* ").strip() for ln in reason.splitlines()[1:] if ln.strip()]
+        return "context", lines[0] if lines else "", None
+    return "unknown", reason.splitlines()[0] if reason else "", None
+
+
+def build_functions(data: dict) -> list[FunctionRecord]:
+    records: dict[tuple, FunctionRecord] = {}
+    for miss in data.get("misses", []):
+        key = (norm(miss.get("def_path")), miss.get("def_line"), miss.get("name") or "?")
+        record = records.get(key)
+        if record is None:
+            record = records[key] = FunctionRecord(key[2], key[0], key[1])
+        seen_avals = [t.avals for t in record.traces if t.avals is not None]
+        static_values = None
+        if not record.traces:
+            cause, detail = "first", ""
+        elif miss.get("never_seen"):
+            cause, detail = "new_function", ""
+        else:
+            by_types = _aval_cause(miss.get("avals"), seen_avals) if miss.get("avals") is not None else None
+            text_cause, text_detail, static_values = _text_cause(miss.get("reason") or "")
+            if by_types is not None:
+                cause, detail = by_types
+                if text_cause == cause and text_detail:
+                    detail = text_detail  # JAX's text names the argument
+            else:
+                cause, detail = text_cause, text_detail
+                if cause in ("shape", "dtype", "weak_type") and miss.get("avals") is not None and seen_avals:
+                    cause, detail = "unknown", "JAX blamed argument types, but these types were compiled before"
+        record.traces.append(Trace(norm(miss.get("call_path")), miss.get("call_line"), bool(miss.get("nested")),
+                                   cause, detail, static_values, miss.get("fn_id"), miss.get("avals")))
+        record.compiles += int(miss.get("compiles") or 0)
+        record.trace_s += float(miss.get("trace_s") or 0.0)
+        record.lower_s += float(miss.get("lower_s") or 0.0)
+        record.compile_s += float(miss.get("compile_s") or 0.0)
+    for site in data.get("jit_sites", []):
+        key = (norm(site.get("def_path")), site.get("def_line"))
+        for record in records.values():
+            if (record.def_path, record.def_line) == key:
+                record.jit_sites.append({**site, "path": norm(site["path"])})
+    return list(records.values())
+
+
+def is_jax_error(error: dict) -> bool:
+    if _JAX_ERROR_CLASSES & set(error.get("mro", [])):
+        return True
+    return any(text in (error.get("message") or "") for text in _JAX_MESSAGES)
+
+
+def is_staging_tracer(text: str | None) -> bool:
+    return bool(text) and any(t in text for t in STAGING_TRACERS)

@@ -1,0 +1,120 @@
+"""Start the program in a child process under the probe, wait (with a timeout), read what it saw."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PROBE = Path(__file__).with_name("probe.py")
+EXIT_JAX_MISSING = 97  # the probe's exit status when `import jax` fails (probe.EXIT_JAX_MISSING)
+GRACE_SECONDS = 5.0
+
+
+@dataclass
+class Target:
+    mode: str  # script | module | trace
+    target: str
+    args: list[str]
+    trace_args: list[str]
+
+
+@dataclass
+class Outcome:
+    data: dict | None  # the probe's report, or None if it never wrote one
+    returncode: int | None
+    timed_out: bool
+    interrupted: bool
+    seconds: float
+    error: str | None = None  # jitlint could not start the program at all
+
+
+def run(target: Target, python: str, paths: list[str], timeout: float | None) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="jitlint-run-") as tmp:
+        out_path = os.path.join(tmp, "observed.json")
+        config_path = os.path.join(tmp, "config.json")
+        config = {"mode": target.mode, "target": target.target, "args": target.args,
+                  "trace_args": target.trace_args, "paths": [os.path.abspath(p) for p in paths]}
+        read_fd = write_fd = None
+        pass_fds: tuple[int, ...] = ()
+        if os.name == "posix":
+            read_fd, write_fd = os.pipe()
+            config["control_fd"] = read_fd
+            pass_fds = (read_fd,)
+        with open(config_path, "w", encoding="utf-8") as fh:
+            json.dump(config, fh)
+        start = time.perf_counter()
+        try:
+            proc = subprocess.Popen([python, str(PROBE), out_path, config_path], pass_fds=pass_fds)
+        except OSError as exc:
+            for fd in (read_fd, write_fd):
+                if fd is not None:
+                    os.close(fd)
+            return Outcome(None, None, False, False, 0.0, error=f"cannot run {python}: {exc.strerror or exc}")
+        if read_fd is not None:
+            os.close(read_fd)
+        timed_out = interrupted = False
+        try:
+            while True:
+                try:
+                    remaining = None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))
+                    proc.wait(timeout=remaining)
+                    break
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                    _stop(proc, write_fd, out_path)
+                    break
+                except KeyboardInterrupt:
+                    # the child got the same Ctrl-C; give it time to write its report, then stop it
+                    interrupted = True
+                    try:
+                        proc.wait(timeout=GRACE_SECONDS)
+                    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                        _stop(proc, write_fd, out_path)
+                    break
+        finally:
+            if write_fd is not None:
+                os.close(write_fd)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        seconds = time.perf_counter() - start
+        data = None
+        try:
+            with open(out_path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            pass
+        return Outcome(data, proc.returncode, timed_out, interrupted, seconds)
+
+
+def _stop(proc: subprocess.Popen, control_fd: int | None, out_path: str) -> None:
+    """Ask for a snapshot of what was seen so far, then SIGTERM (the probe writes its report and
+    exits), then SIGKILL if the program does not end."""
+    if control_fd is not None:
+        try:
+            os.write(control_fd, b"s")
+            deadline = time.perf_counter() + GRACE_SECONDS
+            while not os.path.exists(out_path) and time.perf_counter() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+        except OSError:
+            pass
+    if proc.poll() is None:
+        try:
+            proc.terminate()  # SIGTERM on POSIX: the probe turns it into an exception and reports
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def default_python() -> str:
+    return sys.executable

@@ -1,0 +1,168 @@
+"""The runtime report, as text for people and JSON for machines (layout in docs/runtime.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TextIO
+
+from jitlint.reporters import text_line
+from jitlint.runtime.confirm import Result, summarize
+from jitlint.runtime.evidence import FunctionRecord
+
+STATUS_WORDS = {"confirmed": "confirmed", "not_confirmed": "not confirmed", "not_reached": "not reached",
+                "unknown": "unknown"}
+
+
+@dataclass
+class Program:
+    """How the program ran."""
+
+    command: list[str]
+    mode: str
+    target: str
+    status: str  # finished | exited | crashed | timed_out | interrupted | no_report
+    exit_code: int | None
+    exception: dict | None
+    run_seconds: float | None
+    wall_seconds: float
+    timeout: float | None
+    python: str | None
+    jax_version: str | None
+    coverage_method: str | None
+    coverage_complete: bool
+    files: list[str]
+
+    def sentence(self) -> str:
+        took = f" after {self.run_seconds:.2f} s" if self.run_seconds is not None else ""
+        if self.status == "finished":
+            return f"ran to completion{took} (exit code 0)"
+        if self.status == "exited":
+            return f"exited with code {self.exit_code}{took}"
+        if self.status == "crashed":
+            exc = self.exception or {}
+            where = f" at {exc['display_path']}:{exc['line']}" if exc.get("display_path") else ""
+            return f"crashed{took}: {exc.get('type', 'error')}: {exc.get('message', '')}{where}"
+        if self.status == "timed_out":
+            return (f"timed out after {self.timeout:g} s and was stopped; the report covers what ran until then")
+        if self.status == "interrupted":
+            return f"was interrupted{took}; the report covers what ran until then"
+        return (f"ended without reporting back (exit code {self.exit_code}): it may have called os._exit() "
+                f"or been killed; findings have no runtime status")
+
+    def to_dict(self) -> dict:
+        exc = dict(self.exception) if self.exception else None
+        if exc is not None:
+            exc["path"] = exc.pop("display_path", None)
+        return {"command": self.command, "mode": self.mode, "target": self.target, "status": self.status,
+                "exit_code": self.exit_code, "exception": exc,
+                "run_seconds": _round(self.run_seconds), "wall_seconds": _round(self.wall_seconds),
+                "timeout": self.timeout, "python": self.python, "jax_version": self.jax_version,
+                "coverage": {"method": self.coverage_method, "complete": self.coverage_complete},
+                "files": self.files}
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+def _share(seconds: float, total: float | None) -> float | None:
+    return round(seconds / total, 4) if total else None
+
+
+def function_dicts(functions: list[FunctionRecord], display, run_seconds: float | None,
+                   user_files: set[str]) -> list[dict]:
+    out = []
+    for f in sorted(functions, key=lambda f: -f.cost_s):
+        call_sites: dict[tuple, int] = {}
+        for t in f.traces:
+            if t.call_path:
+                key = (display(t.call_path), t.call_line)
+                call_sites[key] = call_sites.get(key, 0) + 1
+        out.append({
+            "name": f.name, "path": display(f.def_path) if f.def_path else None, "line": f.def_line,
+            "user": f.def_path in user_files,
+            "traces": len(f.traces), "retraces": len(f.retraces), "compiles": f.compiles,
+            "causes": dict(f.causes()),
+            "trace_seconds": _round(f.trace_s), "lowering_seconds": _round(f.lower_s),
+            "compile_seconds": _round(f.compile_s), "seconds": _round(f.cost_s),
+            "share": _share(f.cost_s, run_seconds),
+            "call_sites": [{"path": p, "line": ln, "traces": n} for (p, ln), n in call_sites.items()],
+            "jit_sites": [{"path": display(s["path"]), "line": s["line"], "calls": s["calls"],
+                           "functions": s["functions"]} for s in f.jit_sites],
+        })
+    return out
+
+
+def cost_dict(functions: list[FunctionRecord], other: dict, run_seconds: float | None) -> dict:
+    trace = sum(f.trace_s for f in functions) + float(other.get("trace_s", 0.0))
+    lower = sum(f.lower_s for f in functions) + float(other.get("lower_s", 0.0))
+    compile_ = sum(f.compile_s for f in functions) + float(other.get("compile_s", 0.0))
+    other_s = float(other.get("trace_s", 0.0)) + float(other.get("lower_s", 0.0)) + float(other.get("compile_s", 0.0))
+    total = trace + lower + compile_
+    return {"run_seconds": _round(run_seconds), "trace_seconds": _round(trace), "lowering_seconds": _round(lower),
+            "compile_seconds": _round(compile_), "seconds": _round(total), "share": _share(total, run_seconds),
+            "other": {"traces": int(other.get("traces", 0)), "compiles": int(other.get("compiles", 0)),
+                      "seconds": _round(other_s), "share": _share(other_s, run_seconds)}}
+
+
+def write_json(out: TextIO, program: Program, results: list[Result], functions: list[dict], cost: dict) -> None:
+    s = summarize(results)
+    findings = []
+    for r in results:
+        item = r.finding.to_dict()
+        item["runtime"] = {**r.runtime.to_dict(), "runtime_only": r.runtime_only}
+        findings.append(item)
+    data = {"program": program.to_dict(), "findings": findings, "functions": functions, "cost": cost,
+            "summary": {"findings": len(results), "confirmed": s.confirmed, "not_confirmed": s.not_confirmed,
+                        "not_reached": s.not_reached, "unknown": s.unknown, "runtime_only": s.runtime_only}}
+    json.dump(data, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_text(out: TextIO, program: Program, results: list[Result], functions: list[dict], cost: dict,
+               quiet: bool = False) -> None:
+    out.write(f"jitlint run: {program.target} {program.sentence()}.\n")
+    for r in results:
+        tag = " [runtime]" if r.runtime_only else ""
+        out.write(text_line(r.finding) + tag + "\n")
+        out.write(f"    {STATUS_WORDS[r.runtime.status]}: {r.runtime.evidence}\n")
+    if not quiet:
+        _write_cost(out, functions, cost)
+    s = summarize(results)
+    if results:
+        out.write(f"Found {len(results)} finding{'s' if len(results) != 1 else ''}: {s.confirmed} confirmed, "
+                  f"{s.not_confirmed} not confirmed, {s.not_reached} not reached"
+                  + (f", {s.unknown} unknown" if s.unknown else "")
+                  + f" ({s.runtime_only} found only at runtime).\n")
+    else:
+        out.write("No findings.\n")
+
+
+def _write_cost(out: TextIO, functions: list[dict], cost: dict) -> None:
+    user = [f for f in functions if f["user"]]
+    if not user and not cost["other"]["seconds"]:
+        return
+    run = cost["run_seconds"]
+    share = f" ({cost['share']:.0%} of the {run:.2f} s run)" if cost["share"] is not None else ""
+    out.write(f"JAX tracing and compiling took {cost['seconds']:.2f} s{share}:\n")
+    rows = [(f["name"], f"{f['path']}:{f['line']}" if f["path"] else "?", f["traces"], f["compiles"], f["seconds"],
+             f["share"], _causes_text(f["causes"])) for f in user]
+    other = cost["other"]
+    if other["seconds"] or other["traces"]:
+        rows.append(("(other: JAX library, eager ops)", "", other["traces"], other["compiles"], other["seconds"],
+                     other["share"], ""))
+    name_w = max(len("function"), *(len(r[0]) for r in rows))
+    where_w = max(len("defined at"), *(len(r[1]) for r in rows))
+    out.write(f"  {'function':<{name_w}}  {'defined at':<{where_w}}  traces  compiles  seconds   share  retraced because\n")
+    for name, where, traces, compiles, seconds, share, causes in rows:
+        share_text = f"{share:6.1%}" if share is not None else "     -"
+        out.write(f"  {name:<{name_w}}  {where:<{where_w}}  {traces:>6}  {compiles:>8}  {seconds:7.3f}  {share_text}"
+                  f"  {causes}".rstrip() + "\n")
+
+
+def _causes_text(causes: dict) -> str:
+    words = {"shape": "shape", "dtype": "dtype", "weak_type": "weak type", "static": "static value",
+             "structure": "arg structure", "new_function": "new function object", "context": "config/context",
+             "unknown": "unexplained"}
+    return ", ".join(f"{words.get(c, c)} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))

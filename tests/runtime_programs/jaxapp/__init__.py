@@ -1,0 +1,1 @@
+"""A tiny package run with `jitlint run -m jaxapp --steps N`."""
