@@ -197,6 +197,7 @@ class Site:
     level: int  # the strongest taint level of this function's tracing (for grad-only code)
     scope: Scope
     in_loop: bool
+    constants_traced: bool = True  # jnp on constants gives tracers here (jit, not ensure_compile_time_eval)
 
 
 @dataclass
@@ -563,7 +564,11 @@ class Evaluator:
         self.info = info
         self.scope = info.scope if info else analysis.scope
         self.traced = bool(info and info.traced and not info.callback)
-        self.eager_depth = 0  # inside `with jax.ensure_compile_time_eval()` / `disable_jit()`
+        # Untraced code inside `with jax.disable_jit()` / `ensure_compile_time_eval()`: transforms and lax
+        # loops run their bodies eagerly there.
+        self.eager_depth = 0
+        # Traced code inside `with jax.ensure_compile_time_eval()`: jnp on constants stays concrete.
+        self.compile_time_eval = 0
         # Enclosing loops, innermost last: (loop node, names that change between iterations -> kind).
         self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
         self.env: dict[str, Value] = {}
@@ -609,12 +614,12 @@ class Evaluator:
 
     @property
     def recording(self) -> bool:
-        return self.traced and self.eager_depth == 0
+        return self.traced
 
     def _site(self) -> Site:
         assert self.info is not None
         return Site(self.info, self.context or Context("helper", "traced"), self.level, self.scope,
-                    bool(self.loops))
+                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval)
 
     def _record(self, node: cst.CSTNode) -> None:
         if self.recording:
@@ -727,20 +732,22 @@ class Evaluator:
             self._suite(node.orelse.body)
 
     def stmt_With(self, node: cst.With) -> None:
-        eager = False
+        eager = constants = False
         for item in node.items:
             target = item.item.func if isinstance(item.item, cst.Call) else item.item
             q = self.qualify_call_target(target)
-            if q in jaxapi.EAGER_CONTEXTS:
+            if q in jaxapi.EAGER_CONTEXTS and not self.traced:
                 eager = True
+            if q in jaxapi.COMPILE_TIME_EVAL and self.traced:
+                constants = True
             value = self.expr(item.item)
             if item.asname is not None:
                 self.assign(item.asname.name, value, item.item)
-        if eager:
-            self.eager_depth += 1
+        self.eager_depth += eager
+        self.compile_time_eval += constants
         self._suite(node.body)
-        if eager:
-            self.eager_depth -= 1
+        self.eager_depth -= eager
+        self.compile_time_eval -= constants
 
     def stmt_Try(self, node: cst.Try) -> None:
         before = dict(self.env)
@@ -951,7 +958,7 @@ class Evaluator:
         value = self.lookup(name)
         if isinstance(value, Taint):
             return value
-        if (self.recording and self.info is not None and self.info.traces_constants
+        if (self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval
                 and name in self.a.jax_constants and name not in self.env and self.scope.lookup(name) is None):
             return Taint(TRACED, name, is_array=True, from_constant=True)
         return None
@@ -1204,7 +1211,7 @@ class Evaluator:
                                            arg_values, self.recording, callee, self._varying())
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
-        in_jit = self.recording and bool(self.info and self.info.traces_constants)
+        in_jit = self.recording and bool(self.info and self.info.traces_constants) and not self.compile_time_eval
 
         if q is not None:
             result = self._call_known(expr, q, arg_values, arg_taints, receiver, in_jit)
@@ -1656,6 +1663,8 @@ class Evaluator:
     def _lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
         if self.eager_depth:
             return  # under `jax.disable_jit()` lax loops run their bodies eagerly
+        if q in jaxapi.LAX_TRACED_ONLY_UNDER_TRACE and not self.recording:
+            return
         targets: list[tuple[cst.BaseExpression, Value]] = []
         values_by_arg = dict(zip([id(a) for a in expr.args], arg_values))
         if q in jaxapi.LAX_SWITCH:

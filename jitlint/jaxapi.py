@@ -97,6 +97,8 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "flax.nnx.cond": ((1, 2), ("true_fun", "false_fun")),
     "equinox.internal.scan": ((0,), ("f",)),
 }
+# Bodies these call with tracers only when the call itself is traced (eagerly they get concrete arrays).
+LAX_TRACED_ONLY_UNDER_TRACE = {"jax.lax.associative_scan"}
 # lax.switch takes a list of branches as its second argument.
 LAX_SWITCH = {"jax.lax.switch", "flax.nnx.switch"}
 
@@ -104,8 +106,11 @@ LAX_SWITCH = {"jax.lax.switch", "flax.nnx.switch"}
 CALLBACKS = {"jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback",
              "jax.io_callback", "jax.experimental.host_callback.call"}
 
-# `with` blocks inside which code runs eagerly.
-EAGER_CONTEXTS = {"jax.ensure_compile_time_eval", "jax.disable_jit", "jax.core.ensure_compile_time_eval"}
+# `with` blocks that change tracing. Inside a traced function, `ensure_compile_time_eval` makes jnp
+# computations on constants concrete (traced arguments stay tracers) and `disable_jit` changes nothing;
+# in eager code both make lax loops and transforms run their bodies eagerly.
+COMPILE_TIME_EVAL = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
+EAGER_CONTEXTS = COMPILE_TIME_EVAL | {"jax.disable_jit"}
 
 # Functions that map a callable over the leaves of pytrees: its parameters see the leaves.
 TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",

@@ -112,8 +112,8 @@ def membership_tested(analysis: ModuleAnalysis, expr: cst.Comparison) -> Taint |
     if not any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in expr.comparisons):
         return None
     right = expr.comparisons[0].comparator
-    if not isinstance(right, (cst.Tuple, cst.List, cst.Set)):
-        return None
+    if not isinstance(right, (cst.Tuple, cst.List)):
+        return None  # (a set literal fails differently: hashing the tracer raises TypeError)
     return certain_tracer(analysis, expr.left)
 
 

@@ -406,7 +406,8 @@ class NumpyOnTracer(Rule):
     raises = ("TracerArrayConversionError",)
     what = """
         Finds NumPy functions that convert their argument to a NumPy array -- `np.asarray(t)`,
-        `np.array(t)`, and ufuncs such as `np.sin(t)`, `np.exp(t)` -- applied to traced values.
+        `np.array(t)`, `np.float32(t)`, and ufuncs such as `np.sin(t)`, `np.exp(t)` -- applied to traced
+        values, and module-level NumPy arrays indexed by a traced value (`TABLE[i]`).
         """
     why = """
         NumPy cannot hold a tracer: JAX raises `TracerArrayConversionError` while tracing (under plain
@@ -447,6 +448,18 @@ class NumpyOnTracer(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
+        for node, site in a.sites_of(cst.Subscript):
+            if not (isinstance(node.value, cst.Name) and _is_module_numpy_array(a, site, node.value.value)):
+                continue
+            for el in node.slice:
+                index = el.slice.value if isinstance(el.slice, cst.Index) else None
+                traced = certain_tracer(a, index, GRAD_TRACED) if index is not None else None
+                if traced is not None:
+                    yield Report(node, f"indexing the NumPy array `{node.value.value}` with traced value "
+                                       f"{describe(ctx, index, traced, site)} {where(site)} converts the tracer to "
+                                       f"NumPy and raises TracerArrayConversionError; use "
+                                       f"`jnp.asarray({node.value.value})[...]`")
+                    break
         for node, site in a.sites_of(cst.Call):
             q = a.call_names.get(node)
             if q is None or not q.startswith("numpy.") or q in jaxapi.NUMPY_DELEGATING:
@@ -461,6 +474,20 @@ class NumpyOnTracer(Rule):
                                        f"converts it to a NumPy array and raises TracerArrayConversionError; use "
                                        f"`{short.replace('np.', 'jnp.')}`")
                     break
+
+
+def _is_module_numpy_array(a, site, name: str) -> bool:
+    """A module-level name only ever assigned NumPy arrays (and not rebound in the function)."""
+    if name in site.func.assignments or name in site.func.params:
+        return False
+    sources = a.module_assignments.get(name, [])
+    return bool(sources) and all(
+        isinstance(src, cst.Call) and (a.call_names.get(src) or "").startswith("numpy.")
+        and (a.call_names.get(src) or "").rsplit(".", 1)[-1] in _NUMPY_ARRAY_MAKERS for src in sources)
+
+
+_NUMPY_ARRAY_MAKERS = {"array", "asarray", "arange", "linspace", "zeros", "ones", "full", "eye", "stack",
+                       "concatenate", "load", "empty", "random", "normal", "uniform", "rand", "randn"}
 
 
 class RangeOfTracer(Rule):

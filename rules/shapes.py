@@ -213,7 +213,7 @@ class SizeDependentOutput(Rule):
             traced = next(((e, t) for e, t in ((e, certain_tracer(a, e)) for e in checked) if t), None)
             if traced is not None:
                 what = f"traced value {describe(ctx, traced[0], traced[1], site)}"
-            elif checked and site.func.traces_constants:
+            elif checked and site.constants_traced:
                 what = "a constant (inside `jit`, `jnp` turns it into a tracer too)"
             else:
                 continue
