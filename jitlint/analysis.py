@@ -110,12 +110,19 @@ class JitBinding:
     static_argnums: tuple[int, ...] | None  # None: unknown (not literal)
     static_argnames: tuple[str, ...] | None
     node: cst.CSTNode  # the decorator or the call
-    bound: frozenset[str] = frozenset()
+    bound: frozenset[str] = frozenset()  # parameters bound by functools.partial before jit
+    bound_self: bool = False  # a bound method: static_argnums count from the parameter after `self`
+
+    def free_positional(self) -> list[str]:
+        """The positional parameters callers pass (what static_argnums index)."""
+        assert self.target is not None
+        return self.target.free_positional(self.bound, self.bound_self)
 
     def static_params(self) -> set[str] | None:
         if self.target is None or self.static_argnums is None or self.static_argnames is None:
             return None
-        return self.target.static_param_names(self.static_argnums, self.static_argnames) | set(self.bound)
+        return self.target.static_param_names(self.static_argnums, self.static_argnames, self.bound,
+                                              self.bound_self) | set(self.bound)
 
 
 class FunctionInfo:
@@ -164,13 +171,19 @@ class FunctionInfo:
             names.append(self.kwarg)
         return names
 
-    def static_param_names(self, argnums: tuple[int, ...], argnames: tuple[str, ...]) -> set[str]:
+    def free_positional(self, bound: frozenset[str] = frozenset(), bound_self: bool = False) -> list[str]:
+        free = [p for p in self.positional if p not in bound]
+        return free[1:] if bound_self and free else free
+
+    def static_param_names(self, argnums: tuple[int, ...], argnames: tuple[str, ...],
+                           bound: frozenset[str] = frozenset(), bound_self: bool = False) -> set[str]:
         static = set(argnames)
-        n = len(self.positional)
+        free = self.free_positional(bound, bound_self)
+        n = len(free)
         for i in argnums:
             j = i + n if i < 0 else i
             if 0 <= j < n:
-                static.add(self.positional[j])
+                static.add(free[j])
         return static
 
     def __repr__(self) -> str:
@@ -659,7 +672,8 @@ class Evaluator:
         elif isinstance(node, cst.AugAssign):
             old = self.expr(node.target)
             new = self.expr(node.value)
-            self.assign(node.target, join(old, new), node.value)
+            # The statement itself is the source: `k += 1` changes `k` on every loop iteration.
+            self.assign(node.target, join(old, new), node)
         elif isinstance(node, cst.Return):
             if node.value is not None:
                 self.returns.append(self.expr(node.value))
@@ -848,12 +862,36 @@ class Evaluator:
                 exprs.append(source)
         if self.loops:
             kind = _assignment_kind(source)
+            if kind == "varying" and source is not None and self._loop_invariant(source, name):
+                kind = "constant"
             _, names = self.loops[-1]
             if names.get(name) != "varying":
                 names[name] = kind
             for _, outer in self.loops[:-1]:
                 if name in outer and outer[name] != "varying":
                     outer[name] = kind
+
+    def _loop_invariant(self, source: cst.CSTNode, target: str) -> bool:
+        """An expression without calls that reads no name changing in the enclosing loops
+        (`eps = scale * 1e-6`): the same value on every iteration. (`depth = depth + 1` reads itself.)"""
+        if isinstance(source, cst.AugAssign):
+            return False
+        varying = {name for _, names in self.loops for name, kind in names.items() if kind == "varying"}
+        varying.add(target)
+        stack: list[cst.CSTNode] = [source]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Call, cst.Await, cst.Yield, cst.Lambda, cst.BaseComp)):
+                return False
+            if isinstance(node, cst.Name):
+                if node.value in varying:
+                    return False
+                continue
+            if isinstance(node, cst.Attribute):
+                stack.append(node.value)
+                continue
+            stack.extend(node.children)
+        return True
 
     def value_of_cached(self, expr: cst.BaseExpression) -> Value:
         return self.a.taints.get(expr)
@@ -1200,7 +1238,9 @@ class Evaluator:
                 t = self.expr(arg.value)
                 arg_values.append(self._last_call_value if self._last_call_value is not None else t)
             else:
-                arg_values.append(self.expr(arg.value))
+                t = self.expr(arg.value)
+                method = self._resolve_method(arg.value) if isinstance(arg.value, cst.Attribute) else None
+                arg_values.append(method if method is not None and t is None else t)
         self._last_call_value = None
         self._record(expr)
         self.a.call_names[expr] = q
@@ -1237,7 +1277,9 @@ class Evaluator:
             return dataclasses.replace(any_arg, container=True, is_array=False) if any_arg else None
         result = join(any_arg, receiver)
         if result is not None:
-            return dataclasses.replace(result, container=False, is_bool=False, filtered=False)
+            # An unknown function of traced values: most return arrays, but some return Python values
+            # (`is_valid(x)`), so the result is traced but of unknown kind.
+            return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False)
         return None
 
     def _method_call(self, name: str, receiver: Taint | None, arg_taints, expr: cst.Call) -> Taint | None:
@@ -1250,6 +1292,8 @@ class Evaluator:
             return None  # concretizes (a rule reports it); the Python value is static afterwards
         if name in ("keys",):
             return None
+        if name in ("items", "values"):
+            return Taint(receiver.level, receiver.origin, container=True)
         if name in ("astype", "view"):
             is_bool = bool(expr.args) and self.qualify_call_target(expr.args[0].value) in _BOOL_DTYPES | {"bool"}
             return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
@@ -1562,13 +1606,14 @@ class Evaluator:
             if nums is None or names is None:
                 statics_known = False
                 nums, names = nums or (), names or ()
-            static |= info.static_param_names(nums, names)
+            static |= info.static_param_names(nums, names, fv.bound, fv.bound_self)
             if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
                 binding = JitBinding(info.name if decorated else "", q, info,
                                      nums if statics_known else None, names if statics_known else None,
-                                     node, fv.bound)
+                                     node, fv.bound, fv.bound_self)
         if binding is None and outer_q in jaxapi.JIT_WRAPPERS:
-            binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound)
+            binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound,
+                                 fv.bound_self)
         if decorated and binding is not None and binding.name and self.info is None:
             self.a.jit_bindings[binding.name] = binding
         if binding is not None:
@@ -1708,7 +1753,7 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-def _assignment_kind(source: cst.BaseExpression | None) -> str:
+def _assignment_kind(source: cst.CSTNode | None) -> str:
     """How a value assigned inside a loop behaves across iterations: "bool" (two values at most),
     "constant" (a literal: the same every time) or "varying"."""
     if source is None:

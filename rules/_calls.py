@@ -78,7 +78,7 @@ def jitted_calls(ctx: RuleContext):
 
 # ------------------------------------------------------------------------------ what runs more than once
 
-_REPEATED_NAME = re.compile(r"(^|_)(step|update)(_|$)")
+_REPEATED_NAME = re.compile(r"(^|_)(step|update)$")  # train_step, sgd_update; not step_size_adaptation
 
 
 def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
@@ -125,15 +125,38 @@ def _short(a: ModuleAnalysis, node: cst.CSTNode) -> str:
 # ------------------------------------------------------------------------------ what an argument is
 
 
-def created_here(info: FunctionInfo, site_func: FunctionInfo | None) -> bool:
-    """Is this def/lambda created anew each time `site_func` runs?"""
-    parent = info.parent
-    return site_func is not None and parent is site_func
+def built_per_call(site: CallSite, expr: cst.BaseExpression, value, repeated: dict) -> str | None:
+    """When a value passed at this call site is a new object each time: "iteration", "call" or None.
+
+    A name assigned inside the enclosing loop is new every iteration; one assigned in the calling function
+    outside any loop is new on every call of that function, which matters when the call is not in a loop
+    (each call of the function is one call here) or the function itself runs repeatedly."""
+    if isinstance(expr, cst.Name):
+        name = expr.value
+        if site.varying.get(name) == "varying":
+            return "iteration"
+        if isinstance(value, FuncValue) and value.info.parent is site.func and site.func is not None:
+            if value.info.def_loop is not None and site.loop is not None:
+                return "iteration"
+            if site.loop is None or site.func in repeated:
+                return "call"
+            return None
+        if site.func is not None and name in site.func.assignments:
+            if site.loop is None or site.func in repeated:
+                return "call"
+        return None
+    # Built inline, in the argument itself: new on every evaluation of the call.
+    if site.loop is not None:
+        return "iteration"
+    return "call" if site.func is not None else None
 
 
-def fresh_callable(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value) -> str | None:
+def fresh_callable(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value, repeated: dict) -> str | None:
     """Describe `expr` if it is a callable built anew on every call/iteration at this call site."""
     a = ctx.analysis
+    when = built_per_call(site, expr, value, repeated)
+    if when is None:
+        return None
     if isinstance(expr, cst.Lambda):
         return "a lambda written at the call"
     if isinstance(expr, cst.Call):
@@ -145,51 +168,89 @@ def fresh_callable(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, v
         if q in jaxapi.TRANSFORMS:
             return f"a new function from `{q}(...)`"
         return None
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Call):
-        inner = expr.value.func
-        if isinstance(inner, cst.Name) and inner.value in a.classes:
-            return f"a bound method of a new `{inner.value}` object"
+    if isinstance(expr, cst.Attribute):
+        owner = _new_instance_class(a, site, expr.value, repeated)
+        if owner is not None and _callable_attribute(a, owner, expr.attr.value):
+            return f"`{ctx.short(expr)}`, a callable attribute of a new `{owner}` object"
         return None
-    if isinstance(expr, cst.Name) and isinstance(value, FuncValue) and value.transform is None:
+    if isinstance(expr, cst.Name) and isinstance(value, FuncValue):
         info = value.info
-        if site.func is None:
-            return None  # module level: built once
-        if value.partial and expr.value in site.func.assignments and site.loop is None:
-            return f"`{expr.value}`, a `functools.partial` built in `{site.func.name}` on every call"
-        if created_here(info, site.func) and site.loop is None:
-            kind = "lambda" if info.name == "<lambda>" else "nested function"
-            return f"`{expr.value}`, a {kind} defined in `{site.func.name}` (a new object on every call)"
-        if site.loop is not None and info.def_loop is not None and info.parent is site.func:
-            return f"`{expr.value}`, a function defined inside the loop (a new object every iteration)"
+        if value.partial:
+            return f"`{expr.value}`, a `functools.partial` built on every {when}"
+        if value.transform is not None:
+            return f"`{expr.value}`, a jitted function created on every {when}"
+        kind = "lambda" if info.name == "<lambda>" else "nested function"
+        return f"`{expr.value}`, a {kind} created on every {when}"
     return None
 
 
-def is_function_value(expr: cst.BaseExpression, value) -> bool:
-    """A plain Python function (not a pytree): a def, lambda, partial or bound method."""
-    if isinstance(expr, cst.Lambda):
+def _new_instance_class(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression, repeated: dict) -> str | None:
+    """`Model(...)` inline, or a name bound to a new `Model(...)` at this call's rate."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in a.classes:
+        return expr.func.value
+    if isinstance(expr, cst.Name) and site.func is not None:
+        sources = site.func.assignments.get(expr.value, [])
+        classes = {s.func.value for s in sources if isinstance(s, cst.Call) and isinstance(s.func, cst.Name)
+                   and s.func.value in a.classes}
+        if len(classes) == 1 and built_per_call(site, expr, None, repeated) is not None:
+            return classes.pop()
+    return None
+
+
+def _callable_attribute(a: ModuleAnalysis, class_name: str, attr: str) -> bool:
+    """A method, or an attribute `__init__` sets to a function (`self.f = jax.jit(fn)`, a lambda, a partial)."""
+    if a.method(class_name, attr) is not None:
         return True
-    if isinstance(value, FuncValue) and value.transform is None:
-        return True
+    init = a.method(class_name, "__init__")
+    if init is None or not isinstance(init.node, cst.FunctionDef):
+        return False
+    for stmt in init.node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attr for t in small.targets):
+                value = small.value
+                if isinstance(value, cst.Lambda):
+                    return True
+                if isinstance(value, cst.Call):
+                    q = a.call_names.get(value)
+                    return q in jaxapi.TRANSFORMS or q == "functools.partial"
     return False
 
 
-def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value) -> str | None:
+_NON_CALLABLE_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "NINF", "PINF", "NAN", "NZERO", "PZERO"}
+
+
+def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool:
+    """A Python callable (not a pytree): a def, lambda, partial, bound method, jitted function, or a
+    library function such as `jnp.cos`."""
+    if isinstance(expr, cst.Lambda) or isinstance(value, FuncValue):
+        return True
+    if isinstance(expr, cst.Call) and ctx.analysis.call_names.get(expr) == "functools.partial":
+        return True
+    if isinstance(expr, (cst.Attribute, cst.Name)) and value is None:
+        q = ctx.analysis.scope.qualify(expr)
+        if q and q.startswith(("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.", "numpy.", "math.")):
+            last = q.rsplit(".", 1)[-1]
+            return last not in _NON_CALLABLE_CONSTANTS and last[:1].islower() and not last.startswith(
+                ("float", "int", "uint", "bool", "complex", "bfloat"))
+    return False
+
+
+def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value,
+                           repeated: dict) -> str | None:
     """An object built per call whose hash is its identity (so it never hits the compile cache)."""
     a = ctx.analysis
+    if built_per_call(site, expr, value, repeated) is None:
+        return None
     call = expr if isinstance(expr, cst.Call) else None
-    class_name = None
-    if call is not None and isinstance(call.func, cst.Name) and call.func.value in a.classes:
-        class_name = call.func.value
-    elif isinstance(expr, cst.Name) and isinstance(value, InstanceValue) and site.func is not None \
-            and expr.value in site.func.assignments:
-        class_name = value.class_name
+    class_name = _new_instance_class(a, site, expr, repeated)
     if class_name is not None:
-        if site.func is None and site.loop is None:
-            return None
         return None if value_hashed_class(a, class_name) else f"a new `{class_name}` object (hashed by identity)"
     if call is not None:
         q = a.call_names.get(call)
-        if q and q.startswith("optax.") and (site.func is not None or site.loop is not None):
+        if q and q.startswith("optax."):
             return f"a new `{q}` optimizer (its functions are new objects each time)"
     return None
 

@@ -15,7 +15,7 @@ import libcst as cst
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import fresh_callable, identity_hashed_object, is_function_value, jitted_calls
+from ._calls import fresh_callable, identity_hashed_object, is_function_value, jitted_calls, repeated_functions
 
 
 def _callee(sig) -> str:
@@ -74,13 +74,14 @@ class FreshCallableStaticArg(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
+        repeated = repeated_functions(ctx.analysis)
         for site, sig, args in jitted_calls(ctx):
             if site.func is None and site.loop is None:
                 continue  # module-level one-off call: one compile
             for arg in args:
                 if arg.static is not True and not sig.filtered:
                     continue
-                fresh = fresh_callable(ctx, site, arg.expr, arg.value)
+                fresh = fresh_callable(ctx, site, arg.expr, arg.value, repeated)
                 if fresh is not None:
                     yield Report(arg.expr, f"{fresh} is passed to static parameter `{arg.param}` of jitted "
                                            f"`{_callee(sig)}`: a new object on every call misses the compile cache, "
@@ -138,8 +139,7 @@ class CallableToTracedArg(Rule):
             for arg in args:
                 if arg.static is not False:
                     continue
-                if is_function_value(arg.expr, arg.value) or (
-                        isinstance(arg.expr, cst.Call) and ctx.analysis.call_names.get(arg.expr) == "functools.partial"):
+                if is_function_value(ctx, arg.expr, arg.value):
                     yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
                                            f"`{arg.param}` of jitted `{_callee(sig)}`: functions are not JAX types, "
                                            f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
@@ -202,11 +202,12 @@ class IdentityHashedStaticArg(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
+        repeated = repeated_functions(ctx.analysis)
         for site, sig, args in jitted_calls(ctx):
             for arg in args:
                 if arg.static is not True:
                     continue
-                described = identity_hashed_object(ctx, site, arg.expr, arg.value)
+                described = identity_hashed_object(ctx, site, arg.expr, arg.value, repeated)
                 if described is not None:
                     yield Report(arg.expr, f"{described} is passed to static parameter `{arg.param}` of jitted "
                                            f"`{_callee(sig)}`: each new object is a new cache key, so every call "

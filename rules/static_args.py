@@ -12,6 +12,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
@@ -43,8 +44,12 @@ def _names_in(expr: cst.CSTNode) -> set[str]:
 
 
 def _assigned(ctx: RuleContext, site, name: str) -> list[cst.BaseExpression]:
-    table = site.func.assignments if site.func is not None else ctx.analysis.module_assignments
-    return table.get(name, [])
+    """What a name is assigned where the call can see it: locally, else at module level."""
+    if site.func is not None and name in site.func.assignments:
+        return site.func.assignments[name]
+    if site.func is not None and name in site.func.params:
+        return []
+    return ctx.analysis.module_assignments.get(name, [])
 
 
 def _is_bool_expr(expr: cst.BaseExpression) -> bool:
@@ -91,6 +96,8 @@ def _data_derived(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set
     if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
         if _names_in(expr.value.value) & varying:
             return f"`{ctx.short(expr)}`, a per-batch size"
+    if isinstance(expr, cst.BinaryOperation):
+        return _data_derived(ctx, site, expr.left, varying, depth) or _data_derived(ctx, site, expr.right, varying, depth)
     if isinstance(expr, cst.Name) and depth < 3:
         for source in _assigned(ctx, site, expr.value):
             found = _data_derived(ctx, site, source, varying, depth + 1)
@@ -109,19 +116,30 @@ def _computes_on_data(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _is_computed_float(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+def _is_float(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    if isinstance(expr, cst.Float):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_float(ctx, site, expr.expression, depth)
     if isinstance(expr, cst.BinaryOperation):
-        if isinstance(expr.operator, cst.Divide):
-            return True
-        return isinstance(expr.left, cst.Float) or isinstance(expr.right, cst.Float) or \
-            _is_computed_float(ctx, site, expr.left, depth) or _is_computed_float(ctx, site, expr.right, depth)
+        return isinstance(expr.operator, cst.Divide) or _is_float(ctx, site, expr.left, depth) or \
+            _is_float(ctx, site, expr.right, depth)
     if isinstance(expr, cst.Call):
         q = ctx.analysis.call_names.get(expr)
         return q == "float" or (q or "").startswith("math.")
     if isinstance(expr, cst.Name) and depth < 3:
-        sources = _assigned(ctx, site, expr.value)
-        return bool(sources) and any(_is_computed_float(ctx, site, s, depth + 1) for s in sources)
+        return any(_is_float(ctx, site, s, depth + 1) for s in _assigned(ctx, site, expr.value))
     return False
+
+
+def _is_computed_float(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A float that is computed (not a literal written at the call or bound once to a name)."""
+    if isinstance(expr, (cst.Float, cst.UnaryOperation)):
+        return False
+    if isinstance(expr, cst.Name):
+        sources = _assigned(ctx, site, expr.value)
+        return depth < 3 and any(_is_computed_float(ctx, site, s, depth + 1) for s in sources)
+    return _is_float(ctx, site, expr, depth)
 
 
 def _static_calls(ctx: RuleContext):
@@ -137,6 +155,23 @@ def _callee(sig) -> str:
 
 def _varying_names(site) -> set[str]:
     return {name for name, kind in site.varying.items() if kind == "varying"}
+
+
+def _is_object(ctx: RuleContext, site, expr: cst.BaseExpression, value) -> bool:
+    """Callables and instances (and their attributes): a new one each iteration is JIT201/JIT203's
+    business, not a question of how many values a number takes."""
+    if isinstance(value, (FuncValue, InstanceValue)) or isinstance(expr, cst.Lambda):
+        return True
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        return (isinstance(func, cst.Name) and func.value in ctx.analysis.classes) or \
+            ctx.analysis.call_names.get(expr) in ("functools.partial", "jax.tree_util.Partial")
+    if isinstance(expr, cst.Attribute):
+        base = expr.value
+        if isinstance(base, cst.Name):
+            return any(_is_object(ctx, site, source, None) for source in _assigned(ctx, site, base.value))
+        return _is_object(ctx, site, base, None)
+    return False
 
 
 class LoopVaryingStaticArg(Rule):
@@ -202,7 +237,7 @@ class LoopVaryingStaticArg(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         for site, sig, arg in _static_calls(ctx):
-            if site.loop is None or _is_bool_expr(arg.expr):
+            if site.loop is None or _is_bool_expr(arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
                 continue
             varying = _varying_names(site)
             used = sorted(_names_in(arg.expr) & varying)
@@ -430,7 +465,7 @@ class InvalidStaticSpec(Rule):
             info = binding.target
             if info is None or binding.static_argnums is None or binding.static_argnames is None:
                 continue
-            n = len([p for p in info.positional if p not in binding.bound])
+            n = len(binding.free_positional())
             if info.vararg is None:
                 for i in binding.static_argnums:
                     if not -n <= i < n:
