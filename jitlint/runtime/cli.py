@@ -34,6 +34,7 @@ options:
   --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed),
                         or a Python literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
   --format {text,json}  output format (default: text)
+  -o, --output FILE     write the report to FILE instead of standard output (which the program shares)
   --timeout SECONDS     stop the program after this long; the report covers what ran until then
   --path PATH           lint and report only files under PATH (repeatable); default: the files outside
                         the standard library and site-packages that the program executed
@@ -49,7 +50,7 @@ options:
   -h, --help            show this help
 """
 
-_VALUE_OPTIONS = {"--format", "--timeout", "--path", "--python", "--select", "--extend-select", "--ignore",
+_VALUE_OPTIONS = {"-o", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select", "--ignore",
                   "--extend-ignore", "--config", "--trace", "--arg"}
 _FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
 
@@ -65,7 +66,7 @@ def _csv(value: str) -> list[str]:
 def parse(argv: list[str]) -> SimpleNamespace:
     opts = SimpleNamespace(format="text", timeout=None, paths=[], python=None, select=None, extend_select=None,
                            ignore=None, extend_ignore=None, config=None, isolated=False, exit_zero=False,
-                           quiet=False, trace=None, trace_args=[], mode=None, target=None, args=[], help=False)
+                           quiet=False, output=None, trace=None, trace_args=[], mode=None, target=None, args=[], help=False)
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -83,7 +84,7 @@ def parse(argv: list[str]) -> SimpleNamespace:
             opts.args = argv[i + (1 if len(token) > 2 else 2):]
             break
         name, eq, inline = token.partition("=")
-        if token.startswith("--") and name in _VALUE_OPTIONS:
+        if (token.startswith("--") or token == "-o") and name in _VALUE_OPTIONS:
             if eq:
                 value = inline
                 i += 1
@@ -131,6 +132,8 @@ def _set_option(opts, name: str, value: str) -> None:
             raise UsageError(f"--timeout needs a number of seconds, not {value!r}") from None
         if opts.timeout <= 0:
             raise UsageError("--timeout must be positive")
+    elif name in ("-o", "--output"):
+        opts.output = value
     elif name == "--path":
         opts.paths.append(value)
     elif name == "--python":
@@ -166,6 +169,8 @@ def main(argv: list[str]) -> int:
         return config
     if opts.mode == "script" and not os.path.exists(opts.target):
         return _error(f"can't open file {opts.target!r}: no such file")
+    if opts.output and not os.path.isdir(os.path.dirname(os.path.abspath(opts.output))):
+        return _error(f"--output {opts.output}: no such folder")
     for p in opts.paths:
         if not os.path.exists(p):
             return _error(f"--path {p}: no such file or directory")
@@ -272,11 +277,21 @@ def _report(opts, argv, config, outcome, python, trace_file) -> int:
     functions = report.function_dicts(obs.functions, lambda p: _display(p) if p else p, run_seconds, linted)
     cost = report.cost_dict(obs.functions, (data or {}).get("other_cost") or {}, run_seconds)
     out = sys.stdout
-    if opts.format == "json":
-        report.write_json(out, program, results, functions, cost)
-    else:
-        report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
-    out.flush()
+    if opts.output:
+        try:
+            out = open(opts.output, "w", encoding="utf-8")
+        except OSError as exc:
+            return _error(f"cannot write {opts.output}: {exc.strerror or exc}")
+    try:
+        if opts.format == "json":
+            report.write_json(out, program, results, functions, cost)
+        else:
+            report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
+    finally:
+        if out is sys.stdout:
+            out.flush()
+        else:
+            out.close()
     return EXIT_FINDINGS if results and not opts.exit_zero else EXIT_CLEAN
 
 

@@ -28,6 +28,9 @@ FAMILY_CAUSES = {
     3: {"static", "structure"},  # static args fed changing or unhashable values
 }
 PRINT_FAMILY = 5
+# rules whose symptom is re-wrapping a stable function (dispatch overhead, no retrace): confirmed when
+# `jax.jit` ran more than once at the line
+REWRAP_CODES = {"JIT102"}
 
 ADVICE = {
     "JIT901": "pad or bucket the shapes (e.g. pad or drop a ragged last batch)",
@@ -44,7 +47,7 @@ class RuntimeStatus:
     status: str
     evidence: str
     count: int | None = None
-    kind: str | None = None  # error | output | recompile | coverage
+    kind: str | None = None  # error | output | recompile | rewrap | coverage
     function: str | None = None
     traces: int | None = None
     compiles: int | None = None
@@ -92,6 +95,9 @@ class Observations:
         self.errors: dict[str, list[dict]] = {}
         for err in data.get("errors", []):
             self.errors.setdefault(norm(err["path"]), []).append(err)
+        self.jit_sites: dict[str, list[dict]] = {}
+        for site in data.get("jit_sites", []):
+            self.jit_sites.setdefault(norm(site["path"]), []).append(site)
         self.outputs: dict[str, list[dict]] = {}
         for out in data.get("outputs", []):
             self.outputs.setdefault(norm(out["path"]), []).append(out)
@@ -162,6 +168,18 @@ class Observations:
                                      count=n, kind="output")
 
         records = self.functions_at(path, lo, hi)
+        if finding.code in REWRAP_CODES:
+            sites = [s for s in self.jit_sites.get(path, []) if lo <= s["line"] <= hi and s["calls"] > 1]
+            if sites:
+                site = max(sites, key=lambda s: s["calls"])
+                traced = next((r for r in records if (r.def_path, r.def_line) == (norm(site.get("def_path")),
+                                                                                 site.get("def_line"))), None)
+                text = (f"jax.jit called {_plural(site['calls'], 'time')} here with "
+                        f"{_plural(site['functions'], 'distinct function')}")
+                if traced is not None:
+                    text += f"; `{traced.name}` traced {_plural(len(traced.traces), 'time')}"
+                return RuntimeStatus(CONFIRMED, text, count=site["calls"], kind="rewrap", function=site.get("name"),
+                                     traces=len(traced.traces) if traced else None)
         if fam in FAMILY_CAUSES:
             wanted = FAMILY_CAUSES[fam]
             best = max(records, key=lambda r: sum(1 for t in r.retraces if t.cause in wanted), default=None)

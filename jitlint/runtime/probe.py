@@ -54,8 +54,15 @@ _NOT_INTERESTING = (StopIteration, StopAsyncIteration, GeneratorExit)
 _TRACER_TEXT = re.compile(r"\b\w*Tracer\([^)]*\)|Traced<[^>]*>(?:with<[^>]*>)?")
 
 
-def _log(*_args):  # never print to the program's streams
-    pass
+def _log(*args):
+    """Instrumentation problems never reach the program's streams; JITLINT_PROBE_DEBUG=FILE collects them."""
+    target = os.environ.get("JITLINT_PROBE_DEBUG")
+    if target:
+        try:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(" ".join(repr(a) for a in args) + "\n" + "".join(traceback.format_stack(limit=8)))
+        except OSError:
+            pass
 
 
 # ------------------------------------------------------------------------------------ user files
@@ -106,8 +113,8 @@ class UserFiles:
         path = os.path.normcase(os.path.abspath(filename))
         if path == os.path.normcase(PROBE_FILE):
             return False
-        if self.only:
-            return any(path.startswith(root) for root in self.only)
+        if self.only:  # folders (with a trailing separator) or single files
+            return any(path.startswith(root) or path + os.sep == root for root in self.only)
         if any(path.startswith(root) for root in self.excluded):
             return False
         parts = path.split(os.sep)
@@ -369,6 +376,8 @@ class Probe:
         self._wrap_logging()
         self._wrap_print()
         self._wrap_jit(jax)
+        # equinox caches re-wrapped functions (its jax.jit call happens once): watch filter_jit itself
+        _after_import("equinox", lambda module: self._wrap_jit(module, "filter_jit"))
         self._wrap_errors(jax)
 
     def _on_duration(self, event, secs, **kwargs):
@@ -545,9 +554,13 @@ class Probe:
                 entry[1] += 1
                 entry[2] = entry[2] or found
 
-    def _wrap_jit(self, jax):
+    def _wrap_jit(self, owner, attr="jit"):
+        """Replace `owner.jit` (jax.jit, equinox.filter_jit) by a function that notes where it is called
+        and returns the library's own object, so `.lower`, `.trace` etc. keep working."""
         probe = self
-        real_jit = jax.jit
+        real_jit = getattr(owner, attr, None)
+        if real_jit is None or getattr(real_jit, "_jitlint_wrapped", False):
+            return
 
         @functools.wraps(real_jit)
         def jit(*args, **kwargs):
@@ -562,7 +575,8 @@ class Probe:
             probe.note_jit_site(args[0])
             return real_jit(*args, **kwargs)
 
-        jax.jit = jit
+        jit._jitlint_wrapped = True
+        setattr(owner, attr, jit)
 
     def note_jit_site(self, fun):
         try:
@@ -693,6 +707,50 @@ class Probe:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, default=str)
         os.replace(tmp, self.out_path)
+
+
+class _AfterImport:
+    """A meta-path finder that runs a callback right after a given top-level module is first imported."""
+
+    def __init__(self, name, callback):
+        self.name, self.callback = name, callback
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(fullname)
+        real_loader = spec.loader if spec is not None else None
+        if real_loader is None or not hasattr(real_loader, "exec_module"):
+            return spec
+        callback = self.callback
+
+        class Loader:
+            def __getattr__(self, attr):
+                return getattr(real_loader, attr)
+
+            def create_module(self, s):
+                return real_loader.create_module(s)
+
+            def exec_module(self, module):
+                real_loader.exec_module(module)
+                try:
+                    callback(module)
+                except Exception as exc:
+                    _log(exc)
+
+        spec.loader = Loader()
+        return spec
+
+
+def _after_import(name, callback):
+    module = sys.modules.get(name)
+    if module is not None:
+        callback(module)
+    else:
+        sys.meta_path.insert(0, _AfterImport(name, callback))
 
 
 def _flag(jax, name):
