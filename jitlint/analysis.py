@@ -17,7 +17,7 @@ per-node results are the union over every way the code is traced.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Union
 
 import libcst as cst

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 DEFAULT_EXCLUDE = (

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 
 import libcst as cst
 
-from jitlint.finding import Fix, Severity
+from jitlint.finding import Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint import jaxapi
-from jitlint.analysis import CallSite, FuncValue, FunctionInfo, InstanceValue, ModuleAnalysis
+from jitlint.analysis import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
 from jitlint.index import JitSignature
 from jitlint.rule import RuleContext
 

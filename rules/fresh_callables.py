@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import libcst as cst
 
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
