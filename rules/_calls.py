@@ -247,7 +247,9 @@ def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpre
     call = expr if isinstance(expr, cst.Call) else None
     class_name = _new_instance_class(a, site, expr, repeated)
     if class_name is not None:
-        return None if value_hashed_class(a, class_name) else f"a new `{class_name}` object (hashed by identity)"
+        if class_hash_kind(a, class_name) != "identity":
+            return None
+        return f"a new `{class_name}` object (hashed by identity)"
     if call is not None:
         q = a.call_names.get(call)
         if q and q.startswith("optax."):
@@ -255,21 +257,32 @@ def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpre
     return None
 
 
-def value_hashed_class(a: ModuleAnalysis, class_name: str) -> bool:
-    """Frozen dataclasses, NamedTuples, Enums and classes defining `__hash__`/`__eq__` hash by value."""
+def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
+    """How instances of a module-local class hash: "value" (frozen dataclass, NamedTuple, Enum, pytree
+    modules, `__hash__`), "unhashable" (a plain `@dataclass` or `__eq__` without `__hash__`: Python sets
+    `__hash__ = None`), or "identity" (the default object hash)."""
     for stmt in a.module.body:
-        if isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name:
-            for dec in stmt.decorators:
-                d = dec.decorator
-                if isinstance(d, cst.Call):
-                    for arg in d.args:
-                        if arg.keyword is not None and arg.keyword.value in ("frozen", "unsafe_hash") and \
-                                isinstance(arg.value, cst.Name) and arg.value.value == "True":
-                            return True
-            for base in stmt.bases:
-                text = a.module.code_for_node(base.value)
-                if any(k in text for k in ("NamedTuple", "Enum", "IntEnum", "StrEnum", "tuple", "str", "int",
-                                           "Module", "PyTreeNode", "struct")):
-                    return True
-            return "__hash__" in a.classes.get(class_name, {})
-    return False
+        if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name):
+            continue
+        methods = a.classes.get(class_name, {})
+        if "__hash__" in methods:
+            return "value"
+        for base in stmt.bases:
+            text = a.module.code_for_node(base.value)
+            if any(k in text for k in ("NamedTuple", "Enum", "tuple", "str", "int", "Module", "PyTreeNode",
+                                       "struct")):
+                return "value"
+        for dec in stmt.decorators:
+            d = dec.decorator
+            name = a.module.code_for_node(d.func if isinstance(d, cst.Call) else d)
+            if not name.endswith("dataclass"):
+                continue
+            options = {arg.keyword.value: a.module.code_for_node(arg.value) for arg in
+                       (d.args if isinstance(d, cst.Call) else ()) if arg.keyword is not None}
+            if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
+                return "value"
+            if options.get("eq") == "False":
+                return "identity"
+            return "unhashable"
+        return "unhashable" if "__eq__" in methods else "identity"
+    return "value"  # not defined here: assume it hashes by value

@@ -12,14 +12,16 @@ from typing import Iterator
 
 import libcst as cst
 
+from jitlint import jaxapi
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import jitted_calls
+from ._calls import class_hash_kind, jitted_calls
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
-_ARRAY_MODULES = ("numpy.", "jax.numpy.", "jax.random.")
+_NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
+                       "concatenate", "zeros_like", "ones_like", "full_like"}
 _DATA_METHODS = ("item", "sum", "max", "min", "mean", "argmax", "argmin", "tolist", "count_nonzero")
 
 
@@ -70,10 +72,14 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
         q = ctx.analysis.call_names.get(expr)
         if q in _UNHASHABLE_CALLS:
             return f"a {q}"
-        if q and q.startswith(_ARRAY_MODULES) and q.rsplit(".", 1)[-1] in (
-                "array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
-                "concatenate", "normal", "uniform", "zeros_like", "ones_like"):
-            return "a NumPy array" if q.startswith("numpy.") else "a JAX array"
+        if q and q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) and q not in jaxapi.STATIC_FUNCS:
+            return "a JAX array"
+        if q and q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _NUMPY_ARRAY_MAKERS:
+            return "a NumPy array"
+        func = expr.func
+        if isinstance(func, cst.Name) and func.value in ctx.analysis.classes and \
+                class_hash_kind(ctx.analysis, func.value) == "unhashable":
+            return f"a `{func.value}` object (a dataclass without `frozen=True`, or `__eq__` without `__hash__`)"
     if isinstance(expr, cst.Name) and depth < 3:
         sources = _assigned(ctx, site, expr.value)
         kinds = [_unhashable(ctx, site, s, depth + 1) for s in sources]
