@@ -7,6 +7,8 @@ a generated JAX file of about 2,000 lines, then edits it again and again and mea
 - push: a client without pull support; the time includes the server's 200 ms debounce;
 - pull: a client that pulls (`textDocument/diagnostic`) right after each change, like Neovim 0.11.
 
+It also times `check_source` alone on the same text, to tell the lint from the server's overhead.
+
     .venv/bin/python bench/lsp_latency.py [--lines 2000] [--edits 10] [--runs 3]
 """
 
@@ -121,6 +123,15 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big_model.py"
         path.write_text(source, encoding="utf-8")
+        # The engine alone, in this process: what the server adds is the rest.
+        from jitlint.engine import check_source
+
+        engine_times = []
+        for n in range(3):
+            start = time.perf_counter()
+            check_source(edited(source, n), str(path))
+            engine_times.append(time.perf_counter() - start)
+        print(f"engine alone (check_source): median {statistics.median(engine_times) * 1000:.0f} ms")
         for mode in ("push", "pull"):
             medians, everything, counts = [], [], set()
             for _ in range(args.runs):
