@@ -23,6 +23,7 @@ from typing import Iterator, Union
 import libcst as cst
 
 from jitlint import jaxapi
+from jitlint.cstwalk import walk
 from jitlint.names import Scope, dotted
 
 TRACED = 2  # an abstract tracer: no concrete value at all (jit, vmap, lax bodies)
@@ -40,6 +41,9 @@ class Taint:
     container: bool = False  # a Python tuple/list/dict holding tracers (its truth value is fine)
     filtered: bool = False  # a flax nnx graph-node argument: its plain attributes may be static Python values
     from_constant: bool = False  # made by jnp/lax from constants (a tracer only because of jit)
+    # Returned by code jitlint does not know (`lib.check(x)`, `obj.method(x)`, a field `state.flag`): it
+    # may be a tracer or a plain Python value, so rules that need certainty ignore it.
+    opaque: bool = False
 
 
 def join(*taints: "Taint | None") -> "Taint | None":
@@ -57,6 +61,7 @@ def join(*taints: "Taint | None") -> "Taint | None":
         container=all(t.container for t in found),
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
+        opaque=all(t.opaque for t in found),
     )
 
 
@@ -138,6 +143,7 @@ class FunctionInfo:
         self.scope = scope
         params = node.params
         self.positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        self.posonly = [p.name.value for p in params.posonly_params]
         self.kwonly = [p.name.value for p in params.kwonly_params]
         self.vararg = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
         self.kwarg = params.star_kwarg.name.value if params.star_kwarg is not None else None
@@ -157,6 +163,7 @@ class FunctionInfo:
         self.callback = False  # target of a host callback: runs on concrete values
         self.eager_done = False
         self.return_taint: Taint | None = None
+        self.returns_known = False  # set once the body was walked in traced mode
         self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
         self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def
@@ -252,6 +259,7 @@ class ModuleAnalysis:
         self.scope = Scope(module_name=module_name, is_package=is_package)
         self.functions: list[FunctionInfo] = []
         self.def_infos: dict[cst.FunctionDef, FunctionInfo] = {}
+        self.callers: dict[int, set[FunctionInfo]] = {}  # traced helpers -> the traced functions calling them
         self.module_defs: dict[str, FunctionInfo] = {}
         self.classes: dict[str, dict[str, FunctionInfo]] = {}
         self.class_bases: dict[str, list[str]] = {}
@@ -405,7 +413,8 @@ class _Collector(cst.CSTVisitor):
         self._func_class_depth: list[int] = []
 
     def collect(self) -> None:
-        self.a.module.visit(self)
+        # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse.
+        walk(self.a.module, self)
 
     @property
     def scope(self) -> Scope:
@@ -562,6 +571,12 @@ def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
     return None
 
 
+# Methods of jax.Array (and `.at[...]` updates): a receiver that has them is an array.
+_ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeeze", "astype", "argmax", "argmin",
+                  "cumsum", "cumprod", "prod", "std", "var", "transpose", "flatten", "clip", "round", "set", "add",
+                  "multiply", "divide", "power", "conj", "nonzero", "argsort", "sort", "take", "repeat", "swapaxes",
+                  "diagonal", "trace", "ptp", "searchsorted", "block_until_ready", "__getitem__"}
+
 _BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
                "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal",
                "not_equal", "isclose", "signbit", "isreal", "iscomplex", "any", "all", "isin",
@@ -616,8 +631,11 @@ class Evaluator:
                 self._block(body.body)
         if self.traced:
             ret = join(*self.returns)
+            info.returns_known = True
             if not _same(ret, info.return_taint):
                 info.return_taint = ret
+                for caller in self.a.callers.get(id(info), ()):
+                    self.a._enqueue(caller)  # callers computed with the old return value
             # Nested defs defined under trace but not called here still run under trace when used.
             for nested in self.nested_seen:
                 if not nested.traced and not nested.callback:
@@ -1010,9 +1028,10 @@ class Evaluator:
             return None
         if base.filtered and not base.is_array:
             return None  # a field of an equinox/nnx module may be a static Python value
-        if attr in ("T", "mT", "real", "imag", "at"):
+        if attr in ("T", "mT", "real", "imag", "at") and base.is_array:
             return dataclasses.replace(base, container=False, is_array=True, is_bool=base.is_bool and attr == "T")
-        return dataclasses.replace(base, container=False, is_bool=False)
+        # A field of a traced pytree may be an array leaf or a static field (flax struct fields, configs).
+        return dataclasses.replace(base, container=False, is_bool=False, is_array=False, opaque=True)
 
     def expr_Subscript(self, expr: cst.Subscript) -> Taint | None:
         base = self.expr(expr.value)
@@ -1022,6 +1041,8 @@ class Evaluator:
             return None
         if base.filtered and not base.is_array:
             return None
+        if base.opaque:
+            return dataclasses.replace(base, container=False, is_bool=False)
         # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
         return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
                      from_constant=base.from_constant and not any(index_taints))
@@ -1048,6 +1069,8 @@ class Evaluator:
             t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
         if (left is None or left.container) and (right is None or right.container):
             return dataclasses.replace(result, container=True)  # tuple + tuple
+        if result.opaque:
+            return dataclasses.replace(result, is_bool=False, container=False, is_array=False)
         return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
 
     def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
@@ -1083,6 +1106,8 @@ class Evaluator:
             return None
         if all(t is None or t.container for t in taints):
             return None  # comparing Python containers
+        if result.opaque:
+            return dataclasses.replace(result, container=False)  # comparing values of unknown kind
         return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
 
     def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
@@ -1279,14 +1304,17 @@ class Evaluator:
         if result is not None:
             # An unknown function of traced values: most return arrays, but some return Python values
             # (`is_valid(x)`), so the result is traced but of unknown kind.
-            return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False)
+            return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False,
+                                       opaque=True)
         return None
 
     def _method_call(self, name: str, receiver: Taint | None, arg_taints, expr: cst.Call) -> Taint | None:
         if receiver is None:
+            # `obj.method(x)` on a Python object: most such methods compute on arrays, but jitlint
+            # cannot know what this one returns.
             joined = join(*arg_taints)
             if joined is not None and self.recording:
-                return dataclasses.replace(joined, container=False, is_bool=False)
+                return dataclasses.replace(joined, container=False, is_bool=False, is_array=False, opaque=True)
             return None
         if name in ("item", "tolist", "__bool__", "__int__", "__float__", "__index__"):
             return None  # concretizes (a rule reports it); the Python value is static afterwards
@@ -1302,10 +1330,10 @@ class Evaluator:
         if name in ("get", "copy", "values", "items", "pop", "setdefault") and not receiver.is_array:
             return dataclasses.replace(receiver, container=name in ("values", "items"), filtered=receiver.filtered)
         is_bool = receiver.is_bool and name in ("reshape", "ravel", "flatten", "squeeze", "transpose", "__invert__")
-        return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=receiver.is_array or name in (
-            "sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeeze", "astype", "argmax", "argmin",
-            "cumsum", "prod", "std", "var", "transpose", "flatten", "clip", "round", "set", "add", "get",
-            "multiply", "divide", "power", "min", "max", "apply"))
+        if receiver.is_array or name in _ARRAY_METHODS:
+            # Only arrays have these methods, so the receiver was an array after all.
+            return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
+        return Taint(receiver.level, receiver.origin, opaque=True)
 
     def _call_known(self, expr: cst.Call, q: str, arg_values: list[Value], arg_taints, receiver, in_jit):
         any_arg = join(*arg_taints)
@@ -1360,9 +1388,11 @@ class Evaluator:
             container = q in ("list", "tuple", "dict", "set", "zip", "map", "filter", "enumerate",
                               "reversed", "iter", "frozenset")
             return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
-        if q.startswith("jax."):
-            # Other jax APIs (tree_util, device_put, ...): pass tracers through.
+        if q in jaxapi.PASS_THROUGH:
             return any_arg
+        if q.startswith("jax.") and any_arg is not None:
+            # Other jax APIs (internal helpers, dtypes, sharding, ...) may return Python values.
+            return dataclasses.replace(any_arg, container=False, is_bool=False, is_array=False, opaque=True)
         return _UNKNOWN
 
     def _array_result(self, any_arg: Taint | None, in_jit: bool, expr: cst.Call, q: str) -> Taint | None:
@@ -1436,11 +1466,12 @@ class Evaluator:
             return None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
         traces_constants = bool(self.info and self.info.traces_constants)
+        self.a.callers.setdefault(id(info), set()).add(self.info)
         self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
                        params, self._closure() if info.parent is self.info else None, traces_constants)
-        if info.return_taint is not None:
-            return info.return_taint
-        return dataclasses.replace(any_arg, container=False) if any_arg else None
+        if info.returns_known:
+            return info.return_taint  # its body was walked with tracers: None means a Python value
+        return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
 
     def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
         """Remember which defaulted parameters callers pass (they are traced when passed)."""

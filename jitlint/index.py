@@ -13,7 +13,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 
 from jitlint import jaxapi
-from jitlint.names import _canonical, resolve_relative
+from jitlint.qualnames import _canonical, resolve_relative
 
 
 @dataclass(frozen=True)

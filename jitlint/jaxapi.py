@@ -134,6 +134,10 @@ STATIC_FUNCS = {
     "jax.eval_shape", "jax.ShapeDtypeStruct", "jax.tree_util.tree_structure", "jax.tree.structure",
     "jax.core.get_aval", "jax.typeof",
     "jax.debug.print", "jax.debug.callback", "jax.debug.breakpoint",
+    "jax.numpy.isscalar", "jax.numpy.iscomplexobj", "jax.numpy.isrealobj", "numpy.isscalar",
+    "jax.tree_util.treedef_is_leaf", "jax.tree_util.all_leaves", "jax.core.is_concrete",
+    "equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like", "equinox.filter_eval_shape",
+    "equinox.tree_equal", "chex.is_tpu", "jax.lax.axis_size", "jax.numpy.ndim",
 }
 
 # Builtins / functions that force a concrete Python value (ConcretizationTypeError family).
@@ -173,7 +177,7 @@ SHAPE_ARGS: dict[str, tuple[int, str]] = {
     "jax.numpy.tile": (1, "reps"), "jax.numpy.resize": (1, "new_shape"),
     "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"),
     "jax.random.bernoulli": (2, "shape"), "jax.random.randint": (1, "shape"),
-    "jax.random.categorical": (3, "shape"), "jax.random.permutation": (1, "x"),
+    "jax.random.categorical": (3, "shape"),
     "jax.lax.full": (0, "shape"), "jax.lax.iota": (1, "size"), "jax.lax.broadcast": (1, "sizes"),
     "jax.lax.reshape": (1, "new_sizes"),
 }
@@ -183,6 +187,11 @@ SHAPE_METHODS = {"reshape", "broadcast_to"}
 # Modules whose calls compute on arrays: inside jit their results are tracers, even on constants.
 ARRAY_MODULE_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.",
                          "jax.image.", "jax.ops.", "jax.device_put", "jax.numpy")
+
+# jax functions that hand back their (traced) arguments or arrays built from them.
+PASS_THROUGH = {"jax.device_put", "jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten",
+                "jax.tree.flatten", "jax.tree_util.tree_unflatten", "jax.tree.unflatten", "jax.block_until_ready",
+                "jax.tree_util.tree_reduce", "jax.tree.reduce", "jax.lax.stop_gradient"}
 
 LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 LOGGING_MODULES = {"logging", "absl.logging"}

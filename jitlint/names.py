@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+# Re-exported: the libcst-free half of name resolution (the index and the cache use it without libcst).
+from jitlint.qualnames import _ALIASES, _canonical, resolve_relative  # noqa: F401
+
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` as text, for Name/Attribute chains only."""
@@ -20,21 +23,6 @@ def dotted(expr: cst.BaseExpression) -> str | None:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))
-
-
-def resolve_relative(module_name: str | None, is_package: bool, level: int, target: str) -> str:
-    """`from ..x import y` inside `pkg.sub.mod` -> `pkg.x.y`."""
-    if not module_name:
-        return "." * level + target
-    parts = module_name.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
-    base = ".".join(parts)
-    if not target:
-        return base
-    return f"{base}.{target}" if base else target
 
 
 class Scope:
@@ -108,24 +96,3 @@ class Scope:
                 return None
             return _canonical(f"{base}.{expr.attr.value}")
         return None
-
-
-# Public aliases of the same objects, folded onto one spelling.
-_ALIASES = {
-    "jax._src.api.jit": "jax.jit",
-    "jax.api.jit": "jax.jit",
-    "jax.tree_util.Partial": "jax.tree_util.Partial",
-    "flax.experimental.nnx": "flax.nnx",
-    "jax.experimental.io_callback": "jax.experimental.io_callback",
-    "jax.extend.ifrt_programs": "jax.extend.ifrt_programs",
-}
-
-
-def _canonical(name: str | None) -> str | None:
-    if name is None:
-        return None
-    if name in _ALIASES:
-        return _ALIASES[name]
-    if name.startswith("flax.experimental.nnx."):
-        return "flax.nnx." + name[len("flax.experimental.nnx."):]
-    return name

@@ -82,7 +82,7 @@ def certain_tracer(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level
     """The taint of `expr` when it is surely a traced *array* (not a container of tracers, and not a
     field of an equinox/nnx module that may be a static Python value)."""
     t = traced_in(analysis, expr, min_level)
-    if t is None or t.container or (t.filtered and not t.is_array):
+    if t is None or t.container or t.opaque or (t.filtered and not t.is_array):
         return None
     return t
 

@@ -263,7 +263,8 @@ class FloatStaticArg(Rule):
     severity = Severity.WARNING
     what = """
         Finds calls that pass a computed float that changes between calls -- `lr = 0.1 / (epoch + 1)`,
-        `scale * 0.5` in a loop, `float(x.mean())` -- to a static parameter of a jitted function.
+        `BASE_LR * (step + 1)` in a loop -- to a static parameter of a jitted function. (Floats read from
+        array data, such as `float(x.mean())`, are JIT303.)
         """
     why = """
         Floats take practically unlimited values, and every new value is a new compile cache key: a decaying
@@ -479,7 +480,9 @@ class InvalidStaticSpec(Rule):
                                            "positional arguments: `jax.jit` raises ValueError")
                         break
             if info.kwarg is None:
-                unknown = [name for name in binding.static_argnames if name not in info.params]
+                # (positional-only parameters cannot be passed, so cannot be static, by name)
+                unknown = [name for name in binding.static_argnames
+                           if name not in info.params or name in info.posonly]
                 if unknown:
                     yield Report(node, f"`static_argnames` names {', '.join(repr(u) for u in unknown)}, which "
                                        f"`{info.name}` does not take: `jax.jit` raises ValueError")

@@ -182,11 +182,11 @@ class Observations:
                                      traces=len(traced.traces) if traced else None)
         if fam in FAMILY_CAUSES:
             wanted = FAMILY_CAUSES[fam]
-            best = max(records, key=lambda r: sum(1 for t in r.retraces if t.cause in wanted), default=None)
-            if best is not None and any(t.cause in wanted for t in best.retraces):
+            best = max(records, key=lambda r: len(r.retraces_for(wanted)), default=None)
+            if best is not None and best.retraces_for(wanted):
                 for cause in wanted:
                     self.explained.add((best.key, cause))
-                n = sum(1 for t in best.retraces if t.cause in wanted)
+                n = len(best.retraces_for(wanted))
                 return RuntimeStatus(
                     CONFIRMED,
                     f"`{best.name}` traced {_plural(len(best.traces), 'time')}, compiled "
@@ -225,7 +225,9 @@ class Observations:
         if not seen:
             seen.append({
                 PRINT_FAMILY: "the line ran; no traced value was printed or logged there",
-            }.get(fam, "the line ran; no JAX error was raised there" if raises or fam in (4, 6)
+            }.get(fam, "the line ran; no JAX error was raised there" if raises
+                  else "the line ran; this rule predicts no error or retrace, only overhead a run does not show"
+                  if fam in (4, 6)
                   else "the line ran; no retrace was attributed to it" if fam in FAMILY_CAUSES
                   else "the line ran; the predicted problem did not show"))
         return RuntimeStatus(NOT_CONFIRMED, "; ".join(seen), kind="coverage" if not records else None)
@@ -237,7 +239,7 @@ class Observations:
         for record in self.functions:
             groups: dict[tuple, list] = {}
             for t in record.retraces:
-                if t.nested or (record.key, t.cause) in self.explained:
+                if t.nested or any((record.key, c) in self.explained for c in t.causes()):
                     continue
                 code = codes.CODE_FOR_CAUSE.get(t.cause, codes.OTHER_RECOMPILE)
                 where = (t.call_path, t.call_line) if t.call_path and t.call_line else (record.def_path,

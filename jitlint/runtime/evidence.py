@@ -57,6 +57,10 @@ class Trace:
     static_values: tuple[str, str] | None
     fn_id: int | None
     avals: list | None
+    other_causes: tuple[str, ...] = ()  # also true: e.g. a static length changed along with the shape
+
+    def causes(self) -> tuple[str, ...]:
+        return (self.cause, *self.other_causes)
 
 
 @dataclass
@@ -88,14 +92,25 @@ class FunctionRecord:
     def causes(self) -> Counter:
         return Counter(t.cause for t in self.retraces)
 
+    def retraces_for(self, wanted: set[str]) -> list[Trace]:
+        return [t for t in self.retraces if wanted & set(t.causes())]
+
     def describe_causes(self, only: set[str] | None = None) -> str:
         """`3 retraces because a static argument changed (values seen: 1, 2, 3, 4); 1 retrace because ...`"""
+        groups: dict[str, list[Trace]] = {}
+        for t in self.retraces:
+            cause = t.cause if only is None or t.cause in only else next((c for c in t.other_causes if c in only), None)
+            if cause is not None:
+                groups.setdefault(cause, []).append(t)
         parts = []
-        for cause, count in self.causes().most_common():
-            if only is not None and cause not in only:
-                continue
-            traces = [t for t in self.retraces if t.cause == cause]
-            parts.append(f"{count} retrace{'s' if count != 1 else ''} because {describe(cause, traces, self)}")
+        for cause, traces in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            n = len(traces)
+            text = f"{n} retrace{'s' if n != 1 else ''} because {describe(cause, traces, self)}"
+            also = sorted({c for t in traces for c in t.causes() if c != cause})
+            if also:
+                text += " (along with: " + ", ".join(describe(c, [t for t in traces if c in t.causes()], self)
+                                                      for c in also) + ")"
+            parts.append(text)
         return "; ".join(parts)
 
 
@@ -198,6 +213,7 @@ def build_functions(data: dict) -> list[FunctionRecord]:
             record = records[key] = FunctionRecord(key[2], key[0], key[1])
         seen_avals = [t.avals for t in record.traces if t.avals is not None]
         static_values = None
+        other: tuple[str, ...] = ()
         if not record.traces:
             cause, detail = "first", ""
         elif miss.get("never_seen"):
@@ -209,12 +225,15 @@ def build_functions(data: dict) -> list[FunctionRecord]:
                 cause, detail = by_types
                 if text_cause == cause and text_detail:
                     detail = text_detail  # JAX's text names the argument
+                elif text_cause in ("static", "structure"):
+                    # JAX reports the least severe difference: a static value that changed along with the types
+                    other = (text_cause,)
             else:
                 cause, detail = text_cause, text_detail
                 if cause in ("shape", "dtype", "weak_type") and miss.get("avals") is not None and seen_avals:
                     cause, detail = "unknown", "JAX blamed argument types, but these types were compiled before"
         record.traces.append(Trace(norm(miss.get("call_path")), miss.get("call_line"), bool(miss.get("nested")),
-                                   cause, detail, static_values, miss.get("fn_id"), miss.get("avals")))
+                                   cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other))
         record.compiles += int(miss.get("compiles") or 0)
         record.trace_s += float(miss.get("trace_s") or 0.0)
         record.lower_s += float(miss.get("lower_s") or 0.0)
