@@ -12,5 +12,13 @@ def main():
     print("total", total)
 
 
+def single_pass():
+    x = jnp.arange(4.0)
+    for _ in range(1):  # the loop runs once: one trace, nothing to confirm
+        x = jax.jit(lambda v: v + 1.0)(x)
+    return x
+
+
 if __name__ == "__main__":
     main()
+    single_pass()

@@ -21,6 +21,8 @@ def quiet(x):
 
 
 def main():
+    # the caller's file and line in each record must survive jitlint's logging probe
+    logging.basicConfig(format="%(filename)s:%(lineno)d:%(funcName)s: %(message)s")
     x = jnp.arange(3.0)
     for _ in range(3):
         x = quiet(step(x))

@@ -1,0 +1,357 @@
+"""`jitlint run`, as a user runs it: the installed command, in a subprocess, on real programs under real
+JAX (CPU). Programs are in tests/runtime_programs/; each run is done once per session and shared."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from conftest import jitlint_exe
+from harness import FIXTURES, expected_findings
+from jitlint.config import Config
+from jitlint.engine import lint_file
+
+PROGRAMS = Path(__file__).parent / "runtime_programs"
+CHECK_KEYS = {"path", "line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}
+RUNTIME_KEYS = {"status", "evidence", "count", "kind", "function", "traces", "compiles", "seconds", "runtime_only"}
+
+
+def _env(extra=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "JITLINT_", "XLA_"))}
+    env["JAX_PLATFORMS"] = "cpu"
+    env.update(extra or {})
+    return env
+
+
+def jitlint_run(*args, cwd=PROGRAMS, env=None, timeout=240):
+    return subprocess.run([jitlint_exe(), "run", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          env=_env(env), timeout=timeout)
+
+
+@functools.lru_cache(maxsize=None)
+def run_report(*args, cwd=PROGRAMS, env=()):
+    """`jitlint run --format json -o FILE ARGS`: (the process, the JSON report, seconds it took)."""
+    out = Path(tempfile.mkdtemp(prefix="jitlint-test-")) / "report.json"
+    start = time.perf_counter()
+    proc = jitlint_run("--format", "json", "-o", out, *args, cwd=cwd, env=dict(env))
+    seconds = time.perf_counter() - start
+    assert out.exists(), f"no report; rc={proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc, json.loads(out.read_text(encoding="utf-8")), seconds
+
+
+def at(report, filename, line):
+    return [f for f in report["findings"] if Path(f["path"]).as_posix().endswith(filename) and f["line"] == line]
+
+
+def function(report, name):
+    found = [f for f in report["functions"] if f["name"] == name]
+    assert len(found) == 1, f"expected one function {name!r}: {report['functions']}"
+    return found[0]
+
+
+def static_codes(path: Path, line: int) -> set[str]:
+    """What `jitlint check` reports at a line today (other rule families may land later)."""
+    return {f.code for f in lint_file(path, Config()).findings if f.line == line}
+
+
+# ---- prints ------------------------------------------------------------------------------------------
+
+
+def test_print_of_traced_value_is_confirmed_at_its_line():
+    proc, report, _ = run_report("print_traced.py")
+    assert proc.returncode == 1
+    [printed] = at(report, "print_traced.py", 12)
+    assert printed["code"] == "JIT501"
+    assert printed["runtime"]["status"] == "confirmed"
+    assert printed["runtime"]["kind"] == "output"
+    assert "JitTracer(float32[3])" in printed["runtime"]["evidence"]
+    assert printed["runtime"]["count"] == 1  # three calls, one trace: printed once
+    [logged] = at(report, "print_traced.py", 13)
+    assert logged["code"] == "JIT502" and logged["runtime"]["status"] == "confirmed"
+    assert logged["runtime"]["evidence"].startswith("logged JitTracer(float32[3])")
+    # `print(x.shape)` at line 19 is static: no finding, and nothing confirmed anywhere else
+    assert [f["line"] for f in report["findings"] if f["runtime"]["status"] == "confirmed"] == [12, 13]
+
+
+def test_program_output_is_unchanged():
+    """The probes must not change what the program prints, nor the file:line its log records name."""
+    plain = subprocess.run([sys.executable, "print_traced.py"], cwd=PROGRAMS, capture_output=True, text=True,
+                           env=_env(), timeout=120)
+    proc, _, _ = run_report("print_traced.py")
+    assert plain.returncode == 0
+    assert proc.stdout == plain.stdout  # the report went to -o FILE: stdout is the program's alone
+    assert proc.stderr == plain.stderr
+    assert "print_traced.py:13:step: x is JitTracer(float32[3])" in proc.stderr
+
+
+def test_text_report():
+    proc = jitlint_run("print_traced.py")
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    program_output, _, report = out.partition("jitlint run: ")
+    assert program_output.startswith("x is JitTracer(float32[3])\n")  # the program's output comes first
+    lines = report.splitlines()
+    assert lines[0].startswith("print_traced.py ran to completion after ")
+    i = lines.index(next(ln for ln in lines if ln.startswith("print_traced.py:12:5: JIT501 ")))
+    assert lines[i + 1] == "    confirmed: printed JitTracer(float32[3]) at trace time (1 time)"
+    assert any(ln.split()[:4] == ["step", "print_traced.py:10", "1", "1"] for ln in lines), report
+    assert lines[-1] == "Found 2 findings: 2 confirmed, 0 not confirmed, 0 not reached (0 found only at runtime)."
+
+
+# ---- trace-time errors -------------------------------------------------------------------------------
+
+
+def _assert_error_at_line(report, line):
+    found = at(report, "trace_error.py", line)
+    confirmed = [f for f in found if f["runtime"]["status"] == "confirmed"]
+    assert confirmed, found
+    evidence = confirmed[0]["runtime"]["evidence"]
+    assert evidence.startswith("raised TracerBoolConversionError while tracing `relu`: ")
+    assert "Attempted boolean conversion of traced array" in evidence
+    static = static_codes(PROGRAMS / "trace_error.py", line)
+    if static:  # the static rule confirmed, not a runtime-only duplicate
+        assert {f["code"] for f in confirmed} == static
+        assert not any(f["runtime"]["runtime_only"] for f in found)
+    else:
+        assert [f["code"] for f in confirmed] == ["JIT906"]
+
+
+def test_trace_time_error_caught_by_the_program():
+    proc, report, _ = run_report("trace_error.py")
+    assert "caught: TracerBoolConversionError" in proc.stdout
+    assert report["program"]["status"] == "finished"
+    _assert_error_at_line(report, 10)
+
+
+def test_trace_time_error_uncaught():
+    proc, report, _ = run_report("trace_error.py", "--uncaught")
+    assert report["program"]["status"] == "crashed"
+    exc = report["program"]["exception"]
+    assert exc["type"] == "TracerBoolConversionError"
+    assert (exc["path"], exc["line"]) == ("trace_error.py", 10)  # the innermost frame in the user's file
+    _assert_error_at_line(report, 10)
+    # the traceback is the program's, as `python trace_error.py` shows it, without jitlint's frames
+    assert "Traceback (most recent call last):" in proc.stderr
+    assert "probe.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert 'trace_error.py", line 10, in relu' in proc.stderr
+
+
+def test_trace_mode_confirms_without_running_the_program():
+    proc, report, _ = run_report("--trace", "trace_error.py:relu", "--arg", "f32[]")
+    assert "caught" not in proc.stdout  # main() never ran
+    assert report["program"]["mode"] == "trace"
+    _assert_error_at_line(report, 10)
+
+
+# ---- recompiles ------------------------------------------------------------------------------------
+
+
+def test_jit_of_lambda_in_a_loop_counts_recompiles_at_its_line():
+    _, report, _ = run_report("jit_in_loop.py")
+    [found] = at(report, "jit_in_loop.py", 10)
+    runtime = found["runtime"]
+    assert runtime["status"] == "confirmed" and runtime["kind"] == "recompile"
+    assert (runtime["function"], runtime["traces"], runtime["compiles"], runtime["count"]) == ("<lambda>", 5, 5, 4)
+    assert "new function object" in runtime["evidence"]
+    assert found["code"] in ({"JIT904"} | static_codes(PROGRAMS / "jit_in_loop.py", 10))
+    if static_codes(PROGRAMS / "jit_in_loop.py", 10):
+        assert found["code"].startswith("JIT1") and not runtime["runtime_only"]
+    lambdas = [f for f in report["functions"] if f["name"] == "<lambda>" and f["line"] == 10]
+    assert lambdas and lambdas[0]["traces"] == 5 and lambdas[0]["causes"] == {"new_function": 4}
+
+
+def test_a_loop_that_runs_once_is_not_confirmed():
+    _, report, _ = run_report("jit_in_loop.py")
+    [found] = at(report, "jit_in_loop.py", 18)  # JIT101 flags the lambda: the loop could run many times
+    assert found["runtime"]["status"] == "not_confirmed"
+    assert found["runtime"]["evidence"] == "`<lambda>` traced 1 time"
+
+
+def test_static_argument_fed_a_loop_counter():
+    _, report, _ = run_report("static_counter.py")
+    [found] = at(report, "static_counter.py", 16)
+    runtime = found["runtime"]
+    assert runtime["status"] == "confirmed"
+    assert (runtime["function"], runtime["traces"], runtime["compiles"], runtime["count"]) == ("scale", 4, 4, 3)
+    assert "a static argument changed (values seen: 1, 2, 3, 4)" in runtime["evidence"]
+    static = static_codes(PROGRAMS / "static_counter.py", 16)
+    assert found["code"] in (static or {"JIT903"})
+    scale = function(report, "scale")
+    assert (scale["line"], scale["traces"], scale["compiles"], scale["causes"]) == (8, 4, 4, {"static": 3})
+    assert scale["call_sites"] == [{"path": "static_counter.py", "line": 16, "traces": 4}]
+    assert scale["seconds"] > 0 and 0 < scale["share"] < 1
+
+
+def test_shape_and_weak_type_churn_are_runtime_only_findings():
+    _, report, _ = run_report("ragged_batches.py")
+    [shape] = at(report, "ragged_batches.py", 22)
+    assert shape["code"] == "JIT901" and shape["runtime"]["runtime_only"]
+    assert shape["runtime"]["status"] == "confirmed" and shape["runtime"]["count"] == 1
+    assert "batch: f32[32,4] -> f32[4,4]" in shape["message"]
+    assert (shape["line"], shape["col"]) == (22, 9)  # the call site: `total += float(loss(batch))`
+    [weak] = at(report, "ragged_batches.py", 25)
+    assert weak["code"] == "JIT902" and weak["runtime"]["count"] == 1
+    assert "s: f32[]{weak} -> f32[]" in weak["message"]
+    loss = function(report, "loss")
+    assert (loss["traces"], loss["compiles"], loss["causes"]) == (2, 2, {"shape": 1})
+    assert report["summary"]["runtime_only"] == 2
+
+
+def test_runtime_codes_obey_select():
+    _, report, _ = run_report("--select", "JIT901", "ragged_batches.py")
+    assert [f["code"] for f in report["findings"]] == ["JIT901"]
+
+
+def test_negative_program_has_nothing_confirmed_and_one_compile():
+    proc, report, _ = run_report("clean.py")
+    assert proc.returncode == 0
+    assert report["findings"] == []
+    step = function(report, "step")
+    assert (step["traces"], step["compiles"], step["retraces"]) == (1, 1, 0)
+    assert report["summary"] == {"findings": 0, "confirmed": 0, "not_confirmed": 0, "not_reached": 0,
+                                 "unknown": 0, "runtime_only": 0}
+
+
+# ---- programs that do not end well ------------------------------------------------------------------
+
+
+def test_crashing_program_still_yields_the_report():
+    proc, report, _ = run_report("crash.py")
+    assert proc.returncode == 1  # findings
+    program = report["program"]
+    assert program["status"] == "crashed" and program["exit_code"] == 1
+    assert program["exception"] == {"type": "FileNotFoundError", "message": "no checkpoint at /nonexistent/ckpt",
+                                    "path": "crash.py", "line": 13}
+    [printed] = at(report, "crash.py", 8)
+    assert printed["runtime"]["status"] == "confirmed"
+    text = jitlint_run("crash.py").stdout
+    assert "jitlint run: crash.py crashed after " in text
+    assert "FileNotFoundError: no checkpoint at /nonexistent/ckpt at crash.py:13" in text
+
+
+def test_timed_out_program_still_yields_the_report():
+    proc, report, seconds = run_report("--timeout", "5", "forever.py")
+    assert seconds < 60
+    assert report["program"]["status"] == "timed_out" and report["program"]["timeout"] == 5
+    [printed] = at(report, "forever.py", 8)
+    assert printed["runtime"]["status"] == "confirmed"
+    assert function(report, "step")["compiles"] == 1
+    text = jitlint_run("--timeout", "5", "-q", "forever.py").stdout
+    assert "forever.py timed out after 5 s and was stopped; the report covers what ran until then." in text
+
+
+def test_exit_code_of_the_program_is_reported():
+    proc, report, _ = run_report("trace_error.py", "--uncaught")
+    assert report["program"]["exit_code"] == 1
+
+
+# ---- module form, paths, JSON --------------------------------------------------------------------
+
+
+def test_module_form():
+    proc, report, _ = run_report("-m", "jaxapp", "--steps", "3")
+    assert "steps 3 w " in proc.stdout  # the program got its own arguments
+    program = report["program"]
+    assert program["mode"] == "module" and program["target"] == "jaxapp" and program["status"] == "finished"
+    assert sorted(program["files"]) == ["jaxapp/__init__.py", "jaxapp/__main__.py", "jaxapp/model.py"]
+    [called] = at(report, "jaxapp/model.py", 7)
+    assert called["runtime"]["status"] == "confirmed"
+    [never] = at(report, "jaxapp/model.py", 13)
+    assert never["runtime"] == {**never["runtime"], "status": "not_reached", "evidence": "this line never ran"}
+    assert function(report, "train_step")["traces"] == 1  # three steps, one trace
+
+
+def test_path_limits_the_report():
+    _, report, _ = run_report("--path", "jaxapp/model.py", "-m", "jaxapp")
+    assert report["program"]["files"] == ["jaxapp/model.py"]
+    assert {Path(f["path"]).name for f in report["findings"]} == {"model.py"}
+
+
+def test_json_shape():
+    _, report, _ = run_report("print_traced.py")
+    assert set(report) == {"program", "findings", "functions", "cost", "summary"}
+    check = subprocess.run([jitlint_exe(), "check", "--format", "json", "print_traced.py"], cwd=PROGRAMS,
+                           capture_output=True, text=True, env=_env(), timeout=120)
+    static = json.loads(check.stdout)
+    assert [{k: v for k, v in f.items() if k != "runtime"} for f in report["findings"]] == static
+    for f in report["findings"]:
+        assert set(f) == CHECK_KEYS | {"runtime"} and set(f["runtime"]) == RUNTIME_KEYS
+    assert set(report["program"]) == {"command", "mode", "target", "status", "exit_code", "exception", "run_seconds",
+                                      "wall_seconds", "timeout", "python", "jax_version", "coverage", "files"}
+    assert report["program"]["coverage"] == {"method": "settrace" if sys.version_info < (3, 12) else "sys.monitoring",
+                                             "complete": True}
+    for fn in report["functions"]:
+        assert {"name", "path", "line", "user", "traces", "retraces", "compiles", "causes", "trace_seconds",
+                "lowering_seconds", "compile_seconds", "seconds", "share", "call_sites", "jit_sites"} == set(fn)
+    cost = report["cost"]
+    assert set(cost) == {"run_seconds", "trace_seconds", "lowering_seconds", "compile_seconds", "seconds", "share",
+                         "other"}
+    assert cost["seconds"] >= sum(f["seconds"] for f in report["functions"])
+    assert report["summary"]["findings"] == len(report["findings"]) == 2
+
+
+# ---- usage ---------------------------------------------------------------------------------------
+
+
+def test_usage_errors_exit_2():
+    for args in ([], ["--timeout", "soon", "clean.py"], ["no_such_program.py"], ["--bogus", "clean.py"],
+                 ["-m"], ["--trace", "clean.py"]):
+        proc = jitlint_run(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "jitlint run: error: " in proc.stderr and "Traceback" not in proc.stderr
+    assert jitlint_run("--help").stdout.startswith("usage: jitlint run [options] script.py [args...]")
+
+
+def test_interpreter_without_jax_gets_a_clear_message(tmp_path):
+    venv = tmp_path / "nojax"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    proc = jitlint_run("--python", python, "clean.py")
+    assert proc.returncode == 2
+    assert "jax is not installed in the interpreter that runs the program" in proc.stderr
+    assert "pip install jitlint[runtime]" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+# ---- every runnable fixture ------------------------------------------------------------------------
+
+# Positives no run can confirm, with the reason (docs/runtime.md, "Limits").
+UNCONFIRMABLE = {
+    "JIT409": "an unrolled Python loop raises nothing and retraces nothing; only the jaxpr grows",
+}
+
+
+def runnable_fixtures() -> list[Path]:
+    return sorted(p for p in FIXTURES.glob("JIT*.py") if "\nRUNS = [" in p.read_text(encoding="utf-8"))
+
+
+def test_every_runnable_fixture_is_confirmed_at_its_lines():
+    """Run every fixture's RUNS thunks in one program; each `# expect:` line must be confirmed (an error
+    raised there, a tracer printed there, retraces of the function it names), and no other line."""
+    fixtures = runnable_fixtures()
+    assert fixtures, "no fixture has a RUNS list"
+    args = [a for p in fixtures for a in ("--path", p)]
+    _, report, _ = run_report(*args, PROGRAMS / "run_fixtures.py", *fixtures, cwd=FIXTURES.parent.parent)
+    assert report["program"]["status"] == "finished", report["program"]
+    problems = []
+    for path in fixtures:
+        expected = expected_findings(path.read_text(encoding="utf-8"))
+        found = {(f["line"], f["code"]): f for f in report["findings"] if Path(f["path"]).name == path.name}
+        for line, code in sorted(expected):
+            f = found.get((line, code))
+            if f is None:  # a static miss: tests/test_fixtures.py reports it
+                continue
+            want = "not_confirmed" if code in UNCONFIRMABLE else "confirmed"
+            if f["runtime"]["status"] != want:
+                problems.append(f"{path.name}:{line} {code}: {f['runtime']['status']} "
+                                f"({f['runtime']['evidence']}), expected {want}")
+        for (line, code), f in sorted(found.items()):
+            if (line, code) not in expected and f["runtime"]["status"] == "confirmed":
+                problems.append(f"{path.name}:{line} {code} confirmed on a negative: {f['runtime']['evidence']}")
+    assert not problems, "\n".join(problems)
