@@ -430,10 +430,10 @@ class JitlintServer(LanguageServer):
         return self.workspace.text_documents.get(unquote(uri))
 
     def document_changed(self, uri: str) -> None:
-        """The one place where the server learns that a file's text changed (opened, edited, saved or
-        closed). The project index of jitted functions (`jitlint.index`: one summary per file, replaced
-        when that file changes) is to be told here, and the open files that import from this one
-        re-linted; until then each buffer is linted on its own, like `jitlint check FILE`."""
+        """The one place where the server learns that a file's text changed (opened, edited or closed).
+        The project index of jitted functions (`jitlint.index`: one summary per file, replaced when that
+        file changes) is to be told here, and the open files that import from this one re-linted; until
+        then each buffer is linted on its own, like `jitlint check FILE`."""
         self._results.pop(uri, None)
 
     async def lint(self, uri: str) -> LintResult | None:
@@ -574,8 +574,7 @@ def create_server() -> "JitlintServer":
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: JitlintServer, params: types.DidSaveTextDocumentParams):
-        ls.document_changed(params.text_document.uri)
-        ls.schedule_publish(params.text_document.uri)
+        ls.schedule_publish(params.text_document.uri)  # same text: re-linted only if its settings changed
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams):

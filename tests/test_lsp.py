@@ -263,6 +263,18 @@ async def test_syntax_error_while_typing(client: LanguageClient):
     doc.change(doc.text.replace("def other(x", "def other(x):", 1))
     assert [d.code for d in await doc.diagnostics()] == ["JIT501", "JIT501"]
 
+    # Saving publishes again (push), for the same version.
+    before = len(client.published)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=doc.uri)))
+    if not pulls(client):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TIMEOUT
+        while len(client.published) == before and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        assert [(p.version, len(p.diagnostics)) for p in client.published[before:]] == [(doc.version, 2)]
+    assert [d.code for d in await doc.diagnostics()] == ["JIT501", "JIT501"]
+
 
 @pytest.mark.parametrize("client", ["visual_studio_code"], indirect=True)
 async def test_odd_requests_are_not_errors(client: LanguageClient):
