@@ -44,6 +44,12 @@ class Taint:
     # Returned by code jitlint does not know (`lib.check(x)`, `obj.method(x)`, a field `state.flag`): it
     # may be a tracer or a plain Python value, so rules that need certainty ignore it.
     opaque: bool = False
+    # For a literal tuple/list: the taint of each position (None for a Python value there).
+    elements: "tuple[Taint | None, ...] | None" = None
+
+    def __post_init__(self) -> None:
+        if self.elements is not None and not self.container:
+            object.__setattr__(self, "elements", None)  # only a container has positions
 
 
 def join(*taints: "Taint | None") -> "Taint | None":
@@ -62,7 +68,22 @@ def join(*taints: "Taint | None") -> "Taint | None":
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
+        elements=_join_elements(taints),
     )
+
+
+def _join_elements(taints) -> "tuple[Taint | None, ...] | None":
+    """Position-wise join of tuple taints of one length; None as soon as one is not such a tuple."""
+    shapes = []
+    for t in taints:
+        if t is None:
+            continue
+        if t.elements is None:
+            return None
+        shapes.append(t.elements)
+    if not shapes or len({len(e) for e in shapes}) != 1:
+        return None
+    return tuple(join(*column) for column in zip(*shapes))
 
 
 def _same(a: "Taint | None", b: "Taint | None") -> bool:
@@ -154,6 +175,9 @@ class FunctionInfo:
         self.annotations = {p.name.value: p.annotation for p in all_params if p.annotation is not None}
         self.local_defs: dict[str, FunctionInfo] = {}
         self.is_method = class_name is not None and isinstance(node, cst.FunctionDef) and not _is_static_method(node)
+        # @property, @functools.cached_property, @x.setter ...: attribute access calls it.
+        self.is_property = isinstance(node, cst.FunctionDef) and any(
+            (dotted(d.decorator) or "").endswith(("property", ".setter", ".getter")) for d in node.decorators)
         # analysis state
         self.contexts: list[Context] = []
         self.param_taint: dict[str, Taint | None] = {}
@@ -571,6 +595,12 @@ def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
     return None
 
 
+# isinstance targets that no tracer is an instance of, and ones every tracer is.
+_NON_TRACER_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "tuple", "dict", "set", "type",
+                     "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating",
+                     "numpy.bool_", "collections.abc.Callable", "typing.Callable"}
+_TRACER_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.Tracer"}
+
 # Methods of jax.Array (and `.at[...]` updates): a receiver that has them is an array.
 _ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeeze", "astype", "argmax", "argmin",
                   "cumsum", "cumprod", "prod", "std", "var", "transpose", "flatten", "clip", "round", "set", "add",
@@ -716,15 +746,43 @@ class Evaluator:
         self.expr(node.test)
         self._record(node)
         before = dict(self.env)
+        static_in_body, static_in_else = self._isinstance_narrowing(node.test)
+        for name in static_in_body:
+            self.env[name] = None
         self._suite(node.body)
         after_body = self.env
         self.env = dict(before)
+        for name in static_in_else:
+            self.env[name] = None
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
             else:
                 self._suite(node.orelse.body)
         self.env = _merge_env(after_body, self.env)
+
+    def _isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
+        in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return [], []
+        name = test.args[0].value.value
+        if not isinstance(self.lookup(name), Taint):
+            return [], []
+        kinds = test.args[1].value
+        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]
+        if all(n in _NON_TRACER_TYPES for n in names):
+            body, orelse = [name], []
+        elif any(n in _TRACER_TYPES for n in names):
+            body, orelse = [], [name]
+        else:
+            return [], []
+        return (orelse, body) if negate else (body, orelse)
 
     @property
     def loop_depth(self) -> int:
@@ -753,10 +811,11 @@ class Evaluator:
     def stmt_For(self, node: cst.For) -> None:
         element = self.iter_element(node.iter)
         self._record(node)
-        self.loops.append((node, {name: "varying" for name in _target_names(node.target)}))
+        kind = "bounded" if _few_values(node.iter) else "varying"
+        self.loops.append((node, {name: kind for name in _target_names(node.target)}))
         for _ in range(2):
             before = dict(self.env)
-            self.assign(node.target, element, node.iter)
+            self._assign_element(node.target, element, node.iter)
             self._suite(node.body)
             self.env = _merge_env(before, self.env)
         self.loops.pop()
@@ -851,9 +910,14 @@ class Evaluator:
                 for tgt, src in zip(elements, source.elements):
                     self.assign(tgt, self.a.taints.get(src.value) if self.traced else self.value_of_cached(src.value), src.value)
                 return
+            if isinstance(value, Taint) and value.elements is not None and len(value.elements) == len(elements) \
+                    and not any(isinstance(t, cst.StarredElement) for t in elements):
+                for tgt, part in zip(elements, value.elements):
+                    self.assign(tgt, part, None)
+                return
             element = value
             if isinstance(value, Taint) and value.container and not value.is_array:
-                element = dataclasses.replace(value, container=False)
+                element = dataclasses.replace(value, container=False, elements=None)
             for tgt in elements:
                 if isinstance(tgt, cst.StarredElement):
                     self.assign(tgt.value, element, None)
@@ -1128,10 +1192,20 @@ class Evaluator:
         return out
 
     def expr_Tuple(self, expr) -> Taint | None:
+        parts = self._elements(expr.elements)
+        found = join(*parts)
+        if found is None:
+            return None
+        # Remember each position of a literal tuple/list, so `a, b = f(...)` unpacks them one by one.
+        exact = len(parts) == len(expr.elements) and not any(isinstance(e, cst.StarredElement) for e in expr.elements)
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False,
+                                   elements=tuple(parts) if exact else None)
+
+    expr_List = expr_Tuple
+
+    def expr_Set(self, expr) -> Taint | None:
         found = join(*self._elements(expr.elements))
         return dataclasses.replace(found, container=True, is_array=False, is_bool=False) if found else None
-
-    expr_List = expr_Set = expr_Tuple
 
     def expr_Dict(self, expr: cst.Dict) -> Taint | None:
         found = []
@@ -1158,7 +1232,7 @@ class Evaluator:
         while comp is not None:
             element = self.iter_element(comp.iter)
             self.loops.append((comp, {name: "varying" for name in _target_names(comp.target)}))
-            self.assign(comp.target, element, comp.iter)
+            self._assign_element(comp.target, element, comp.iter)
             self._record(comp)
             for cond in comp.ifs:
                 self.expr(cond.test)
@@ -1191,28 +1265,47 @@ class Evaluator:
     def expr_StarredElement(self, expr) -> Taint | None:
         return self.expr(expr.value)
 
-    def iter_element(self, iterable: cst.BaseExpression) -> Value:
-        """The abstract value of one element when iterating over `iterable`."""
-        taint = self.expr(iterable)
+    def iter_element(self, iterable: cst.BaseExpression):
+        """The abstract value of one element when iterating over `iterable`: a Value, or a tuple of them
+        for `enumerate`/`zip`/`.items()` (one per position of the element)."""
+        self.expr(iterable)
+        return self._element_structure(iterable)
+
+    def _taint_of(self, expr: cst.BaseExpression) -> Taint | None:
+        return self.a.taints.get(expr) if self.recording else None
+
+    def _element_structure(self, iterable: cst.BaseExpression):
         if isinstance(iterable, cst.Call):
-            q = self.qualify_call_target(iterable.func)
-            if q in ("range",):
+            q = self.a.call_names.get(iterable)
+            args = [a.value for a in iterable.args if not a.star and a.keyword is None]
+            if q == "range":
                 return None
-            if q == "enumerate" and iterable.args:
-                inner = self.a.taints.get(iterable.args[0].value) if self.traced else None
-                if inner is None:
+            if q == "enumerate" and args:
+                return (None, self._element_structure(args[0]))
+            if q == "zip" and args:
+                return tuple(self._element_structure(a) for a in args)
+            if q in ("reversed", "sorted", "list", "tuple", "iter", "set", "frozenset") and len(args) == 1:
+                return self._element_structure(args[0])
+            if isinstance(iterable.func, cst.Attribute):
+                method = iterable.func.attr.value
+                receiver = self._taint_of(iterable.func.value)
+                if method == "keys":
                     return None
-                elem = dataclasses.replace(inner, container=False)
-                return Taint(elem.level, elem.origin, container=True)
-            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("keys",):
-                return None
-            if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items",):
-                if taint is None:
-                    return None
-                return Taint(taint.level, taint.origin, container=True)
-        if taint is None:
-            return None
-        return dataclasses.replace(taint, container=False if taint.is_array else taint.container and False)
+                if method == "values":
+                    return _element(receiver)
+                if method == "items":
+                    return (None, _element(receiver))
+        return _element(self._taint_of(iterable))
+
+    def _assign_element(self, target: cst.BaseExpression, element, source: cst.BaseExpression | None) -> None:
+        if isinstance(element, tuple):
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(element) and not any(
+                    isinstance(el, cst.StarredElement) for el in target.elements):
+                for el, part in zip(target.elements, element):
+                    self._assign_element(el.value, part, None)
+                return
+            element = join(*(v for v in _flatten(element) if isinstance(v, Taint)))
+        self.assign(target, element, source)
 
     # ------------------------------------------------------------------ calls
     def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
@@ -1321,7 +1414,7 @@ class Evaluator:
         if name in ("keys",):
             return None
         if name in ("items", "values"):
-            return Taint(receiver.level, receiver.origin, container=True)
+            return dataclasses.replace(receiver, container=True, is_array=False, is_bool=False)
         if name in ("astype", "view"):
             is_bool = bool(expr.args) and self.qualify_call_target(expr.args[0].value) in _BOOL_DTYPES | {"bool"}
             return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
@@ -1362,7 +1455,7 @@ class Evaluator:
                 fv = arg_values[0]
                 params = {}
                 if leaves is not None:
-                    leaf = Taint(leaves.level, leaves.origin, filtered=leaves.filtered)
+                    leaf = Taint(leaves.level, leaves.origin, filtered=leaves.filtered, opaque=leaves.opaque)
                     for name in fv.info.positional:
                         params[name] = leaf
                 self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
@@ -1448,8 +1541,8 @@ class Evaluator:
         if owner is None:
             return None
         m = self.a.method(owner, func.attr.value)
-        if m is None:
-            return None
+        if m is None or m.is_property:
+            return None  # `self.probs` of a @property is the value it returns, not a method
         return FuncValue(m, bound_self=True)
 
     def _call_local(self, expr: cst.Call, fv: FuncValue, arg_values: list[Value], in_jit: bool,
@@ -1516,12 +1609,12 @@ class Evaluator:
                 if name in info.params:
                     params[name] = taint
                 elif info.kwarg:
-                    params[info.kwarg] = join(params.get(info.kwarg), taint)
+                    params[info.kwarg] = join(params.get(info.kwarg), _as_container(taint))
             elif arg.star == "*":
                 for p in positional[i:]:
                     params[p] = taint
                 if info.vararg:
-                    params[info.vararg] = taint
+                    params[info.vararg] = _as_container(taint)
                 i = len(positional)
             elif arg.star == "**":
                 for p in info.params:
@@ -1530,7 +1623,7 @@ class Evaluator:
                 if i < len(positional):
                     params[positional[i]] = taint
                 elif info.vararg:
-                    params[info.vararg] = join(params.get(info.vararg), taint)
+                    params[info.vararg] = join(params.get(info.vararg), _as_container(taint))
                 i += 1
         return params
 
@@ -1681,7 +1774,9 @@ class Evaluator:
             if filtered and kind != "array":
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either
             is_array = kind in ("array", "scalar") or name in info.scalar_defaults
-            params[name] = Taint(TRACED, name, is_array=is_array, filtered=graph_nodes and not is_array)
+            container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
+            params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
+                                 filtered=graph_nodes and not is_array)
         via = "@" + outer_q if decorated else f"{outer_q}(...)"
         context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered or graph_nodes)
         closure = self._closure() if self.info is not None and info.parent is self.info else None
@@ -1772,6 +1867,34 @@ class Evaluator:
 
 
 _UNKNOWN = object()
+
+
+def _as_container(taint: Taint | None) -> Taint | None:
+    return dataclasses.replace(taint, container=True, is_array=False, is_bool=False) if taint else None
+
+
+def _element(taint: Taint | None) -> Taint | None:
+    """One element of an iterated traced value: a row of an array, an item of a container."""
+    if taint is None:
+        return None
+    return dataclasses.replace(taint, container=False)
+
+
+def _flatten(structure) -> list:
+    if isinstance(structure, tuple):
+        return [v for part in structure for v in _flatten(part)]
+    return [structure]
+
+
+def _few_values(iterable: cst.BaseExpression) -> bool:
+    """`for mode in ("train", "eval")`, `for k in range(4)`: a loop over a handful of literal values."""
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= 16 and all(
+            isinstance(el.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) for el in iterable.elements)
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+        bounds = [a.value for a in iterable.args]
+        return len(bounds) == 1 and isinstance(bounds[0], cst.Integer) and int(bounds[0].evaluated_value) <= 16
+    return False
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
+import os
+import re
 
 import tomllib
 from dataclasses import dataclass, replace
@@ -48,24 +51,60 @@ class Config:
 
     def is_excluded(self, path: Path) -> bool:
         """Does an exclude pattern match this path (its name or its path from the config root)?"""
-        patterns = (*self.exclude, *self.extend_exclude)
-        return any(self._path_matches(str(path), p) for p in patterns)
+        # Discovery asks this for every folder and file: the path is resolved once, not once per pattern,
+        # and the patterns are matched as one regex each way (same answers as `_path_matches` per pattern).
+        by_name, by_rel, by_part = _exclude_matchers((*self.exclude, *self.extend_exclude))
+        p = Path(path)
+        if by_name.match(os.path.normcase(p.name)):
+            return True
+        rel = self._relative(p)
+        return bool(by_rel.match(os.path.normcase(rel))
+                    or any(by_part.match(os.path.normcase(part)) for part in Path(rel).parts))
 
     def _path_matches(self, path: str, pattern: str) -> bool:
         p = Path(path)
         if fnmatch.fnmatch(p.name, pattern):
             return True
-        try:
-            rel = p.resolve().relative_to((self.root or Path.cwd()).resolve()).as_posix()
-        except ValueError:
-            rel = p.as_posix()
-        pattern = pattern.rstrip("/")
-        return (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*")
-                or any(fnmatch.fnmatch(part, pattern) for part in Path(rel).parts))
+        rel = self._relative(p)
+        return _rel_matches(rel, Path(rel).parts, pattern)
+
+    def _relative(self, p: Path) -> str:
+        """The path from the config root (or the working folder) after resolving links, else as given."""
+        real = os.path.realpath(p)
+        root = _real_folder(str(self.root) if self.root is not None else os.getcwd())
+        if real == root:
+            return "."
+        if real.startswith(root.rstrip(os.sep) + os.sep):
+            return Path(real[len(root.rstrip(os.sep)) + 1:]).as_posix()
+        return p.as_posix()
 
     def fingerprint(self) -> str:
         """A stable text of everything that changes findings (for the cache key)."""
         return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
+
+
+@functools.lru_cache(maxsize=16)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
+
+
+@functools.lru_cache(maxsize=16)
+def _exclude_matchers(patterns: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """fnmatch patterns as three regexes: for a name, for a relative path (`p` or `p/*`), for a path part."""
+    def union(globs) -> re.Pattern:
+        globs = list(globs)
+        if not globs:
+            return re.compile(r"(?!)")
+        return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(g))})" for g in globs))
+
+    stripped = [p.rstrip("/") for p in patterns]
+    return union(patterns), union([*stripped, *(p + "/*" for p in stripped)]), union(stripped)
+
+
+def _rel_matches(rel: str, parts: tuple[str, ...], pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*")
+            or any(fnmatch.fnmatch(part, pattern) for part in parts))
 
 
 def _longest_prefix(code: str, selectors) -> int:

@@ -1,9 +1,13 @@
 """The one engine every front end calls.
 
-    files -> decode -> parse (libcst) -> analyse (jitlint.analysis) -> rules -> findings -> suppressions
+    file -> decode -> pass 1: CPython `ast` (syntax check, the names it refers to, its index summary)
+         -> pre-filter (jitlint.prefilter: can any rule report here?)
+         -> pass 2: libcst parse -> analysis (jitlint.analysis) -> rules -> findings -> suppressions
 
 ``lint_source`` lints text; ``check_source`` also returns warnings; ``lint_paths`` discovers and lints
-files. Nothing here imports or runs the code it reads.
+files: pass 1 on every file (its summaries make the project index), then pass 2 on the files the
+pre-filter keeps, against that index; both passes can run on worker processes and read the cache
+(jitlint.cache). Nothing here imports or runs the code it reads.
 """
 
 from __future__ import annotations
@@ -13,15 +17,14 @@ import os
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from jitlint.config import Config
 from jitlint.finding import Edit, Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from jitlint.index import ProjectIndex
+    from jitlint.prefilter import Facts
 
 PARSE_ERROR_CODE = "JIT000"
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -35,8 +38,23 @@ class FileResult:
 
 
 @dataclass
+class RunStats:
+    """How a `lint_paths` run got its results (for `--statistics`, benchmarks and tests)."""
+
+    files: int = 0  # files and missing paths reported on
+    indexed: int = 0  # pass 1 done in this run (the rest came from the cache)
+    analysed: int = 0  # parsed and analysed with libcst
+    cached: int = 0  # pass 2 results read from the cache
+    skipped: int = 0  # no rule can report there: not parsed with libcst
+    not_linted: int = 0  # reported as JIT000
+    workers: int = 1  # processes that did the work (1: this one)
+
+
+@dataclass
 class RunResult:
     files: list[FileResult]
+    stats: RunStats = field(default_factory=RunStats)
+    messages: list[str] = field(default_factory=list)  # about the run, not a file (e.g. a cache not written)
 
     @property
     def findings(self) -> list[Finding]:
@@ -69,46 +87,68 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
                  apply_noqa: bool = True, module_name: str | None = None, is_package: bool = False,
                  index: "ProjectIndex | None" = None) -> FileResult:
     """Lint one file's text. `index` holds the jitted functions of the other files linted with it."""
-    config = config or Config()
-    result = FileResult(path)
-    if isinstance(source, bytes):
-        try:
-            source = decode_source(source)
-        except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
-            result.findings.append(_file_error(path, f"cannot decode file: {exc}"))
-            return _select(result, config)
-    from jitlint.noqa import Suppressions, file_is_suppressed
+    from jitlint.prefilter import file_facts
 
-    if file_is_suppressed(source):
-        return result
-    findings = _analyse(source, path, config, module_name, is_package, index)
+    config = config or Config()
+    text, error = _decode(source, path)
+    if error is not None:
+        return _select(FileResult(path, [error]), config)
+    facts = file_facts(text, path, module_name, is_package, refs=index is not None, summary=False)
+    return _lint_text(text, path, config, facts, apply_noqa=apply_noqa, module_name=module_name,
+                      is_package=is_package, index=index)
+
+
+def _decode(source: str | bytes, path: str) -> tuple[str | None, Finding | None]:
+    if not isinstance(source, bytes):
+        return source, None
+    try:
+        return decode_source(source), None
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        return None, _file_error(path, f"cannot decode file: {exc}")
+
+
+def _lint_text(text: str, path: str, config: Config, facts: "Facts", *, apply_noqa: bool = True,
+               module_name: str | None = None, is_package: bool = False,
+               index: "ProjectIndex | None" = None) -> FileResult:
+    """Pass 2 for one file whose pass 1 is done: a JIT000, nothing (pre-filtered), or the rules' findings."""
+    from jitlint.prefilter import is_relevant
+
+    if facts.suppressed:
+        return FileResult(path)
+    if facts.error is not None:
+        return _finish(text, path, config, [_error_finding(path, facts.error)], apply_noqa)
+    if not is_relevant(facts, index):
+        return FileResult(path)
+    return _lint_relevant(text, path, config, apply_noqa, module_name, is_package, index)
+
+
+def _lint_relevant(text: str, path: str, config: Config, apply_noqa: bool, module_name: str | None,
+                   is_package: bool, index) -> FileResult:
+    """libcst, the analysis and the rules, on a file that parses with CPython."""
+    return _finish(text, path, config, _analyse(text, path, config, module_name, is_package, index), apply_noqa)
+
+
+def _finish(text: str, path: str, config: Config, findings: list[Finding], apply_noqa: bool) -> FileResult:
+    """`# noqa` comments, then the configured selection."""
+    result = FileResult(path)
     if apply_noqa and findings:
-        suppressions = Suppressions(source)
+        from jitlint.noqa import Suppressions
+
+        suppressions = Suppressions(text)
         findings = [f for f in findings if not suppressions.suppresses(f.line, f.code)]
         result.warnings.extend(f"{path}:{w.line}: warning: {w.message}" for w in suppressions.warnings)
     result.findings = sorted(findings)
     return _select(result, config)
 
 
+def _error_finding(path: str, error: dict) -> Finding:
+    return Finding(path, error["line"], error["col"], error["end_line"], error["end_col"], PARSE_ERROR_CODE,
+                   error["message"], Severity.ERROR)
+
+
 def _select(result: FileResult, config: Config) -> FileResult:
     result.findings = [f for f in result.findings if config.is_enabled(f.code, result.path)]
     return result
-
-
-def _python_parse_error(source: str, path: str) -> Finding | None:
-    """Check the file with CPython's own parser first: its messages are the ones users know, and it
-    refuses input (e.g. thousands of nested brackets) that would overflow libcst's native parser."""
-    import ast
-
-    try:
-        ast.parse(source)
-    except SyntaxError as err:
-        return _file_error(path, f"syntax error: {err.msg}", err.lineno or 1, max(err.offset or 1, 1))
-    except (RecursionError, MemoryError):
-        return _file_error(path, "file is too deeply nested to parse")
-    except ValueError as err:  # e.g. NUL bytes
-        return _file_error(path, f"cannot parse file: {err}")
-    return None
 
 
 def _analyse(source: str, path: str, config: Config, module_name: str | None, is_package: bool,
@@ -122,10 +162,7 @@ def _analyse(source: str, path: str, config: Config, module_name: str | None, is
     rules = enabled_rules(config, path)
     if not rules:
         return []
-    error = _python_parse_error(source, path)
-    if error is not None:
-        return [error]
-    try:
+    try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
         message = exc.message.replace("parser error: ", "")
@@ -180,16 +217,45 @@ def _to_findings(module, path: str, reports) -> list[Finding]:
 
 def module_name_for(path: Path) -> tuple[str | None, bool]:
     """`pkg/sub/mod.py` -> ("pkg.sub.mod", False), walking up while folders are packages."""
-    path = path.resolve()
-    is_package = path.name == "__init__.py"
-    parts = [] if is_package else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file():
-        parts.append(folder.name)
-        folder = folder.parent
-    if not parts:
-        return None, is_package
-    return ".".join(reversed(parts)), is_package
+    return _ModuleNames()(path)
+
+
+class _ModuleNames:
+    """`module_name_for`, remembering each folder's package path (a run asks once per file)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, tuple[str, ...]] = {}
+        self._real: dict[str, str] = {}
+
+    def __call__(self, path: Path) -> tuple[str | None, bool]:
+        raw = os.fspath(path)
+        if os.path.islink(raw):
+            real = os.path.realpath(raw)
+        else:  # the folder's links resolved once per folder
+            folder, name = os.path.split(os.path.abspath(raw))
+            if folder not in self._real:
+                self._real[folder] = os.path.realpath(folder)
+            real = os.path.join(self._real[folder], name)
+        folder, name = os.path.split(real)
+        is_package = name == "__init__.py"
+        parts = [*self._package(folder)]
+        if not is_package:
+            parts.append(name.rsplit(".", 1)[0] if "." in name else name)
+        if not parts:
+            return None, is_package
+        return ".".join(parts), is_package
+
+    def _package(self, folder: str) -> tuple[str, ...]:
+        """The dotted parts of the package a folder is (empty when it has no `__init__.py`)."""
+        known = self._folders.get(folder)
+        if known is not None:
+            return known
+        parts: tuple[str, ...] = ()
+        parent, name = os.path.split(folder)
+        if os.path.isfile(os.path.join(folder, "__init__.py")):
+            parts = (*(self._package(parent) if parent != folder else ()), name)
+        self._folders[folder] = parts
+        return parts
 
 
 def discover(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
@@ -234,54 +300,303 @@ def lint_file(path: Path, config: Config, index: "ProjectIndex | None" = None) -
     return check_source(data, display, config, module_name=module_name, is_package=is_package, index=index)
 
 
-def might_define_jit(text: str) -> bool:
-    """Cheap text test: only files mentioning a jit wrapper can define jitted functions."""
-    return "jit" in text or "pmap" in text
-
-
 def build_index(files: Iterable[Path]) -> "ProjectIndex":
-    """Pass 1: the jitted functions every file defines, from CPython's fast `ast` parse.
+    """Pass 1 alone, in this process and without the cache: the project index of these files."""
+    from jitlint.index import ProjectIndex
 
-    Files that mention no jit wrapper matter only if they re-export a jitted name (`from .model import
-    train_step` in `__init__.py`), so they are summarized only when they import one of those names.
-    """
-    from jitlint.index import ProjectIndex, summarize
-
-    index = ProjectIndex()
-    others: list[tuple[Path, str]] = []
+    names = _ModuleNames()
+    summaries = []
     for path in files:
         try:
-            text = decode_source(path.read_bytes())
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            data = path.read_bytes()
+        except OSError:
             continue
-        if might_define_jit(text):
-            _add_summary(index, summarize, path, text)
-        elif "import" in text:
-            others.append((path, text))
-    names = {name for summary in index.modules.values() for name in summary.jitted}
-    for path, text in others:
-        if any(name in text for name in names):
-            _add_summary(index, summarize, path, text)
-    return index
+        facts = _pass1((str(path), *names(path), data))
+        if facts.summary is not None:
+            summaries.append(facts.summary)
+    return ProjectIndex(summaries)
 
 
-def _add_summary(index, summarize, path: Path, text: str) -> None:
-    module_name, is_package = module_name_for(path)
-    if module_name:
-        index.add(summarize(text, str(path), module_name, is_package))
+# ------------------------------------------------------------------------------------------ runs
 
 
-def lint_paths(paths: Iterable[str], config: Config | None = None) -> RunResult:
-    """Discover files, index their jitted functions, then lint each one against that index."""
+@dataclass
+class _File:
+    """One file of a run, between the passes."""
+
+    order: int  # its place in the output
+    display: str
+    module: str | None
+    package: bool
+    data: bytes | None = None
+    digest: str = ""
+    facts: "Facts | None" = None
+
+    def task(self) -> tuple[str, str | None, bool, bytes]:
+        return self.display, self.module, self.package, self.data
+
+
+def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int = 1,
+               cache_dir: str | os.PathLike | None = None, progress=None) -> RunResult:
+    """Discover files, index their jitted functions, then lint each one against that index.
+
+    `jobs`: worker processes (1: all in this process). `cache_dir`: read and update the cache there
+    (None: no cache). `progress`: an object with `start(label, total)`, `advance(n)` and `done()`.
+    """
+    from jitlint.cache import Cache, Resolver, content_hash
+    from jitlint.index import ProjectIndex
+
     config = config or Config()
     items = list(discover(list(paths), config))
-    files = [item for item in items if isinstance(item, Path)]
-    index = build_index(files)
-    results = []
-    for item in items:
+    stats = RunStats(files=len(items))
+    cache = Cache(Path(cache_dir), config) if cache_dir is not None else None
+    names = _ModuleNames()
+    results: list[FileResult | None] = [None] * len(items)
+    files: list[_File] = []
+    for order, item in enumerate(items):
         if isinstance(item, tuple):
             raw, error = item
-            results.append(_select(FileResult(raw, [_file_error(raw, error)]), config))
+            results[order] = _select(FileResult(raw, [_file_error(raw, error)]), config)
+            continue
+        display = str(item)
+        try:
+            data = item.read_bytes()
+        except OSError as exc:
+            results[order] = _select(
+                FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
+            continue
+        f = _File(order, display, *names(item), data=data, digest=content_hash(data))
+        if cache is not None:
+            f.facts = cache.get_facts(f.display, f.digest, f.module, f.package)
+        files.append(f)
+
+    # Pass 1: CPython's ast, for every file the cache does not know.
+    todo = [f for f in files if f.facts is None]
+    for f, facts in _run(_pass1_batch, todo, jobs, None, progress, "indexing", stats):
+        f.facts = facts
+        if cache is not None:
+            cache.put_facts(f.display, f.digest, f.module, f.package, facts)
+    stats.indexed = len(todo)
+
+    index = ProjectIndex([f.facts.summary for f in files if f.facts.summary is not None])
+    resolver = Resolver(index)
+    todo = []
+    for f in files:
+        facts = f.facts
+        if facts.suppressed:
+            results[f.order] = FileResult(f.display)
+        elif facts.error is not None:
+            text, _ = _decode(f.data, f.display)
+            results[f.order] = _lint_text(text or "", f.display, config, facts)
+        elif not (facts.trace or resolver.any_resolves(facts.refs)):  # prefilter.is_relevant, memoized
+            results[f.order] = FileResult(f.display)
+            stats.skipped += 1
         else:
-            results.append(lint_file(item, config, index))
-    return RunResult(results)
+            hit = cache.get_lint(f.display, f.digest, f.module, f.package, facts.refs, resolver) if cache else None
+            if hit is not None:
+                results[f.order] = FileResult(f.display, *hit)
+                stats.cached += 1
+                continue
+            todo.append(f)
+            continue
+        f.data = None
+
+    # Pass 2: libcst and the rules, for the files that can have findings.
+    for f, (result, looked_up, opaque) in _run(_pass2_batch, todo, jobs, (config, index), progress, "linting",
+                                                stats):
+        results[f.order] = result
+        if cache is not None and not opaque:
+            refs = set(f.facts.refs)
+            extra = [q for q in looked_up if q not in refs]
+            cache.put_lint(f.display, f.digest, f.module, f.package, result.findings, result.warnings,
+                           resolver.hits([*f.facts.refs, *extra]), extra)
+        f.data = None
+    stats.analysed = len(todo)
+
+    run = RunResult([r for r in results if r is not None], stats)
+    stats.not_linted = sum(1 for r in run.files if any(x.code == PARSE_ERROR_CODE for x in r.findings))
+    if cache is not None:
+        cache.save({f.display for f in files})
+        run.messages.extend(cache.errors)
+    return run
+
+
+def _pass1(task) -> "Facts":
+    """Pass 1 of one file (display path, module, package flag, bytes): never raises."""
+    from jitlint.prefilter import Facts, file_facts
+
+    display, module, package, data = task
+    try:
+        text, error = _decode(data, display)
+        if error is not None:
+            return Facts(error=_error_dict(error))
+        return file_facts(text, display, module, package)
+    except Exception as exc:  # a jitlint bug must not stop the run
+        return Facts(error=_error_dict(_file_error(
+            display, f"internal error while indexing this file ({type(exc).__name__}: {exc}); please report it")))
+
+
+def _error_dict(finding: Finding) -> dict:
+    return {"line": finding.line, "col": finding.col, "end_line": finding.end_line, "end_col": finding.end_col,
+            "message": finding.message}
+
+
+class _RecordingIndex:
+    """The project index as the rules see it in pass 2: every name they look up is remembered, because
+    the cached result depends on what it resolves to. Any other use makes the result uncacheable."""
+
+    def __init__(self, index: "ProjectIndex") -> None:
+        self._index = index
+        self.looked_up: set[str] = set()
+        self.opaque = False
+
+    def lookup(self, qualified: str, *args, **kwargs):
+        self.looked_up.add(qualified)
+        return self._index.lookup(qualified, *args, **kwargs)
+
+    def __getattr__(self, name: str):
+        self.opaque = True
+        return getattr(self._index, name)
+
+
+def _pass2(task, config: Config, index: "ProjectIndex") -> tuple[FileResult, list[str], bool]:
+    """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable)."""
+    display, module, package, data = task
+    recorder = _RecordingIndex(index)
+    try:
+        text, error = _decode(data, display)
+        result = _select(FileResult(display, [error]), config) if error is not None else \
+            _lint_relevant(text, display, config, True, module, package, recorder)
+    except Exception as exc:  # a jitlint bug must not stop the run
+        result = _select(FileResult(display, [_file_error(
+            display, f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it")]),
+            config)
+        return result, [], True
+    return result, sorted(recorder.looked_up), recorder.opaque
+
+
+# ------------------------------------------------------------------------------------------ workers
+
+_worker_state: tuple | None = None  # (config, index) in a pass-2 worker
+
+
+def _pass1_batch(tasks: list) -> list:
+    return [_pass1(task) for task in tasks]
+
+
+def _pass2_batch(tasks: list) -> list:
+    config, index = _worker_state
+    return [_pass2(task, config, index) for task in tasks]
+
+
+def _init_worker(state) -> None:
+    import signal
+
+    global _worker_state
+    _worker_state = state
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    tune_gc()
+
+
+def tune_gc() -> None:
+    """For a process that only lints: collect cyclic garbage far less often (libcst and ast build
+    millions of small objects that live until the file is done), and never scan what exists now."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _batches(files: list[_File], target: int) -> list[list[_File]]:
+    """Files grouped into batches of about `target` bytes, biggest first (so no big file comes last)."""
+    out: list[list[_File]] = []
+    current: list[_File] = []
+    size = 0
+    for f in sorted(files, key=lambda f: -len(f.data)):
+        current.append(f)
+        size += len(f.data)
+        if size >= target:
+            out.append(current)
+            current, size = [], 0
+    if current:
+        out.append(current)
+    return out
+
+
+def _run(batch_func, files: list[_File], jobs: int, state, progress, label: str, stats: RunStats):
+    """Yield (file, result) of `batch_func` over `files`: on `jobs` processes, or in this one."""
+    global _worker_state
+    if not files:
+        return
+    if progress is not None:
+        progress.start(label, len(files))
+    total = sum(len(f.data) for f in files)
+    # A process pool pays off only with real work: about 200 KB of source per extra process.
+    workers = max(1, min(jobs, len(files), total // 200_000 + 1))
+    try:
+        if workers == 1:
+            saved, _worker_state = _worker_state, state
+            try:
+                for f in files:
+                    yield f, batch_func([f.task()])[0]
+                    if progress is not None:
+                        progress.advance(1)
+            finally:
+                _worker_state = saved
+            return
+        stats.workers = max(stats.workers, workers)
+        yield from _run_pool(batch_func, files, workers, state, progress)
+    finally:
+        if progress is not None:
+            progress.done()
+
+
+def _run_pool(batch_func, files: list[_File], workers: int, state, progress):
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # fork: workers start at once and inherit the index; elsewhere the index is pickled to them.
+    method = "fork" if sys.platform.startswith("linux") else None
+    context = multiprocessing.get_context(method)
+    # Small batches at the end keep both processes busy; big ones at the start save messages.
+    batches = _batches(files, max(16_000, sum(len(f.data) for f in files) // (workers * 8)))
+    pending = {id(f) for f in files}
+    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
+                                   initargs=(state,))
+    try:
+        futures = {executor.submit(batch_func, [f.task() for f in batch]): batch for batch in batches}
+        for future in as_completed(futures):
+            batch = futures[future]
+            try:
+                outputs = future.result()
+            except BrokenProcessPool:
+                break  # a worker died (out of memory?): what is left runs here, below
+            except Exception:
+                continue  # the batch could not be sent or returned: it runs here, below
+            for f, out in zip(batch, outputs):
+                pending.discard(id(f))
+                yield f, out
+            if progress is not None:
+                progress.advance(len(batch))
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    left = [f for f in files if id(f) in pending]
+    if left:
+        global _worker_state
+        saved, _worker_state = _worker_state, state
+        try:
+            for f in left:
+                yield f, batch_func([f.task()])[0]
+                if progress is not None:
+                    progress.advance(1)
+        finally:
+            _worker_state = saved

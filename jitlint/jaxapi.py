@@ -138,6 +138,9 @@ STATIC_FUNCS = {
     "jax.tree_util.treedef_is_leaf", "jax.tree_util.all_leaves", "jax.core.is_concrete",
     "equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like", "equinox.filter_eval_shape",
     "equinox.tree_equal", "chex.is_tpu", "jax.lax.axis_size", "jax.numpy.ndim",
+    "jax.lax.broadcast_shapes", "jax.numpy.broadcast_shapes", "numpy.broadcast_shapes",
+    "jax.core.concrete_or_error", "jax._src.core.concrete_or_error",
+    "numpy.isscalar", "numpy.iscomplexobj", "numpy.isrealobj", "numpy.ndim", "numpy.shape",
 }
 
 # Builtins / functions that force a concrete Python value (ConcretizationTypeError family).

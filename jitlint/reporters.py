@@ -32,10 +32,8 @@ def write_json(findings: list[Finding], out: TextIO) -> None:
 
 
 def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
-    from jitlint.registry import rule_by_code
+    from jitlint.catalog import NAMES  # not the registry: a cached run must not import libcst
 
     counts = Counter(f.code for f in findings)
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        rule = rule_by_code(code)
-        name = rule.name if rule else "file-not-linted"
-        out.write(f"{n:<6}{code}  {name}\n")
+        out.write(f"{n:<6}{code}  {NAMES.get(code, '')}\n")

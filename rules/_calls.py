@@ -87,7 +87,7 @@ def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     for info in a.functions:
         if info.name == "__call__":
             reasons[info] = "`__call__` runs on every call of the object"
-        elif _REPEATED_NAME.search(info.name) and info.name != "<lambda>":
+        elif _REPEATED_NAME.search(info.name) and not info.name.startswith("test"):
             reasons[info] = f"`{info.name}` is a step/update function, called once per iteration"
     for site in a.call_sites.values():
         if site.loop is None:
@@ -128,9 +128,13 @@ def _short(a: ModuleAnalysis, node: cst.CSTNode) -> str:
 def built_per_call(site: CallSite, expr: cst.BaseExpression, value, repeated: dict) -> str | None:
     """When a value passed at this call site is a new object each time: "iteration", "call" or None.
 
-    A name assigned inside the enclosing loop is new every iteration; one assigned in the calling function
-    outside any loop is new on every call of that function, which matters when the call is not in a loop
-    (each call of the function is one call here) or the function itself runs repeatedly."""
+    Inside a loop, a value built in the argument itself or assigned in the loop is new every iteration.
+    A value built in the calling function is new on every call of that function, which only matters when
+    that function is known to run repeatedly (called in a loop, a `__call__`, a step function). Inside
+    traced code the call is traced once with the outer function, so nothing recompiles per call."""
+    if site.traced:
+        return None
+    per_call = site.func is not None and site.func in repeated
     if isinstance(expr, cst.Name):
         name = expr.value
         if site.varying.get(name) == "varying":
@@ -138,17 +142,13 @@ def built_per_call(site: CallSite, expr: cst.BaseExpression, value, repeated: di
         if isinstance(value, FuncValue) and value.info.parent is site.func and site.func is not None:
             if value.info.def_loop is not None and site.loop is not None:
                 return "iteration"
-            if site.loop is None or site.func in repeated:
-                return "call"
-            return None
-        if site.func is not None and name in site.func.assignments:
-            if site.loop is None or site.func in repeated:
-                return "call"
+            return "call" if per_call else None
+        if site.func is not None and name in site.func.assignments and per_call:
+            return "call"
         return None
-    # Built inline, in the argument itself: new on every evaluation of the call.
     if site.loop is not None:
-        return "iteration"
-    return "call" if site.func is not None else None
+        return "iteration"  # built in the argument itself, on every iteration
+    return "call" if per_call else None
 
 
 def fresh_callable(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value, repeated: dict) -> str | None:

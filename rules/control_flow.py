@@ -462,7 +462,7 @@ class NumpyOnTracer(Rule):
                     break
         for node, site in a.sites_of(cst.Call):
             q = a.call_names.get(node)
-            if q is None or not q.startswith("numpy.") or q in jaxapi.NUMPY_DELEGATING:
+            if q is None or not q.startswith("numpy.") or q in jaxapi.NUMPY_DELEGATING or q in jaxapi.STATIC_FUNCS:
                 continue
             if q.startswith(("numpy.random.", "numpy.testing.")):
                 continue

@@ -20,6 +20,10 @@ from jitlint.rule import Report, Rule, RuleContext
 from ._calls import repeated_functions
 
 
+# Methods that model objects (flax linen/nnx, haiku transformed) expose: `jax.jit(model.apply)`.
+_MODULE_METHODS = {"apply", "init", "init_with_output"}
+
+
 def _where_repeated(creation: JitCreation, repeated: dict) -> str | None:
     if creation.loop is not None:
         return "inside a loop"
@@ -47,7 +51,13 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
         if creation.func is not None and creation.func.scope.qualify(wrapped) is not None or \
                 creation.func is None and a.scope.qualify(wrapped) is not None:
             return "stable", f"`{ctx.short(wrapped)}`"
-        return "fresh", f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each access)"
+        target = creation.target
+        if isinstance(target, FuncValue) and target.bound_self:
+            return "fresh", f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each access)"
+        if wrapped.attr.value in _MODULE_METHODS:
+            return "fresh", (f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each "
+                             "access)")
+        return None  # `obj.f` of an unknown object may be a stored function (a NamedTuple field): stable
     if isinstance(wrapped, cst.Name):
         target = creation.target
         if not isinstance(target, FuncValue):

@@ -58,6 +58,7 @@ class Trace:
     fn_id: int | None
     avals: list | None
     other_causes: tuple[str, ...] = ()  # also true: e.g. a static length changed along with the shape
+    statics: dict | None = None  # {parameter: repr} of the untraced arguments, when the probe saw the body
 
     def causes(self) -> tuple[str, ...]:
         return (self.cause, *self.other_causes)
@@ -122,6 +123,8 @@ def describe(cause: str, traces: list[Trace], record: FunctionRecord) -> str:
         where = f" (defined at line {record.def_line})" if record.def_line else ""
         return f"a new function object was jitted each time{where}"
     if cause == "static":
+        if details and all("hashed by identity" in d for d in details):
+            return f"a static argument got a new object each time ({details[0]})"
         return f"a static argument changed (values seen: {', '.join(static_values_seen(traces))})"
     words = {
         "shape": "an argument's shape changed",
@@ -204,6 +207,28 @@ def _text_cause(reason: str) -> tuple[str, str, tuple[str, str] | None]:
     return "unknown", reason.splitlines()[0] if reason else "", None
 
 
+def _static_cause(now: dict | None, before_all: list[dict]) -> tuple[str, tuple[str, str]] | None:
+    """The static arguments that changed, from the values the probe saw at each trace's start; None if
+    unknown or equal to an earlier trace's."""
+    if now is None or not before_all or now in before_all:
+        return None
+    before = next((b for b in reversed(before_all) if set(b) == set(now)), before_all[-1])
+    missing = [None, None]
+    changed = [(k, before.get(k, missing), v) for k, v in now.items() if before.get(k) != v]
+    changed += [(k, v, missing) for k, v in before.items() if k not in now]
+    if not changed:
+        return None
+    parts = []
+    for k, b, n in changed[:3]:
+        b_text, n_text = _ADDRESS.sub("", str(b[0])), _ADDRESS.sub("", str(n[0]))
+        if b_text == n_text:  # equal repr, different hash: a new object hashed by identity
+            parts.append(f"{k}: a new {n_text.split('(')[0]} object (hashed by identity)")
+        else:
+            parts.append(f"{k}: {b_text} -> {n_text}")
+    name, b, n = changed[0]
+    return ", ".join(parts), (str(n[0]), str(b[0]))
+
+
 def build_functions(data: dict) -> list[FunctionRecord]:
     records: dict[tuple, FunctionRecord] = {}
     for miss in data.get("misses", []):
@@ -220,20 +245,30 @@ def build_functions(data: dict) -> list[FunctionRecord]:
             cause, detail = "new_function", ""
         else:
             by_types = _aval_cause(miss.get("avals"), seen_avals) if miss.get("avals") is not None else None
-            text_cause, text_detail, static_values = _text_cause(miss.get("reason") or "")
+            by_statics = _static_cause(miss.get("statics"), [t.statics for t in record.traces if t.statics is not None])
+            text_cause, text_detail, text_values = _text_cause(miss.get("reason") or "")
+            if by_statics is not None:
+                static_values = by_statics[1]
+            elif text_cause == "static":
+                static_values = text_values
             if by_types is not None:
                 cause, detail = by_types
                 if text_cause == cause and text_detail:
                     detail = text_detail  # JAX's text names the argument
+                if by_statics is not None:
+                    other = ("static",)  # e.g. a static length that changed along with the shape
                 elif text_cause in ("static", "structure"):
                     # JAX reports the least severe difference: a static value that changed along with the types
                     other = (text_cause,)
+            elif by_statics is not None:
+                cause, detail = "static", by_statics[0]
             else:
                 cause, detail = text_cause, text_detail
                 if cause in ("shape", "dtype", "weak_type") and miss.get("avals") is not None and seen_avals:
                     cause, detail = "unknown", "JAX blamed argument types, but these types were compiled before"
         record.traces.append(Trace(norm(miss.get("call_path")), miss.get("call_line"), bool(miss.get("nested")),
-                                   cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other))
+                                   cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other,
+                                   miss.get("statics")))
         record.compiles += int(miss.get("compiles") or 0)
         record.trace_s += float(miss.get("trace_s") or 0.0)
         record.lower_s += float(miss.get("lower_s") or 0.0)

@@ -274,7 +274,7 @@ class Miss:
     """One tracing-cache miss of one function (a trace), with what it cost."""
 
     __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "never_seen",
-                 "same_line_hint", "reason", "nested", "avals", "trace_s", "lower_s", "compile_s",
+                 "same_line_hint", "reason", "nested", "avals", "statics", "trace_s", "lower_s", "compile_s",
                  "compiles", "t")
 
     def to_dict(self):
@@ -329,6 +329,44 @@ def _tracer_repr(value, tracer_type, depth=0):
     return None
 
 
+def _holds_tracer(value, tracer_type, depth=0):
+    if isinstance(value, tracer_type):
+        return True
+    if depth < 3 and type(value) in (list, tuple, dict):
+        items = value.values() if isinstance(value, dict) else value
+        return any(_holds_tracer(v, tracer_type, depth + 1) for v in list(items)[:100])
+    return False
+
+
+def _static_arguments(frame, tracer_type):
+    """{parameter: [short repr, hash]} of the arguments JAX did not trace (static ones), at the body's
+    start. The hash tells apart objects hashed by identity whose reprs are equal (a new `partial`)."""
+    import reprlib
+
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    local = frame.f_locals
+    shorten = reprlib.Repr()
+    shorten.maxstring = shorten.maxother = 80
+    out = {}
+    for name in code.co_varnames[:count]:
+        if name not in local:
+            continue
+        value = local[name]
+        if tracer_type is not None and _holds_tracer(value, tracer_type):
+            continue
+        try:
+            text = shorten.repr(value)
+        except Exception:
+            text = f"<{type(value).__name__}>"
+        try:
+            digest = hash(value)  # JAX hashes static arguments anyway
+        except Exception:
+            digest = None
+        out[name] = [text, digest]
+    return out
+
+
 class Terminated(BaseException):
     """Raised in the main thread when jitlint's timeout sends SIGTERM."""
 
@@ -355,6 +393,7 @@ class Probe:
         self.run_seconds = None
         self.lock = threading.RLock()
         self.out_path = None
+        self.awaited_body = None
         self.result = {"status": "running", "exit_code": None, "exception": None}
 
     # ---- JAX hooks --------------------------------------------------------------------------
@@ -393,6 +432,9 @@ class Probe:
             _log(exc)
 
     def _on_trace(self, name, secs):
+        if self.awaited_body is not None and sys.getprofile() == self._body_hook:
+            self.awaited_body = None
+            sys.setprofile(None)
         with self.lock:
             for i in range(len(self.open_misses) - 1, -1, -1):
                 miss = self.open_misses[i]
@@ -426,7 +468,7 @@ class Probe:
         miss.name, miss.def_path, miss.def_line, miss.fn_id = "?", None, None, None
         miss.never_seen = miss.same_line_hint = False
         miss.nested = bool(self.open_misses)
-        miss.avals = None
+        miss.avals = miss.statics = None
         miss.trace_s = miss.lower_s = miss.compile_s = 0.0
         miss.compiles = 0
         miss.t = round(time.perf_counter() - self.t0, 6)
@@ -460,6 +502,41 @@ class Probe:
             self.misses.append(miss)
             self.open_misses.append(miss)
             self.last_by_name[miss.name] = miss
+        if miss.def_path and miss.def_line:
+            self._await_body(miss)
+
+    def _await_body(self, miss):
+        """JAX runs the function's body right after the miss: note the arguments that are not traced
+        (static arguments, closed-over `self`), so a static value that changed is known without relying
+        on JAX's explanation (newer JAX versions say "explanation unavailable" there). A profile hook
+        lives only until the body starts, and only if no profiler is installed."""
+        previous = sys.getprofile()
+        if previous is not None and previous is not self._body_hook:
+            return
+        self.awaited_body = (miss, miss.def_path, miss.def_line, 0)
+        sys.setprofile(self._body_hook)
+
+    def _body_hook(self, frame, event, arg):
+        awaited = self.awaited_body
+        if awaited is None:
+            sys.setprofile(None)
+            return
+        miss, path, line, calls = awaited
+        if event != "call":
+            return
+        code = frame.f_code
+        if code.co_firstlineno == line and code.co_filename == path:
+            self.awaited_body = None
+            sys.setprofile(None)
+            try:
+                miss.statics = _static_arguments(frame, self.tracer_type)
+            except Exception as exc:
+                _log(exc)
+        elif calls > 5000:  # the body never came (e.g. a cache hit below this level): give up
+            self.awaited_body = None
+            sys.setprofile(None)
+        else:
+            self.awaited_body = (miss, path, line, calls + 1)
 
     def _on_compiling(self, args):
         if len(args) < 2:
