@@ -222,7 +222,8 @@ def _static_cause(now: dict | None, before_all: list[dict]) -> tuple[str, tuple[
     for k, b, n in changed[:3]:
         b_text, n_text = _ADDRESS.sub("", str(b[0])), _ADDRESS.sub("", str(n[0]))
         if b_text == n_text:  # equal repr, different hash: a new object hashed by identity
-            parts.append(f"{k}: a new {n_text.split('(')[0]} object (hashed by identity)")
+            kind = n[2] if len(n) > 2 and n[2] else "object"
+            parts.append(f"`{k}`: a new `{kind}` each time, hashed by identity")
         else:
             parts.append(f"{k}: {b_text} -> {n_text}")
     name, b, n = changed[0]

@@ -339,7 +339,7 @@ def _holds_tracer(value, tracer_type, depth=0):
 
 
 def _static_arguments(frame, tracer_type):
-    """{parameter: [short repr, hash]} of the arguments JAX did not trace (static ones), at the body's
+    """{parameter: [short repr, hash, type name]} of the arguments JAX did not trace (static ones), at the body's
     start. The hash tells apart objects hashed by identity whose reprs are equal (a new `partial`)."""
     import reprlib
 
@@ -363,7 +363,7 @@ def _static_arguments(frame, tracer_type):
             digest = hash(value)  # JAX hashes static arguments anyway
         except Exception:
             digest = None
-        out[name] = [text, digest]
+        out[name] = [text, digest, type(value).__qualname__]
     return out
 
 
