@@ -51,6 +51,7 @@ except ImportError as exc:  # pragma: no cover - the `lsp` extra is not installe
 from jitlint import __version__, engine
 from jitlint.config import Config, ConfigError, config_from_table, find_pyproject, load_config
 from jitlint.finding import Finding, Severity
+from jitlint.index import ProjectIndex, summarize
 
 logger = logging.getLogger("jitlint.lsp")
 
@@ -143,12 +144,13 @@ def _internal_error(path: str, exc: BaseException) -> Finding:
                    Severity.ERROR)
 
 
-def lint_text(source: str, path: str, config: Config) -> list[Finding]:
+def lint_text(source: str, path: str, config: Config, index: ProjectIndex | None = None) -> list[Finding]:
     """What `jitlint check` reports for this text (runs in the worker thread)."""
     module_name, is_package = (None, False)
     if Path(path).is_absolute():
         module_name, is_package = engine.module_name_for(Path(path))
-    return engine.check_source(source, path, config, module_name=module_name, is_package=is_package).findings
+    return engine.check_source(source, path, config, module_name=module_name, is_package=is_package,
+                               index=index).findings
 
 
 def hover_markdown(finding: Finding) -> str:
@@ -277,10 +279,11 @@ class LintResult:
     findings: list[Finding]
     diagnostics: list["types.Diagnostic"]
     result_id: str
+    index_generation: int = 0  # of the project index it was linted against
 
     @property
     def key(self) -> tuple:
-        return self.generation, self.version, self.source, self.config
+        return self.generation, self.version, self.source, self.config, self.index_generation
 
     @functools.cached_property
     def comments(self) -> LineComments:
@@ -326,6 +329,10 @@ class JitlintServer(LanguageServer):
         self._scheduled: dict[str, asyncio.Task] = {}
         self._result_ids = itertools.count(1)
         self._shown: set[str] = set()
+        # The workspace's jitted functions (jitlint.index), so calls into other files are checked as
+        # `jitlint check` checks them; open buffers replace their file's entry as they change.
+        self.index = ProjectIndex()
+        self.index_generation = 0
 
     # ---- client capabilities
     def _capability(self, dotted: str) -> Any:
@@ -430,11 +437,62 @@ class JitlintServer(LanguageServer):
         return self.workspace.text_documents.get(unquote(uri))
 
     def document_changed(self, uri: str) -> None:
-        """The one place where the server learns that a file's text changed (opened, edited or closed).
-        The project index of jitted functions (`jitlint.index`: one summary per file, replaced when that
-        file changes) is to be told here, and the open files that import from this one re-linted; until
-        then each buffer is linted on its own, like `jitlint check FILE`."""
+        """The one place where the server learns that a file's text changed (opened, edited or closed):
+        its entry in the project index is replaced (from the buffer, or from disk once closed), and if the
+        jitted functions it defines changed, every open file is linted again."""
         self._results.pop(uri, None)
+        doc = self.document(uri)
+        from pygls.uris import to_fs_path
+
+        path = doc.path if doc is not None else to_fs_path(unquote(uri))
+        if not path or not path.endswith(".py"):
+            return
+        module, is_package = engine.module_name_for(Path(path))
+        if not module:
+            return
+        if doc is not None:
+            text = doc.source
+        else:
+            try:
+                text = engine.decode_source(Path(path).read_bytes())
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                text = ""
+        summary = summarize(text, path, module, is_package)
+        old = self.index.modules.get(module)
+        self.index.add(summary)
+        # Other files' findings depend on this one's jitted functions (and, for re-exports, imports).
+        if (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports):
+            self.index_changed()
+
+    def index_changed(self) -> None:
+        self.index_generation += 1
+        self._results.clear()
+        self.refresh_all()
+
+    async def build_index(self) -> None:
+        """Index the workspace's files once, in the background; lints meanwhile see the open buffers."""
+        from pygls.uris import to_fs_path
+
+        settings = await self.settings()
+        folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()] or [self.workspace.root_path]
+        folders = [f for f in folders if f]
+        if not folders:
+            return
+        config = self.config_for(folders[0], settings)
+
+        def work() -> ProjectIndex:
+            files = [item for item in engine.discover(folders, config) if isinstance(item, Path)]
+            return engine.build_index(files)
+
+        try:
+            built = await asyncio.get_running_loop().run_in_executor(None, work)
+        except Exception as exc:  # the index only adds cross-file findings: keep serving without it
+            self.log(f"could not index the workspace: {exc}", types.MessageType.Warning)
+            return
+        for module, summary in self.index.modules.items():
+            built.add(summary)  # open buffers edited meanwhile win over the files on disk
+        self.index = built
+        self.index_changed()
 
     async def lint(self, uri: str) -> LintResult | None:
         """Findings for the document's current text, shared by diagnostics, code actions and hover."""
@@ -445,7 +503,7 @@ class JitlintServer(LanguageServer):
         config = self.config_for(doc.path, settings)
         # A snapshot: the document may change while the worker thread lints.
         snapshot = LintResult(settings.generation, doc.version, doc.source, config,
-                              Positions(doc.position_codec, doc.source), [], [], "")
+                              Positions(doc.position_codec, doc.source), [], [], "", self.index_generation)
         cached = self._results.get(uri)
         if cached is not None and cached.key == snapshot.key:
             return cached
@@ -468,7 +526,7 @@ class JitlintServer(LanguageServer):
         else:
             try:
                 findings = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, lint_text, result.source, path, config)
+                    self.executor, lint_text, result.source, path, config, self.index)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
@@ -552,6 +610,7 @@ def create_server() -> "JitlintServer":
     async def initialized(ls: JitlintServer, params: types.InitializedParams):
         if ls._settings_task is None:
             ls.reload_settings()
+        ls._index_task = asyncio.ensure_future(ls.build_index())
         if ls._capability("workspace.did_change_watched_files.dynamic_registration"):
             watch = types.DidChangeWatchedFilesRegistrationOptions(
                 watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")])

@@ -500,3 +500,64 @@ def test_client_settings_override_pyproject_like_flags():
     assert replaced.ignore == ("JIT1",) and replaced.select == ("JIT5",)
     assert settings_table({"jitlint": {"ignore": []}}) == {"ignore": []}
     assert settings_table([]) == {}  # an empty Lua table arrives as a list
+
+
+# ------------------------------------------------------------------------------------------ project index
+
+MODEL = (
+    "from functools import partial\n"
+    "import jax\n"
+    "\n"
+    "\n"
+    "@partial(jax.jit, static_argnames=\"n\")\n"
+    "def train_step(x, n):\n"
+    "    return x * n\n"
+)
+TRAIN = (
+    "from pkg.model import train_step\n"
+    "\n"
+    "\n"
+    "def train(x):\n"
+    "    for i in range(100):\n"
+    "        x = train_step(x, n=i)\n"
+    "    return x\n"
+)
+
+
+async def fresh_diagnostics(doc: Document, published_before: int) -> list[types.Diagnostic]:
+    """The diagnostics of `doc` after something else changed (its own version did not)."""
+    client = doc.client
+    if pulls(client):
+        return await doc.diagnostics()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while loop.time() < deadline:
+        mine = [p for p in client.published[published_before:] if p.uri == doc.uri]
+        if mine:
+            return list(mine[-1].diagnostics)
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{doc.uri} was not linted again")
+
+
+async def test_calls_into_other_files_follow_the_project_index(client: LanguageClient):
+    """A static argument defined in another file (read from disk, then from its edited buffer)."""
+    pkg = client.root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "model.py").write_text(MODEL, encoding="utf-8")
+    train = Document(client, "pkg/train.py", TRAIN, on_disk=TRAIN)
+
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:  # the workspace index is built in the background after start-up
+        before = len(client.published)
+        codes = [d.code for d in await fresh_diagnostics(train, 0 if pulls(client) else before - 1)]
+        if codes == ["JIT301"] or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.1)
+    assert codes == ["JIT301"], codes
+
+    # Editing model.py in the editor (unsaved) makes `n` a traced argument: the finding in train.py goes.
+    model = Document(client, "pkg/model.py", MODEL, on_disk=MODEL)
+    before = len(client.published)
+    model.change(MODEL.replace('@partial(jax.jit, static_argnames="n")', "@jax.jit"))
+    assert [d.code for d in await fresh_diagnostics(train, before)] == []
