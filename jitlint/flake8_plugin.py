@@ -14,8 +14,13 @@ import argparse
 from pathlib import Path
 from typing import Any, Iterator
 
+from typing import TYPE_CHECKING
+
 from jitlint import __version__
 from jitlint.config import Config
+
+if TYPE_CHECKING:
+    from jitlint.index import ProjectIndex
 
 # Every jitlint setting exposed to flake8: flag -> extra arguments for flake8's `add_option`. Each one is
 # also read from the [flake8] section (as `jitlint-config` or `jitlint_config`); `normalize_paths` makes a
@@ -49,6 +54,10 @@ class JitlintChecker:
     version = __version__
 
     config: Config = Config(select=("ALL",))
+    # The files flake8 was asked to check, indexed once (lazily, in each worker) so that calls into
+    # other files are checked against their static parameters, as `jitlint check` does.
+    index_paths: tuple[str, ...] = ()
+    _index: "ProjectIndex | None" = None
 
     # flake8 picks the plugin type by parameter name: `tree` makes this an AST plugin. The tree itself
     # is unused: the engine parses `lines` with libcst.
@@ -72,10 +81,21 @@ class JitlintChecker:
 
         try:
             cls.config = _config_from_options(options)
+            cls.index_paths = tuple(p for p in getattr(options, "filenames", None) or () if p != "-")
+            cls._index = None
         except ConfigError as exc:
             from flake8.exceptions import ExecutionError
 
             raise ExecutionError(f"jitlint: {exc}") from None
+
+    @classmethod
+    def project_index(cls) -> "ProjectIndex | None":
+        if cls._index is None and cls.index_paths:
+            from jitlint.engine import build_index, discover
+
+            files = [item for item in discover(list(cls.index_paths), cls.config) if isinstance(item, Path)]
+            cls._index = build_index(files)
+        return cls._index
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from jitlint.engine import check_source, module_name_for
@@ -86,6 +106,6 @@ class JitlintChecker:
         # A real file (not `stdin`) gets its module name, so relative imports resolve as in the CLI.
         module_name, is_package = module_name_for(path) if path.is_file() else (None, False)
         result = check_source("".join(self.lines), self.filename, self.config, apply_noqa=False,
-                              module_name=module_name, is_package=is_package)
+                              module_name=module_name, is_package=is_package, index=self.project_index())
         for f in result.findings:
             yield f.line, f.col - 1, f"{f.code} {f.message}", type(self)

@@ -113,6 +113,20 @@ def test_flake8_reports_what_jitlint_reports(fixture, both_tools_on_fixtures):
     assert got == want, (f"only flake8: {sorted(got - want)}\nonly jitlint: {sorted(want - got)}")
 
 
+@pytest.mark.parametrize("project", sorted(p.name for p in (ROOT / "tests" / "fixtures").glob("project_*")))
+def test_flake8_sees_calls_into_other_files(project):
+    """Cross-file findings (a static parameter defined in another file) need the project index; the
+    plugin builds it from the files flake8 is asked to check, so flake8 reports them like jitlint."""
+    folder = ROOT / "tests" / "fixtures" / project
+    f8 = flake8("--isolated", "--select", "JIT", ".", cwd=folder)
+    jl = subprocess.run([jitlint_exe(), "check", "--isolated", "--select", "ALL", "--format", "json", "."],
+                        cwd=folder, capture_output=True, text=True, timeout=300)
+    from_jitlint = {(str(Path(f["path"])), f["line"], f["col"], f["code"]) for f in json.loads(jl.stdout)}
+    from_flake8 = {(str(Path(p)), line, col, code) for p, line, col, code in reported(f8)}
+    assert from_jitlint and from_flake8 == from_jitlint, (
+        f"only flake8: {sorted(from_flake8 - from_jitlint)}\nonly jitlint: {sorted(from_jitlint - from_flake8)}")
+
+
 def test_columns_are_one_based_and_count_code_points(tmp_path):
     # A non-ASCII character before the finding on the same line: columns count code points.
     src = BAD.replace("    print(x)", '    s = "ñé"; print(x)')
