@@ -36,3 +36,23 @@ def compare(expected: set[tuple[int, str]], actual: set[tuple[int, str]]) -> str
     if extra:
         lines.append("extra (reported but not expected): " + ", ".join(f"line {l} {c}" for l, c in extra))
     return "\n".join(lines)
+
+
+# ---- running fixtures under real JAX (shared by the tests that hold fixtures to JAX's behaviour)
+
+
+def innermost_line(exc: BaseException, path: Path) -> int | None:
+    """The line of the innermost traceback frame in `path`: for errors raised deep inside jax.numpy
+    (slicing, `jnp.zeros`, `.item()`), jax frames sit below the user's line, so not `tb[-1]`."""
+    import traceback
+
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path:
+            line = frame.lineno
+    return line
+
+
+def describe_exception(exc: BaseException) -> str:
+    first = (str(exc).splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first[:160]}"

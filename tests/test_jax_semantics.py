@@ -31,7 +31,7 @@ os.environ["JAX_PLATFORMS"] = "cpu"  # before jax is first imported: never touch
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import FIXTURES, expected_findings  # noqa: E402
+from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
 from jitlint.registry import rule_by_code  # noqa: E402
 
 SEMANTIC_FIXTURES = sorted([*FIXTURES.glob("JIT4*.py"), *FIXTURES.glob("JIT6*.py")])
@@ -67,13 +67,6 @@ def load_fixture(path: Path):
     return module
 
 
-def innermost_line(exc: BaseException, path: Path) -> int | None:
-    """The line of the innermost traceback frame that is in `path` (jax frames may lie below it)."""
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if Path(frame.filename).resolve() == path:
-            line = frame.lineno
-    return line
 
 
 def run_fixture(path: Path) -> Outcome:
@@ -129,9 +122,6 @@ def _is_class_body(code: types.CodeType) -> bool:
     return code.co_names[:3] == ("__name__", "__module__", "__qualname__")
 
 
-def _describe(exc: BaseException) -> str:
-    first = (str(exc).splitlines() or [""])[0]
-    return f"{type(exc).__name__}: {first[:160]}"
 
 
 def _class_names(exc: BaseException) -> set[str]:
@@ -156,20 +146,20 @@ def test_fixture_matches_real_jax(path):
             if severity != "error":
                 for index, exc in hits:
                     problems.append(f"line {line} ({code}, {severity}) must not raise, "
-                                    f"but RUNS[{index}] raised {_describe(exc)}")
+                                    f"but RUNS[{index}] raised {describe_exception(exc)}")
                 continue
             assert names, f"{code} is an error rule but declares no `raises`"
             if not hits:
                 problems.append(f"line {line} expects {code} ({' / '.join(names)}), but no thunk raised there")
             elif not any(_class_names(exc) & set(names) for _, exc in hits):
-                got = "; ".join(_describe(exc) for _, exc in hits)
+                got = "; ".join(describe_exception(exc) for _, exc in hits)
                 problems.append(f"line {line} expects {code} ({' / '.join(names)}), but JAX raised {got}")
 
     for line, hits in sorted(outcome.raised.items()):
         if line not in expected:
             for index, exc in hits:
                 problems.append(f"line {line} has no `# expect:` marker, but RUNS[{index}] raised "
-                                f"{_describe(exc)}")
+                                f"{describe_exception(exc)}")
 
     never_ran = sorted(top_level_functions(path) - outcome.ran, key=lambda item: item[1])
     for name, line in never_ran:

@@ -34,7 +34,6 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +44,7 @@ import jax  # noqa: E402
 import jax.numpy  # noqa: E402,F401 - its names are checked below
 import pytest  # noqa: E402
 
-from harness import FIXTURES, expected_findings  # noqa: E402
+from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
 from jitlint.registry import rule_by_code  # noqa: E402
 
 RECOMPILE_FIXTURES = sorted([*FIXTURES.glob("JIT1*.py"), *FIXTURES.glob("JIT2*.py"), *FIXTURES.glob("JIT3*.py")])
@@ -174,12 +173,6 @@ def observing(fixture: Fixture):
                 fixture.ran.add((code.co_name, code.co_firstlineno))
 
 
-def innermost_line(exc: BaseException, path: Path) -> int | None:
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if Path(frame.filename).resolve() == path:
-            line = frame.lineno
-    return line
 
 
 def run_case(fixture: Fixture, thunk) -> tuple[int, BaseException | None]:
@@ -193,8 +186,6 @@ def run_case(fixture: Fixture, thunk) -> tuple[int, BaseException | None]:
     return sum(counts.values()), error
 
 
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}"
 
 
 def check_positive(fixture: Fixture, index: int, tag: str, compiles: int, error: BaseException | None) -> list[str]:
@@ -212,13 +203,13 @@ def check_positive(fixture: Fixture, index: int, tag: str, compiles: int, error:
                 problems.append(f"{where}: expected JAX to raise {' / '.join(sorted(names))}, but it ran "
                                 f"({compiles} compiles)")
             elif not {cls.__name__ for cls in type(error).__mro__} & names:
-                problems.append(f"{where}: expected {' / '.join(sorted(names))}, but JAX raised {_describe(error)}")
+                problems.append(f"{where}: expected {' / '.join(sorted(names))}, but JAX raised {describe_exception(error)}")
             elif innermost_line(error, fixture.path) != line:
                 problems.append(f"{where}: JAX raised {type(error).__name__} at line "
                                 f"{innermost_line(error, fixture.path)}, not on the flagged line")
             continue
         if error is not None:
-            problems.append(f"{where}: must not raise, but JAX raised {_describe(error)}")
+            problems.append(f"{where}: must not raise, but JAX raised {describe_exception(error)}")
         elif claim == RECOMPILES and compiles != iterations:
             problems.append(f"{where}: expected a compile on every one of {iterations} iterations, got {compiles}")
         elif claim == COMPILES_ONCE and compiles != 1:
@@ -230,7 +221,7 @@ def check_negative(fixture: Fixture, index: int, bound: int, compiles: int, erro
     where = f"RUNS[{index}] (a look-alike, at most {bound} compile{'s' if bound > 1 else ''})"
     if error is not None:
         line = innermost_line(error, fixture.path)
-        return [f"{where}: must not raise, but JAX raised {_describe(error)} at line {line}"]
+        return [f"{where}: must not raise, but JAX raised {describe_exception(error)} at line {line}"]
     if not 1 <= compiles <= bound:
         return [f"{where}: compiled {compiles} times"]
     return []
