@@ -86,10 +86,6 @@ def _join_elements(taints) -> "tuple[Taint | None, ...] | None":
     return tuple(join(*column) for column in zip(*shapes))
 
 
-def _same(a: "Taint | None", b: "Taint | None") -> bool:
-    return a == b
-
-
 @dataclass(frozen=True)
 class Context:
     """How a function body is traced."""
@@ -294,7 +290,6 @@ class ModuleAnalysis:
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
         self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
-        self.jit_bindings: dict[str, JitBinding] = {}
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
@@ -315,9 +310,6 @@ class ModuleAnalysis:
         for node, site in self.sites.items():
             if isinstance(node, types):
                 yield node, site
-
-    def is_traced_code(self, node: cst.CSTNode) -> bool:
-        return node in self.sites
 
     # ---------------------------------------------------------------- the worklist
     def run(self) -> "ModuleAnalysis":
@@ -365,14 +357,14 @@ class ModuleAnalysis:
         for name in info.params:
             old = info.param_taint.get(name)
             new = join(old, params.get(name))
-            if not _same(old, new):
+            if old != new:
                 info.param_taint[name] = new
                 changed = True
         if closure:
             for name, value in closure.items():
                 old = info.closure.get(name)
                 merged = _merge_values(old, value)
-                if merged is not old and not (isinstance(old, Taint) and _same(old, merged)):
+                if merged is not old and not (isinstance(old, Taint) and old == merged):
                     info.closure[name] = merged
                     changed = changed or isinstance(merged, Taint)
         if changed:
@@ -518,7 +510,7 @@ class _Collector(cst.CSTVisitor):
 # The abstract interpreter
 
 
-def _literal_ints(expr: cst.BaseExpression | None, env_lookup=None) -> tuple[int, ...] | None:
+def _literal_ints(expr: cst.BaseExpression | None) -> tuple[int, ...] | None:
     """`1`, `-1`, `(0, 2)`, `[1]` -> ints; None when not a literal."""
     if expr is None:
         return ()
@@ -662,7 +654,7 @@ class Evaluator:
         if self.traced:
             ret = join(*self.returns)
             info.returns_known = True
-            if not _same(ret, info.return_taint):
+            if ret != info.return_taint:
                 info.return_taint = ret
                 for caller in self.a.callers.get(id(info), ()):
                     self.a._enqueue(caller)  # callers computed with the old return value
@@ -871,7 +863,7 @@ class Evaluator:
         if info is None:
             return
         for dec in node.decorators:
-            self.expr_no_record(dec.decorator)
+            self.expr(dec.decorator)
         info.def_loop = self.loops[-1][0] if self.loops else None
         binding = self._decorated_context(info)
         value: Value = FuncValue(info, transform=binding.transform if binding else None, binding=binding)
@@ -908,7 +900,7 @@ class Evaluator:
             if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(elements) and not any(
                     isinstance(e, cst.StarredElement) for e in source.elements):
                 for tgt, src in zip(elements, source.elements):
-                    self.assign(tgt, self.a.taints.get(src.value) if self.traced else self.value_of_cached(src.value), src.value)
+                    self.assign(tgt, self.a.taints.get(src.value), src.value)
                 return
             if isinstance(value, Taint) and value.elements is not None and len(value.elements) == len(elements) \
                     and not any(isinstance(t, cst.StarredElement) for t in elements):
@@ -975,9 +967,6 @@ class Evaluator:
             stack.extend(node.children)
         return True
 
-    def value_of_cached(self, expr: cst.BaseExpression) -> Value:
-        return self.a.taints.get(expr)
-
     def _note_module_global(self, name: str, source: cst.BaseExpression | None, value: Value) -> None:
         if source is None:
             return
@@ -1016,9 +1005,6 @@ class Evaluator:
         return self.expr(expr)
 
     _last_call_value: Value = None
-
-    def expr_no_record(self, expr: cst.BaseExpression) -> Taint | None:
-        return self.expr(expr)
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
         method = getattr(self, "expr_" + type(expr).__name__, None)
@@ -1738,8 +1724,6 @@ class Evaluator:
         if binding is None and outer_q in jaxapi.JIT_WRAPPERS:
             binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound,
                                  fv.bound_self)
-        if decorated and binding is not None and binding.name and self.info is None:
-            self.a.jit_bindings[binding.name] = binding
         if binding is not None:
             self.a.bindings[node] = binding
             if decorated:
