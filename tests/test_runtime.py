@@ -6,11 +6,14 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 from conftest import jitlint_exe
 from harness import FIXTURES, expected_findings
@@ -208,6 +211,12 @@ def test_runtime_codes_obey_select():
     assert [f["code"] for f in report["findings"]] == ["JIT901"]
 
 
+def test_noqa_silences_a_runtime_finding():
+    _, report, _ = run_report("shape_churn_noqa.py")
+    assert [(f["line"], f["code"]) for f in report["findings"]] == [(15, "JIT901")]  # not line 13: `# noqa`
+    assert function(report, "double")["traces"] == 4
+
+
 def test_negative_program_has_nothing_confirmed_and_one_compile():
     proc, report, _ = run_report("clean.py")
     assert proc.returncode == 0
@@ -265,6 +274,35 @@ def test_module_form():
     [never] = at(report, "jaxapp/model.py", 13)
     assert never["runtime"] == {**never["runtime"], "status": "not_reached", "evidence": "this line never ran"}
     assert function(report, "train_step")["traces"] == 1  # three steps, one trace
+
+
+def test_pytest_under_jitlint_run():
+    proc, report, _ = run_report("-m", "pytest", "pytest_suite/check_model.py", "-q", "-p", "no:cacheprovider")
+    assert "2 passed" in proc.stdout
+    assert report["program"]["status"] == "exited" and report["program"]["exit_code"] == 0
+    [printed] = at(report, "pytest_suite/check_model.py", 8)
+    assert printed["code"] == "JIT501" and printed["runtime"]["status"] == "confirmed"
+    [churn] = at(report, "pytest_suite/check_model.py", 18)
+    assert churn["code"] == "JIT901" and churn["runtime"]["count"] == 1
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups and SIGINT are POSIX")
+def test_interrupted_program_still_yields_the_report():
+    """Ctrl-C reaches jitlint and the program (one process group); the program reports as it stops."""
+    proc = subprocess.Popen([jitlint_exe(), "run", "-q", "forever.py"], cwd=PROGRAMS, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
+        time.sleep(0.5)  # into the endless loop
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1
+    assert "jitlint run: forever.py was interrupted after " in out
+    assert "    confirmed: printed JitTracer(float32[2]) at trace time (1 time)" in out
+    assert err.rstrip().endswith("KeyboardInterrupt")
 
 
 def test_path_limits_the_report():

@@ -186,7 +186,7 @@ def main(argv: list[str]) -> int:
 
     python = opts.python or launch.default_python()
     target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args)
-    outcome = launch.run(target, python, opts.paths, opts.timeout)
+    outcome = launch.run(target, python, opts.paths, opts.timeout, while_running=_load_linter)
     if outcome.error:
         return _error(outcome.error)
     data = outcome.data
@@ -195,14 +195,15 @@ def main(argv: list[str]) -> int:
         return _error(f"jax is not installed in the interpreter that runs the program ({python}){': ' + detail if detail else ''}.\n"
                       f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
                       f"or choose another interpreter with --python.")
-    return _report(opts, argv, config, outcome, python, trace_file)
+    try:
+        return _report(opts, argv, config, outcome, python, trace_file)
+    except Exception as exc:  # a jitlint bug: say so plainly, after the program's own output
+        return _error(f"internal error while building the report ({type(exc).__name__}: {exc}); please report it")
 
 
 def _config(opts):
     from jitlint.cli import _load_config
     from jitlint.config import ConfigError
-    from jitlint.registry import unknown_selectors
-    from jitlint.runtime.codes import RUNTIME_CODES
 
     start = opts.paths or ([opts.target] if opts.mode == "script" else ["."])
     args = SimpleNamespace(isolated=opts.isolated, config=opts.config, paths=start, select=opts.select,
@@ -214,10 +215,23 @@ def _config(opts):
         return _error(str(exc))
     selectors = [*config.select, *config.extend_select, *config.ignore,
                  *(c for _, codes in config.per_file_ignores for c in codes)]
+    if all(s in ("JIT", "ALL") for s in selectors):  # the default: no need to load the rules yet
+        return config
+    from jitlint.registry import unknown_selectors
+    from jitlint.runtime.codes import RUNTIME_CODES
+
     bad = [s for s in unknown_selectors(selectors) if not any(c.code.startswith(s) for c in RUNTIME_CODES)]
     if bad:
         return _error(f"unknown rule selector(s): {', '.join(bad)} (see `jitlint rules` and docs/runtime.md)")
     return config
+
+
+def _load_linter() -> None:
+    """Import the engine and the rules (libcst) while the program starts, not after it ends."""
+    from jitlint import engine  # noqa: F401
+    from jitlint.registry import all_rules
+
+    all_rules()
 
 
 def _display(path: str) -> str:

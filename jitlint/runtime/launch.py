@@ -10,6 +10,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 PROBE = Path(__file__).with_name("probe.py")
 EXIT_JAX_MISSING = 97  # the probe's exit status when `import jax` fails (probe.EXIT_JAX_MISSING)
@@ -34,7 +35,8 @@ class Outcome:
     error: str | None = None  # jitlint could not start the program at all
 
 
-def run(target: Target, python: str, paths: list[str], timeout: float | None) -> Outcome:
+def run(target: Target, python: str, paths: list[str], timeout: float | None,
+        while_running: Callable[[], None] | None = None) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="jitlint-run-") as tmp:
         out_path = os.path.join(tmp, "observed.json")
         config_path = os.path.join(tmp, "config.json")
@@ -60,6 +62,8 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None) ->
             os.close(read_fd)
         timed_out = interrupted = False
         try:
+            if while_running is not None:
+                while_running()
             while True:
                 try:
                     remaining = None if timeout is None else max(0.0, timeout - (time.perf_counter() - start))
