@@ -260,6 +260,13 @@ def test_exit_code_of_the_program_is_reported():
     assert report["program"]["exit_code"] == 1
 
 
+def test_os_exit_still_yields_the_report():
+    _, report, _ = run_report("os_exit.py")
+    assert (report["program"]["status"], report["program"]["exit_code"]) == ("exited", 3)
+    [printed] = at(report, "os_exit.py", 10)
+    assert printed["runtime"]["status"] == "confirmed"
+
+
 # ---- module form, paths, JSON --------------------------------------------------------------------
 
 

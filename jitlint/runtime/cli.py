@@ -329,7 +329,7 @@ def _program(opts, argv, outcome, python, files, obs):
         exception = {**exception, "display_path": _display(norm(exception["path"]))}
     return Program(
         command=["jitlint", "run", *argv], mode=opts.mode, target=opts.target, status=status,
-        exit_code=outcome.returncode, exception=exception,
+        exit_code=None if status == "timed_out" else outcome.returncode, exception=exception,
         run_seconds=data.get("run_seconds"), wall_seconds=outcome.seconds, timeout=opts.timeout,
         python=data.get("python"), jax_version=data.get("jax_version"),
         coverage_method=(data.get("coverage") or {}).get("method"),

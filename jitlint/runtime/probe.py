@@ -394,6 +394,7 @@ class Probe:
         self.lock = threading.RLock()
         self.out_path = None
         self.awaited_body = None
+        self.pid = os.getpid()
         self.result = {"status": "running", "exit_code": None, "exception": None}
 
     # ---- JAX hooks --------------------------------------------------------------------------
@@ -779,6 +780,8 @@ class Probe:
         }
 
     def write(self):
+        if os.getpid() != self.pid:  # a forked child of the program: the report is the parent's
+            return
         data = self.snapshot()
         tmp = f"{self.out_path}.{threading.get_ident()}.tmp"  # the snapshot thread may write too
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -998,6 +1001,10 @@ def main(argv):
     probe.install(jax)
 
     def on_sigterm(signum, frame):
+        if os.getpid() != probe.pid:  # a forked child: die as it would have without us
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
         probe.result.update(status="terminated")
         try:
             probe.write()  # in case the program swallows the exception below
@@ -1010,6 +1017,21 @@ def main(argv):
             signal.signal(signal.SIGTERM, on_sigterm)
         except (ValueError, OSError):
             pass
+
+    real_exit = os._exit
+
+    def _exit(status):  # os._exit skips every handler: write the report first
+        if os.getpid() == probe.pid:
+            try:
+                probe.stop_coverage()
+                probe.run_seconds = time.perf_counter() - probe.run_started
+                probe.result.update(status="exited", exit_code=status)
+                probe.write()
+            except Exception as exc:
+                _log(exc)
+        real_exit(status)
+
+    os._exit = _exit
 
     if config.get("control_fd") is not None:
         _listen_for_snapshot(probe, int(config["control_fd"]))

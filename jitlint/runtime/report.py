@@ -47,8 +47,8 @@ class Program:
             return (f"timed out after {self.timeout:g} s and was stopped; the report covers what ran until then")
         if self.status == "interrupted":
             return f"was interrupted{took}; the report covers what ran until then"
-        return (f"ended without reporting back (exit code {self.exit_code}): it may have called os._exit() "
-                f"or been killed; findings have no runtime status")
+        return (f"ended without reporting back (exit code {self.exit_code}): it was killed or the interpreter "
+                f"crashed; findings have no runtime status")
 
     def to_dict(self) -> dict:
         exc = dict(self.exception) if self.exception else None
