@@ -50,8 +50,8 @@ options:
   -h, --help            show this help
 """
 
-_VALUE_OPTIONS = {"-o", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select", "--ignore",
-                  "--extend-ignore", "--config", "--trace", "--arg"}
+_VALUE_OPTIONS = {"-o", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select",
+                  "--ignore", "--extend-ignore", "--config", "--trace", "--arg"}
 _FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
 
 
@@ -66,7 +66,8 @@ def _csv(value: str) -> list[str]:
 def parse(argv: list[str]) -> SimpleNamespace:
     opts = SimpleNamespace(format="text", timeout=None, paths=[], python=None, select=None, extend_select=None,
                            ignore=None, extend_ignore=None, config=None, isolated=False, exit_zero=False,
-                           quiet=False, output=None, trace=None, trace_args=[], mode=None, target=None, args=[], help=False)
+                           quiet=False, output=None, trace=None, trace_args=[], mode=None, target=None, args=[],
+                           help=False)
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -192,7 +193,8 @@ def main(argv: list[str]) -> int:
     data = outcome.data
     if data and data.get("status") == "jax_missing" or (data is None and outcome.returncode == launch.EXIT_JAX_MISSING):
         detail = (data or {}).get("error", "")
-        return _error(f"jax is not installed in the interpreter that runs the program ({python}){': ' + detail if detail else ''}.\n"
+        detail = f": {detail}" if detail else ""
+        return _error(f"jax is not installed in the interpreter that runs the program ({python}){detail}.\n"
                       f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
                       f"or choose another interpreter with --python.")
     try:

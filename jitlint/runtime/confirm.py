@@ -172,8 +172,8 @@ class Observations:
             sites = [s for s in self.jit_sites.get(path, []) if lo <= s["line"] <= hi and s["calls"] > 1]
             if sites:
                 site = max(sites, key=lambda s: s["calls"])
-                traced = next((r for r in records if (r.def_path, r.def_line) == (norm(site.get("def_path")),
-                                                                                 site.get("def_line"))), None)
+                jitted = (norm(site.get("def_path")), site.get("def_line"))
+                traced = next((r for r in records if (r.def_path, r.def_line) == jitted), None)
                 text = (f"jax.jit called {_plural(site['calls'], 'time')} here with "
                         f"{_plural(site['functions'], 'distinct function')}")
                 if traced is not None:

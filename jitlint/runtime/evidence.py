@@ -109,8 +109,8 @@ class FunctionRecord:
             text = f"{n} retrace{'s' if n != 1 else ''} because {describe(cause, traces, self)}"
             also = sorted({c for t in traces for c in t.causes() if c != cause})
             if also:
-                text += " (along with: " + ", ".join(describe(c, [t for t in traces if c in t.causes()], self)
-                                                      for c in also) + ")"
+                along = [describe(c, [t for t in traces if c in t.causes()], self) for c in also]
+                text += " (along with: " + ", ".join(along) + ")"
             parts.append(text)
         return "; ".join(parts)
 

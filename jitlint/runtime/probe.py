@@ -408,8 +408,11 @@ class Probe:
         self.tracer_type = getattr(core, "Tracer", None)
         self.swallow_explain = not _flag(jax, "jax_explain_cache_misses")
         self.swallow_compile_logs = not _flag(jax, "jax_log_compiles")
-        jax.config.update("jax_explain_cache_misses", True)
-        jax.config.update("jax_log_compiles", True)
+        for flag in ("jax_explain_cache_misses", "jax_log_compiles"):
+            try:
+                jax.config.update(flag, True)
+            except Exception as exc:  # an old JAX without the flag: fewer causes, same statuses
+                _log(exc)
         from jax import monitoring
 
         monitoring.register_event_duration_secs_listener(self._on_duration)

@@ -154,7 +154,8 @@ def _write_cost(out: TextIO, functions: list[dict], cost: dict) -> None:
                      other["share"], ""))
     name_w = max(len("function"), *(len(r[0]) for r in rows))
     where_w = max(len("defined at"), *(len(r[1]) for r in rows))
-    out.write(f"  {'function':<{name_w}}  {'defined at':<{where_w}}  traces  compiles  seconds   share  retraced because\n")
+    out.write(f"  {'function':<{name_w}}  {'defined at':<{where_w}}  traces  compiles  seconds   share"
+              "  retraced because\n")
     for name, where, traces, compiles, seconds, share, causes in rows:
         share_text = f"{share:6.1%}" if share is not None else "     -"
         out.write(f"  {name:<{name_w}}  {where:<{where_w}}  {traces:>6}  {compiles:>8}  {seconds:7.3f}  {share_text}"
