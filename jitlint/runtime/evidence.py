@@ -175,7 +175,7 @@ def _aval_cause(now: list, before_all: list[list]) -> tuple[str, str] | None:
             cause = next((k for k in ("shape", "dtype", "weak_type", "unknown") if k in kinds), "unknown")
             detail = ", ".join(f"argument {i}: {aval_text(b)} -> {aval_text(n)}" for i, b, n in changed[:3])
             diff, score = (cause, detail), len(changed)
-        if best is None or score < best[0]:
+        if best is None or score <= best[0]:  # on a tie, the most recent signature
             best = (score, diff)
     return best[1]
 
@@ -254,8 +254,10 @@ def build_functions(data: dict) -> list[FunctionRecord]:
                 static_values = text_values
             if by_types is not None:
                 cause, detail = by_types
-                if text_cause == cause and text_detail:
-                    detail = text_detail  # JAX's text names the argument
+                names = [m.group("arg") for m in map(_TYPE_DIFF.match, (miss.get("reason") or "").splitlines()[1:])
+                         if m] if text_cause == cause else []
+                if len(names) == 1 and detail.count("argument ") == 1:  # JAX's text names the argument
+                    detail = names[0] + detail[detail.index(":"):]
                 if by_statics is not None:
                     other = ("static",)  # e.g. a static length that changed along with the shape
                 elif text_cause in ("static", "structure"):
