@@ -1093,6 +1093,8 @@ class Evaluator:
             return None
         if base.opaque:
             return dataclasses.replace(base, container=False, is_bool=False)
+        if not base.is_array and any(isinstance(el.slice, cst.Slice) for el in expr.slice):
+            return dataclasses.replace(base, elements=None)  # `layers[:-1]`: a slice of a container
         # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
         return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
                      from_constant=base.from_constant and not any(index_taints))
