@@ -60,17 +60,17 @@ def describe(ctx, expr: cst.BaseExpression, taint: Taint, site: Site | None = No
 
 
 def where(site: Site) -> str:
-    """`inside jitted `f`` style phrase naming the traced function and how it is traced."""
+    """"in `f` (traced by `@jax.jit`)": the traced function and how it is traced."""
     func = site.func
-    name = func.name if func.name != "<lambda>" else "a lambda"
+    name = f"`{func.name}`" if func.name != "<lambda>" else "a lambda"
     ctx = site.context
     if ctx.kind == "helper":
-        return f"in `{name}`, which is traced ({ctx.via})"
+        return f"in {name} ({ctx.via})"
     if ctx.kind == "lax":
-        return f"in `{name}`, a {ctx.via}"
+        return f"in {name} (a {ctx.via})"
     if ctx.kind == "nested":
-        return f"in `{name}` ({ctx.via})"
-    return f"in `{name}`, traced by {ctx.via}"
+        return f"in {name} ({ctx.via})"
+    return f"in {name} (traced by `{ctx.via}`)"
 
 
 def calls(analysis: ModuleAnalysis, call: cst.Call, *names: str) -> bool:
