@@ -510,44 +510,35 @@ class _Collector(cst.CSTVisitor):
 # The abstract interpreter
 
 
-def _literal_ints(expr: cst.BaseExpression | None) -> tuple[int, ...] | None:
-    """`1`, `-1`, `(0, 2)`, `[1]` -> ints; None when not a literal."""
-    if expr is None:
+def _literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
+    """`1`, `-1`, `(0, 2)`, `"n"`, `("a", "b")`, `None` -> a tuple of `kind` values; None when the
+    expression is not such a literal (e.g. a variable)."""
+    if expr is None or (isinstance(expr, cst.Name) and expr.value == "None"):
         return ()
-    if isinstance(expr, cst.Integer):
-        return (int(expr.evaluated_value),)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
-        return (-int(expr.expression.evaluated_value),)
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        out: list[int] = []
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        out: list = []
         for el in expr.elements:
-            sub = _literal_ints(el.value)
+            sub = _literal_values(el.value, kind)
             if sub is None or len(sub) != 1:
                 return None
             out.extend(sub)
         return tuple(out)
-    if isinstance(expr, cst.Name) and expr.value == "None":
-        return ()
+    if kind is int and isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _literal_values(expr.expression, int)
+        return (-inner[0],) if inner and len(inner) == 1 else None
+    if kind is int and isinstance(expr, cst.Integer):
+        return (int(expr.evaluated_value),)
+    if kind is str and isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+        return (expr.evaluated_value,)
     return None
+
+
+def _literal_ints(expr: cst.BaseExpression | None) -> tuple[int, ...] | None:
+    return _literal_values(expr, int)
 
 
 def _literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...] | None:
-    if expr is None:
-        return ()
-    if isinstance(expr, cst.SimpleString):
-        val = expr.evaluated_value
-        return (val,) if isinstance(val, str) else None
-    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
-        out: list[str] = []
-        for el in expr.elements:
-            sub = _literal_strs(el.value)
-            if sub is None or len(sub) != 1:
-                return None
-            out.extend(sub)
-        return tuple(out)
-    if isinstance(expr, cst.Name) and expr.value == "None":
-        return ()
-    return None
+    return _literal_values(expr, str)
 
 
 def _kwarg(call: cst.Call, name: str) -> cst.Arg | None:

@@ -76,6 +76,10 @@ def jitted_calls(ctx: RuleContext):
         yield site, sig, bound_args(sig, site, bound, skip_self)
 
 
+def callee_name(sig: JitSignature) -> str:
+    return sig.qualname.rsplit(".", 1)[-1]
+
+
 # ------------------------------------------------------------------------------ what runs more than once
 
 _REPEATED_NAME = re.compile(r"(^|_)(step|update)$")  # train_step, sgd_update; not step_size_adaptation

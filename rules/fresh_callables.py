@@ -14,11 +14,9 @@ from typing import Iterator
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import fresh_callable, identity_hashed_object, is_function_value, jitted_calls, repeated_functions
+from ._calls import (callee_name, fresh_callable, identity_hashed_object, is_function_value, jitted_calls,
+                     repeated_functions)
 
-
-def _callee(sig) -> str:
-    return sig.qualname.rsplit(".", 1)[-1]
 
 
 class FreshCallableStaticArg(Rule):
@@ -83,7 +81,7 @@ class FreshCallableStaticArg(Rule):
                 fresh = fresh_callable(ctx, site, arg.expr, arg.value, repeated)
                 if fresh is not None:
                     yield Report(arg.expr, f"{fresh} is passed to static parameter `{arg.param}` of jitted "
-                                           f"`{_callee(sig)}`: a new object on every call misses the compile cache, "
+                                           f"`{callee_name(sig)}`: a new object on every call misses the compile cache, "
                                            "so each call recompiles; define it once and pass the same object")
 
 
@@ -140,7 +138,7 @@ class CallableToTracedArg(Rule):
                     continue
                 if is_function_value(ctx, arg.expr, arg.value):
                     yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
-                                           f"`{arg.param}` of jitted `{_callee(sig)}`: functions are not JAX types, "
+                                           f"`{arg.param}` of jitted `{callee_name(sig)}`: functions are not JAX types, "
                                            f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
 
 
@@ -209,5 +207,5 @@ class IdentityHashedStaticArg(Rule):
                 described = identity_hashed_object(ctx, site, arg.expr, arg.value, repeated)
                 if described is not None:
                     yield Report(arg.expr, f"{described} is passed to static parameter `{arg.param}` of jitted "
-                                           f"`{_callee(sig)}`: each new object is a new cache key, so every call "
+                                           f"`{callee_name(sig)}`: each new object is a new cache key, so every call "
                                            "recompiles; build it once, or make its class hash by value")

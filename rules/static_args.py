@@ -17,7 +17,7 @@ from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import class_hash_kind, jitted_calls
+from ._calls import callee_name, class_hash_kind, jitted_calls
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
 _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
@@ -155,9 +155,6 @@ def _static_calls(ctx: RuleContext):
                 yield site, sig, arg
 
 
-def _callee(sig) -> str:
-    return sig.qualname.rsplit(".", 1)[-1]
-
 
 def _varying_names(site) -> set[str]:
     return {name for name, kind in site.varying.items() if kind == "varying"}
@@ -251,9 +248,11 @@ class LoopVaryingStaticArg(Rule):
                 continue
             if _data_derived(ctx, site, arg.expr, varying) or _is_computed_float(ctx, site, arg.expr):
                 continue  # reported by the more specific JIT302/JIT303
-            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets "
-                                   f"`{ctx.short(arg.expr)}`, which changes every iteration (`{used[0]}`): one "
-                                   "compile per distinct value, never evicted; pass it as a traced argument")
+            text = ctx.short(arg.expr)
+            through = "" if text == used[0] else f" (through `{used[0]}`)"
+            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets `{text}`, "
+                                   f"which changes every iteration{through}: one compile per distinct value, "
+                                   "never evicted; pass it as a traced argument")
 
 
 class FloatStaticArg(Rule):
@@ -312,7 +311,7 @@ class FloatStaticArg(Rule):
             data = _data_derived(ctx, site, arg.expr, varying)
             if not (_names_in(arg.expr) & varying or _depends_on_varying(ctx, site, arg.expr, varying)) or data:
                 continue
-            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets the computed "
+            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets the computed "
                                    f"float `{ctx.short(arg.expr)}`, which changes between calls: one compile per "
                                    "value; pass it as a traced argument")
 
@@ -380,7 +379,7 @@ class DataDerivedStaticArg(Rule):
                 continue
             found = _data_derived(ctx, site, arg.expr, _varying_names(site))
             if found is not None:
-                yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{_callee(sig)}` gets {found}: "
+                yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets {found}: "
                                        "one compile per distinct value; pad to a fixed size or pass it traced")
 
 
@@ -426,7 +425,7 @@ class UnhashableStaticArg(Rule):
             kind = _unhashable(ctx, site, arg.expr)
             if kind is not None:
                 yield Report(arg.expr, f"{kind} is passed to static parameter `{arg.param}` of jitted "
-                                       f"`{_callee(sig)}`: static arguments must be hashable, so the call raises "
+                                       f"`{callee_name(sig)}`: static arguments must be hashable, so the call raises "
                                        "ValueError; pass a tuple, or make it a traced argument")
 
 
