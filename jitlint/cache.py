@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -75,7 +74,10 @@ def signature_digest(sig) -> str:
 
 
 class Resolver:
-    """Index lookups by qualified name, memoized for the run, as signature digests (None: not jitted)."""
+    """Index lookups by qualified name, memoized for the run, as signature digests (None: not jitted).
+
+    Deciding which files pass 2 needs and which cache entries still hold asks the same names again and
+    again (every file refers to `jax.numpy.*`): each is looked up once per run."""
 
     def __init__(self, index):
         self.index = index
@@ -89,8 +91,7 @@ class Resolver:
             found = self._memo[qualified] = None if sig is None else signature_digest(sig)
             return found
 
-    def any_resolves(self, names) -> bool:
-        return any(self.digest(q) is not None for q in names)
+    lookup = digest  # so that it stands in for the index in prefilter.is_relevant
 
     def hits(self, names) -> dict[str, str]:
         out = {}
@@ -184,11 +185,12 @@ class Cache:
 
     def save(self, seen: set[str]) -> None:
         """Write both files if anything changed; entries of files gone from disk are dropped."""
-        if not self._dirty:
-            return
         for entries in (self.facts, self.lint):
             for path in [p for p in entries if p not in seen and not os.path.exists(p)]:
                 del entries[path]
+                self._dirty = True
+        if not self._dirty:
+            return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _write_marker_files(self.root)
@@ -218,8 +220,10 @@ def _write_marker_files(root: Path) -> None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".jitlint-tmp")
+    """Write whole, then rename: readers see the old file or the new one, never a part."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{os.urandom(4).hex()}.jitlint-tmp")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out, separators=(",", ":"))
         os.replace(tmp, path)

@@ -18,6 +18,16 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (0: one per core), got {value!r}")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jitlint", description="Find jax.jit pitfalls before the code runs.")
@@ -43,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path to report for standard input")
     check.add_argument("--fix", action="store_true", help="apply the available fixes in place")
-    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
+    check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                       help="worker processes (default: one per CPU core; 1: no workers)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("--cache-dir", metavar="DIR",
+                       help="cache folder (default: .jitlint_cache in the config's folder, else the current one)")
 
     rule = sub.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", help="a rule code, e.g. JIT501")
@@ -138,7 +153,7 @@ def _check(args) -> int:
         config = _load_config(args)
     except ConfigError as exc:
         return _error(str(exc))
-    from jitlint.registry import unknown_selectors
+    from jitlint.catalog import unknown_selectors  # not the registry: that imports libcst
 
     bad = unknown_selectors([*config.select, *config.extend_select, *config.ignore,
                              *(c for _, codes in config.per_file_ignores for c in codes)])
@@ -159,7 +174,20 @@ def _check(args) -> int:
             sources[name] = _decoded_lines(data)
         paths = [p for p in paths if p != "-"]
     if paths:
-        results.extend(engine.lint_paths(paths, config).files)
+        engine.tune_gc()
+        progress = None
+        if not args.quiet and sys.stderr.isatty():
+            from jitlint.progress import Progress
+
+            progress = Progress(sys.stderr)
+        cache_dir = None
+        if not args.no_cache:
+            cache_dir = Path(args.cache_dir) if args.cache_dir else (config.root or Path.cwd()) / ".jitlint_cache"
+        run = engine.lint_paths(paths, config, jobs=args.jobs or engine.default_jobs(), cache_dir=cache_dir,
+                                progress=progress)
+        results.extend(run.files)
+        for message in run.messages:
+            sys.stderr.write(message + "\n")
     if args.fix:
         results = _apply_fixes(results, config, args)
     findings = sorted(f for r in results for f in r.findings)

@@ -61,3 +61,20 @@ def walk(node: CSTNode, visitor) -> None:
                 walk(value, visitor)
     if leave is not None:
         leave(visitor, node)
+
+
+def descendants(node: CSTNode) -> list[CSTNode]:
+    """`node` and every node under it (trivia fields excepted), in no particular order."""
+    out = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        for name in _fields(current.__class__):
+            value = getattr(current, name)
+            vcls = value.__class__
+            if vcls is tuple or vcls is list:
+                stack.extend(item for item in value if _node_class(item.__class__))
+            elif _node_class(vcls):
+                stack.append(value)
+    return out

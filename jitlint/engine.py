@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import sys
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,7 +179,7 @@ def _analyse(source: str, path: str, config: Config, module_name: str | None, is
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []
-        return _to_findings(module, path, reports)
+        return _to_findings(module, path, reports, source)
     except RecursionError:
         return [_file_error(path, "file is too deeply nested to analyse")]
     except Exception as exc:  # a jitlint bug must not hide the other files' findings
@@ -185,12 +187,11 @@ def _analyse(source: str, path: str, config: Config, module_name: str | None, is
                                   "please report it")]
 
 
-def _to_findings(module, path: str, reports) -> list[Finding]:
+def _to_findings(module, path: str, reports, source: str) -> list[Finding]:
     """Positions are computed once per file, and only for files that have something to report."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    nodes = [report.node for _, report in reports]
+    nodes += [report.fix.node for _, report in reports if report.fix is not None]
+    positions = _positions(module, source, nodes)
     findings = []
     seen = set()
     for rule, report in reports:
@@ -210,6 +211,76 @@ def _to_findings(module, path: str, reports) -> list[Finding]:
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
                                 rule.code, report.message, report.severity or rule.severity, fix))
     return findings
+
+
+def _positions(module, source: str, nodes) -> dict:
+    """libcst's PositionProvider answers for `nodes`: from the statements that hold them when that can be
+    checked, else from the whole module (which costs a code generation and a visit of every node)."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        found = _statement_positions(module, source, nodes)
+    except Exception:  # any surprise: the whole-module way below is always right
+        found = None
+    if found is not None:
+        return found
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _statement_positions(module, source: str, nodes) -> dict | None:
+    """Positions from a module holding only the top-level statement around each node, shifted to where
+    CPython's parser says that statement starts. The statement's text must be found at exactly those
+    lines of the file (its code is its own: libcst writes a statement the same alone or in a module),
+    otherwise None."""
+    import ast
+
+    import libcst as cst
+    from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+    from jitlint.cstwalk import descendants
+
+    remaining = {id(node) for node in nodes}
+    wanted = set(remaining)
+    holders = []
+    for k, stmt in enumerate(module.body):
+        inside = remaining.intersection(id(node) for node in descendants(stmt))
+        if inside:
+            holders.append(k)
+            remaining -= inside
+            if not remaining:
+                break
+    if remaining:
+        return None
+    starts = []  # the line where each top-level statement's own code starts (after comments, decorators)
+    tree_body = ast.parse(source).body
+    j = 0
+    for stmt in module.body:
+        if j >= len(tree_body):
+            return None
+        starts.append(tree_body[j].lineno)
+        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if j != len(tree_body):
+        return None
+    source_lines = _LINE_BREAK.split(source)
+    out = {}
+    for k in holders:
+        stmt = module.body[k]
+        alone = cst.Module(body=[stmt], header=[], footer=[], encoding=module.encoding,
+                           default_indent=module.default_indent, default_newline=module.default_newline,
+                           has_trailing_newline=True)
+        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        shift = starts[k] - positions[stmt].start.line
+        code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
+        if shift < 0 or source_lines[shift:shift + len(code_lines)] != code_lines:
+            return None
+        for node, pos in positions.items():
+            if id(node) in wanted:
+                out[node] = CodeRange(CodePosition(pos.start.line + shift, pos.start.column),
+                                      CodePosition(pos.end.line + shift, pos.end.column))
+    return out
 
 
 # ------------------------------------------------------------------------------------------ files
@@ -343,6 +414,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
     `jobs`: worker processes (1: all in this process). `cache_dir`: read and update the cache there
     (None: no cache). `progress`: an object with `start(label, total)`, `advance(n)` and `done()`.
     """
+    from jitlint import prefilter
     from jitlint.cache import Cache, Resolver, content_hash
     from jitlint.index import ProjectIndex
 
@@ -380,6 +452,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
 
     index = ProjectIndex([f.facts.summary for f in files if f.facts.summary is not None])
     resolver = Resolver(index)
+    is_relevant = prefilter.is_relevant
     todo = []
     for f in files:
         facts = f.facts
@@ -388,7 +461,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
         elif facts.error is not None:
             text, _ = _decode(f.data, f.display)
             results[f.order] = _lint_text(text or "", f.display, config, facts)
-        elif not (facts.trace or resolver.any_resolves(facts.refs)):  # prefilter.is_relevant, memoized
+        elif not is_relevant(facts, resolver):
             results[f.order] = FileResult(f.display)
             stats.skipped += 1
         else:
@@ -462,7 +535,7 @@ class _RecordingIndex:
 def _pass2(task, config: Config, index: "ProjectIndex") -> tuple[FileResult, list[str], bool]:
     """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable)."""
     display, module, package, data = task
-    recorder = _RecordingIndex(index)
+    recorder = _RecordingIndex(index) if index is not None else None
     try:
         text, error = _decode(data, display)
         result = _select(FileResult(display, [error]), config) if error is not None else \
@@ -472,12 +545,15 @@ def _pass2(task, config: Config, index: "ProjectIndex") -> tuple[FileResult, lis
             display, f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it")]),
             config)
         return result, [], True
+    if recorder is None:
+        return result, [], False
     return result, sorted(recorder.looked_up), recorder.opaque
 
 
 # ------------------------------------------------------------------------------------------ workers
 
 _worker_state: tuple | None = None  # (config, index) in a pass-2 worker
+_BYTES_PER_WORKER = 64_000
 
 
 def _pass1_batch(tasks: list) -> list:
@@ -538,8 +614,8 @@ def _run(batch_func, files: list[_File], jobs: int, state, progress, label: str,
     if progress is not None:
         progress.start(label, len(files))
     total = sum(len(f.data) for f in files)
-    # A process pool pays off only with real work: about 200 KB of source per extra process.
-    workers = max(1, min(jobs, len(files), total // 200_000 + 1))
+    # Starting a process costs about as much as linting 2k lines: one per 64 KB of source at most.
+    workers = max(1, min(jobs, len(files), total // _BYTES_PER_WORKER + 1))
     try:
         if workers == 1:
             saved, _worker_state = _worker_state, state
@@ -558,15 +634,25 @@ def _run(batch_func, files: list[_File], jobs: int, state, progress, label: str,
             progress.done()
 
 
+def _start_method() -> str:
+    """fork where it is safe: workers start at once and inherit the index. A process with other threads
+    (JAX's, in a test run or a notebook) must not fork: there workers start afresh and get the index
+    pickled."""
+    if sys.platform.startswith("linux"):
+        try:
+            if len(os.listdir("/proc/self/task")) == 1:
+                return "fork"
+        except OSError:
+            pass
+    return "spawn"
+
+
 def _run_pool(batch_func, files: list[_File], workers: int, state, progress):
     import multiprocessing
-    import sys
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    # fork: workers start at once and inherit the index; elsewhere the index is pickled to them.
-    method = "fork" if sys.platform.startswith("linux") else None
-    context = multiprocessing.get_context(method)
+    context = multiprocessing.get_context(_start_method())
     # Small batches at the end keep both processes busy; big ones at the start save messages.
     batches = _batches(files, max(16_000, sum(len(f.data) for f in files) // (workers * 8)))
     pending = {id(f) for f in files}

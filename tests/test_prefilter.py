@@ -1,0 +1,220 @@
+"""The pre-filter: files no rule can report in are not parsed with libcst, and no finding is ever lost.
+
+* Every fixture, every rule's invalid example and every file of the project fixtures that carries a
+  finding passes the pre-filter (with the project's index where the finding needs it).
+* With the pre-filter forced open, every fixture and project gives exactly the same findings.
+* A file that cannot have findings is not parsed with libcst (seen from a real `jitlint check`), yet its
+  syntax errors are still reported as JIT000.
+* Positions computed on single statements equal libcst's whole-module positions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness import FIXTURES, expected_findings, fixture_files
+from jitlint import engine, jaxapi, prefilter
+from jitlint.config import Config
+from jitlint.engine import build_index, lint_paths, lint_source, module_name_for
+from jitlint.registry import all_rules
+
+ALL = Config(select=("ALL",))
+PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+
+
+def facts_of(path: Path):
+    return prefilter.file_facts(path.read_text(encoding="utf-8"), str(path), *module_name_for(path))
+
+
+def test_tokens_come_from_the_jax_tables():
+    for table in (jaxapi.TRANSFORMS, jaxapi.LAX_BODIES, jaxapi.LAX_SWITCH, jaxapi.JIT_WRAPPERS):
+        assert set(table) <= prefilter.TRACE_NAMES
+        assert {name.rsplit(".", 1)[-1] for name in table} <= prefilter.TOKENS
+    assert {"jit", "pjit", "pmap", "vmap", "grad", "checkpoint", "remat", "eval_shape", "make_jaxpr", "scan",
+            "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan", "filter_jit"} <= prefilter.TOKENS
+
+
+@pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
+def test_every_fixture_with_findings_passes(path):
+    text = path.read_text(encoding="utf-8")
+    assert expected_findings(text)
+    assert prefilter.mentions_trace_token(text)
+    assert prefilter.is_relevant(facts_of(path), None)
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_every_invalid_rule_example_passes(rule):
+    for source in rule.invalid:
+        facts = prefilter.file_facts(textwrap.dedent(source), "example.py", None, False)
+        assert prefilter.is_relevant(facts, None), f"{rule.code}: an invalid example would be skipped"
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
+def test_project_files_with_findings_pass_with_the_index(project):
+    files = sorted(project.rglob("*.py"))
+    index = build_index(files)
+    for path in files:
+        if expected_findings(path.read_text(encoding="utf-8")):
+            assert prefilter.is_relevant(facts_of(path), index), path
+
+
+@pytest.fixture
+def prefilter_open(monkeypatch):
+    """Lint every file fully, as if the pre-filter kept them all."""
+    monkeypatch.setattr(prefilter, "is_relevant", lambda facts, index=None: True)
+
+
+def _keys(findings):
+    return sorted((f.path, f.line, f.col, f.end_line, f.end_col, f.code, f.message) for f in findings)
+
+
+def test_forcing_the_filter_open_changes_no_fixture_finding(monkeypatch):
+    paths = fixture_files()
+    filtered = {p: _keys(lint_source(p.read_text(encoding="utf-8"), str(p), ALL)) for p in paths}
+    with monkeypatch.context() as m:
+        m.setattr(prefilter, "is_relevant", lambda facts, index=None: True)
+        full = {p: _keys(lint_source(p.read_text(encoding="utf-8"), str(p), ALL)) for p in paths}
+    assert filtered == full
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
+def test_forcing_the_filter_open_changes_no_project_finding(project, monkeypatch):
+    filtered = lint_paths([str(project)], ALL)
+    with monkeypatch.context() as m:
+        m.setattr(prefilter, "is_relevant", lambda facts, index=None: True)
+        full = lint_paths([str(project)], ALL)
+    assert _keys(filtered.findings) == _keys(full.findings)
+    assert full.stats.skipped == 0 and filtered.stats.analysed < full.stats.analysed
+
+
+PLAIN = "import numpy as np\n\n\ndef clip(x):\n    if x.max() > 1:\n        return np.clip(x, 0, 1)\n    return x\n"
+WORDS_ONLY = textwrap.dedent('''\
+    """Mentions jit, vmap and scan in prose, and has its own `map`, `cond` and `grad`."""
+    import numpy as np
+
+    def cond(x):
+        return x > 0
+
+    def grad(x):
+        return [cond(v) for v in map(float, np.ravel(x))]
+    ''')
+
+
+def test_words_alone_do_not_make_a_file_relevant():
+    assert prefilter.mentions_trace_token(WORDS_ONLY)
+    facts = prefilter.file_facts(WORDS_ONLY, "words.py", "words", False)
+    assert not facts.trace and not prefilter.is_relevant(facts, None)
+    assert not prefilter.is_relevant(prefilter.file_facts(PLAIN, "plain.py", "plain", False), None)
+
+
+def test_aliases_and_relative_imports_resolve():
+    text = textwrap.dedent("""\
+        from jax import lax as L
+        from .. import nn
+
+        def body(i, c):
+            return c
+
+        def run(x):
+            return L.fori_loop(0, 3, body, x), nn.layers.train_step
+        """)
+    facts = prefilter.file_facts(text, "pkg/sub/mod.py", "pkg.sub.mod", False)
+    assert facts.trace
+    assert {"jax.lax.fori_loop", "pkg.nn", "pkg.nn.layers", "pkg.nn.layers.train_step"} <= set(facts.refs)
+
+
+def test_a_caller_without_any_jax_word_is_linted_through_the_index(tmp_path):
+    """Stage 1 (words) would drop the caller; the index lookup of its resolved names keeps it."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(textwrap.dedent("""\
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames=("depth",))
+        def forward(x, depth):
+            return x * depth
+        """))
+    caller = pkg / "train.py"
+    caller.write_text("from pkg.model import forward\n\n\ndef run(x):\n    for i in range(10):\n"
+                      "        x = forward(x, depth=i)\n    return x\n")
+    assert not prefilter.mentions_trace_token(caller.read_text())
+    result = lint_paths([str(tmp_path)], ALL)
+    assert [(Path(f.path).name, f.line, f.code) for f in result.findings] == [("train.py", 6, "JIT301")]
+    assert result.stats.analysed == 2  # model.py (jit) and train.py (index); __init__.py skipped
+    assert result.stats.skipped == 1
+
+
+def _run_in_subprocess(args, cwd):
+    """`jitlint check` in a fresh interpreter, reporting whether libcst was imported."""
+    code = ("import sys\nfrom jitlint.cli import main\nrc = main(sys.argv[1:])\n"
+            "sys.stderr.write('LIBCST=%s\\n' % ('libcst' in sys.modules))\nsys.exit(rc)")
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_files_without_jax_are_never_parsed_with_libcst_but_syntax_errors_are_reported(tmp_path):
+    (tmp_path / "plain.py").write_text(PLAIN)
+    (tmp_path / "words.py").write_text(WORDS_ONLY)
+    (tmp_path / "broken.py").write_text("def f(x)\n    return x\n")
+    result = _run_in_subprocess(["check", "--no-cache", "-j", "1", "."], tmp_path)
+    assert "LIBCST=False" in result.stderr, result.stderr
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("broken.py:1:9: JIT000 syntax error")
+    assert "Found 1 finding" in result.stdout
+
+
+def test_a_file_with_jit_is_parsed_with_libcst(tmp_path):
+    (tmp_path / "bad.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
+    result = _run_in_subprocess(["check", "--no-cache", "-j", "1", "."], tmp_path)
+    assert "LIBCST=True" in result.stderr and "bad.py:5:5: JIT501" in result.stdout
+
+
+TRICKY = (
+    "# header comment\r\n"
+    "import jax\r\n"
+    "a = 1; b = 2\r\n"
+    "\x0c\r\n"
+    "@jax.jit  # decorated\r\n"
+    "def f(x):\r\n"
+    "\tif x > 0:\r\n"
+    "\t\tprint(x)\r\n"
+    "\treturn x\r\n"
+    "\r\n"
+    "class C:\r\n"
+    "    @jax.jit\r\n"
+    "    def g(self, y):\r\n"
+    "        assert y > 0; print(y)\r\n"
+    "        return y"  # no final newline
+)
+
+
+@pytest.mark.parametrize("path", [*fixture_files(), None], ids=lambda p: p.name if p else "tricky")
+def test_statement_positions_equal_whole_module_positions(path):
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from jitlint.analysis import analyze
+    from jitlint.registry import enabled_rules
+    from jitlint.rule import RuleContext
+
+    source = path.read_text(encoding="utf-8") if path else TRICKY
+    module = cst.parse_module(source)
+    ctx = RuleContext(analyze(module), "x.py")
+    nodes = [report.node for rule in enabled_rules(ALL) for report in rule.check(ctx)]
+    assert nodes
+    fast = engine._statement_positions(module, source, nodes)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert fast is not None and {n: fast[n] for n in nodes} == {n: full[n] for n in nodes}
+
+
+def test_tricky_layout_findings():
+    codes = [(f.line, f.col, f.code) for f in lint_source(TRICKY, "tricky.py", ALL)]
+    # Columns count code points (a tab is one), lines count CRLF once and a form feed not at all.
+    assert codes == [(7, 5, "JIT401"), (8, 3, "JIT501"), (14, 16, "JIT402"), (14, 23, "JIT501")]
