@@ -13,7 +13,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 
 from jitlint import jaxapi
-from jitlint.qualnames import _canonical, resolve_relative
+from jitlint.qualnames import canonical, resolve_relative
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def _qualify(node: ast.AST, imports: dict[str, str]) -> str | None:
     head, _, rest = name.partition(".")
     if head not in imports:
         return None
-    return _canonical(imports[head] + ("." + rest if rest else ""))
+    return canonical(imports[head] + ("." + rest if rest else ""))
 
 
 def _literal(node: ast.AST | None):

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-# Re-exported: the libcst-free half of name resolution (the index and the cache use it without libcst).
-from jitlint.qualnames import _ALIASES, _canonical, resolve_relative  # noqa: F401
+from jitlint.qualnames import canonical, resolve_relative
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -89,10 +88,10 @@ class Scope:
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         """The canonical qualified name of a Name/Attribute chain, or None when it is not imported."""
         if isinstance(expr, cst.Name):
-            return _canonical(self.lookup(expr.value))
+            return canonical(self.lookup(expr.value))
         if isinstance(expr, cst.Attribute):
             base = self.qualify(expr.value)
             if base is None:
                 return None
-            return _canonical(f"{base}.{expr.attr.value}")
+            return canonical(f"{base}.{expr.attr.value}")
         return None

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jitlint import jaxapi
-from jitlint.qualnames import _canonical, resolve_relative
+from jitlint.qualnames import canonical, resolve_relative
 
 if TYPE_CHECKING:
     from jitlint.index import ModuleSummary
@@ -187,7 +187,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
                 stack.append(value)
     if not bindings:
         return set()
-    roots = {local: {_canonical(target) for target in targets} for local, targets in bindings.items()}
+    roots = {local: {canonical(target) for target in targets} for local, targets in bindings.items()}
     out: set[str] = set()
     for node in names:
         found = roots.get(node.id)
@@ -206,7 +206,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
             continue
         for q in found:
             for part in reversed(parts):
-                q = _canonical(f"{q}.{part}")
+                q = canonical(f"{q}.{part}")
             out.add(q)
     return out
 

@@ -26,14 +26,12 @@ def resolve_relative(module_name: str | None, is_package: bool, level: int, targ
 _ALIASES = {
     "jax._src.api.jit": "jax.jit",
     "jax.api.jit": "jax.jit",
-    "jax.tree_util.Partial": "jax.tree_util.Partial",
     "flax.experimental.nnx": "flax.nnx",
-    "jax.experimental.io_callback": "jax.experimental.io_callback",
-    "jax.extend.ifrt_programs": "jax.extend.ifrt_programs",
 }
 
 
-def _canonical(name: str | None) -> str | None:
+def canonical(name: str | None) -> str | None:
+    """One spelling per object: `flax.experimental.nnx.jit` -> `flax.nnx.jit`."""
     if name is None:
         return None
     if name in _ALIASES:

@@ -3,7 +3,8 @@
 import libcst as cst
 import pytest
 
-from jitlint.names import Scope, resolve_relative
+from jitlint.names import Scope
+from jitlint.qualnames import resolve_relative
 
 
 def qualify(source: str, expr: str, module: str | None = None, is_package: bool = False) -> str | None:
