@@ -28,6 +28,7 @@ FAMILY_CAUSES = {
     3: {"static", "structure"},  # static args fed changing or unhashable values
 }
 PRINT_FAMILY = 5
+UNROLL_CODES = {"JIT409"}  # a Python loop over a traced array
 # rules whose symptom is re-wrapping a stable function (dispatch overhead, no retrace): confirmed when
 # `jax.jit` ran more than once at the line
 REWRAP_CODES = {"JIT102"}
@@ -101,6 +102,9 @@ class Observations:
         self.outputs: dict[str, list[dict]] = {}
         for out in data.get("outputs", []):
             self.outputs.setdefault(norm(out["path"]), []).append(out)
+        self.unrolled: dict[str, list[dict]] = {}
+        for loop in data.get("unrolled", []):
+            self.unrolled.setdefault(norm(loop["path"]), []).append(loop)
         self.functions: list[FunctionRecord] = build_functions(data)
         self.used_errors: set[int] = set()
         self.used_outputs: set[int] = set()
@@ -166,6 +170,15 @@ class Observations:
                 return RuntimeStatus(CONFIRMED, f"{verb} {o['example']}{when} ({_plural(n, 'time')}"
                                                 f"{f' of {total} calls' if total != n else ''})",
                                      count=n, kind="output")
+
+        if finding.code in UNROLL_CODES:
+            loops = [u for u in self.unrolled.get(path, []) if lo <= u["line"] <= hi]
+            if loops:
+                u = loops[0]
+                rows = f" of {u['length']} rows" if u["length"] is not None else ""
+                return RuntimeStatus(CONFIRMED, f"iterated a traced array{rows} while tracing "
+                                                f"({_plural(u['times'], 'time')}): each row was unrolled into the "
+                                                "compiled program", count=u["times"], kind="unrolled")
 
         records = self.functions_at(path, lo, hi)
         if finding.code in REWRAP_CODES:

@@ -383,6 +383,7 @@ class Probe:
         self.outputs = {}  # (kind, path, line) -> [calls, tracer_calls, example]
         self.errors = {}  # (path, line, type) -> record
         self.jit_sites = {}  # (path, line) -> record
+        self.unrolled = {}  # (path, line) -> [times a traced array was iterated there, its length]
         self.coverage = None
         self.coverage_intact = None
         self.tracer_type = None
@@ -418,6 +419,7 @@ class Probe:
         monitoring.register_event_duration_secs_listener(self._on_duration)
         self._wrap_logging()
         self._wrap_print()
+        self._wrap_tracer_iter()
         self._wrap_jit(jax)
         # equinox caches re-wrapped functions (its jax.jit call happens once): watch filter_jit itself
         _after_import("equinox", lambda module: self._wrap_jit(module, "filter_jit"))
@@ -621,6 +623,35 @@ class Probe:
 
         builtins.print = print
 
+    def _wrap_tracer_iter(self):
+        """Note user lines that iterate over a tracer (`for row in x` under jit): each iteration is
+        unrolled into the traced program."""
+        probe = self
+        tracer_type = self.tracer_type
+        real_iter = getattr(tracer_type, "__iter__", None) if tracer_type is not None else None
+        if real_iter is None or getattr(real_iter, "_jitlint_wrapped", False):
+            return
+
+        @functools.wraps(real_iter)
+        def __iter__(tracer):
+            try:
+                frame = sys._getframe(1)
+                if probe.is_user(frame.f_code.co_filename):
+                    shape = getattr(tracer, "shape", None) or (None,)
+                    key = (frame.f_code.co_filename, frame.f_lineno)
+                    with probe.lock:
+                        entry = probe.unrolled.get(key)
+                        if entry is None and len(probe.unrolled) < MAX_SITES:
+                            entry = probe.unrolled[key] = [0, shape[0]]
+                        if entry is not None:
+                            entry[0] += 1
+            except Exception as exc:
+                _log(exc)
+            return real_iter(tracer)
+
+        __iter__._jitlint_wrapped = True
+        tracer_type.__iter__ = __iter__
+
     def note_output(self, kind, frame, values):
         key = (kind, frame.f_code.co_filename, frame.f_lineno)
         with self.lock:
@@ -764,6 +795,7 @@ class Probe:
             misses = [m.to_dict() for m in self.misses]
             outputs = [{"kind": k[0], "path": k[1], "line": k[2], "calls": v[0], "tracer_calls": v[1],
                         "example": v[2]} for k, v in self.outputs.items()]
+            unrolled = [{"path": k[0], "line": k[1], "times": v[0], "length": v[1]} for k, v in self.unrolled.items()]
             errors = [dict(v) for v in self.errors.values()]
             sites = [{**{k: v for k, v in s.items() if k != "ids"}, "functions": len(s["ids"])}
                      for s in self.jit_sites.values()]
@@ -779,7 +811,7 @@ class Probe:
             "coverage": {"method": self.coverage.method if self.coverage else None,
                          "intact": self.coverage_intact, "files": lines},
             "misses": misses, "other_cost": dict(self.other), "outputs": outputs, "errors": errors,
-            "jit_sites": sites,
+            "jit_sites": sites, "unrolled": unrolled,
         }
 
     def write(self):
