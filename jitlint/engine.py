@@ -372,20 +372,24 @@ def lint_file(path: Path, config: Config, index: "ProjectIndex | None" = None) -
 
 
 def build_index(files: Iterable[Path]) -> "ProjectIndex":
-    """Pass 1 alone, in this process and without the cache: the project index of these files."""
-    from jitlint.index import ProjectIndex
+    """The project index of these files (pass 1's summaries alone, in this process, without the cache):
+    for front ends that lint one file at a time against the others (the LSP, the flake8 plugin)."""
+    from jitlint.index import ProjectIndex, summarize
+    from jitlint.prefilter import parse_python
 
     names = _ModuleNames()
-    summaries = []
+    index = ProjectIndex()
     for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
+        module, is_package = names(path)
+        if not module:
             continue
-        facts = _pass1((str(path), *names(path), data))
-        if facts.summary is not None:
-            summaries.append(facts.summary)
-    return ProjectIndex(summaries)
+        try:
+            tree, _ = parse_python(decode_source(path.read_bytes()))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+            continue
+        if tree is not None:
+            index.add(summarize(tree, str(path), module, is_package))
+    return index
 
 
 # ------------------------------------------------------------------------------------------ runs
