@@ -41,7 +41,7 @@ class FileResult:
 
 @dataclass
 class RunStats:
-    """How a `lint_paths` run got its results (for `--statistics`, benchmarks and tests)."""
+    """How a `lint_paths` run got its results (for benchmarks and tests)."""
 
     files: int = 0  # files and missing paths reported on
     indexed: int = 0  # pass 1 done in this run (the rest came from the cache)
@@ -470,12 +470,11 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
             stats.skipped += 1
         else:
             hit = cache.get_lint(f.display, f.digest, f.module, f.package, facts.refs, resolver) if cache else None
-            if hit is not None:
-                results[f.order] = FileResult(f.display, *hit)
-                stats.cached += 1
-                continue
-            todo.append(f)
-            continue
+            if hit is None:
+                todo.append(f)
+                continue  # its bytes go to pass 2
+            results[f.order] = FileResult(f.display, *hit)
+            stats.cached += 1
         f.data = None
 
     # Pass 2: libcst and the rules, for the files that can have findings.
@@ -612,7 +611,6 @@ def _batches(files: list[_File], target: int) -> list[list[_File]]:
 
 def _run(batch_func, files: list[_File], jobs: int, state, progress, label: str, stats: RunStats):
     """Yield (file, result) of `batch_func` over `files`: on `jobs` processes, or in this one."""
-    global _worker_state
     if not files:
         return
     if progress is not None:
@@ -622,20 +620,25 @@ def _run(batch_func, files: list[_File], jobs: int, state, progress, label: str,
     workers = max(1, min(jobs, len(files), total // _BYTES_PER_WORKER + 1))
     try:
         if workers == 1:
-            saved, _worker_state = _worker_state, state
-            try:
-                for f in files:
-                    yield f, batch_func([f.task()])[0]
-                    if progress is not None:
-                        progress.advance(1)
-            finally:
-                _worker_state = saved
-            return
-        stats.workers = max(stats.workers, workers)
-        yield from _run_pool(batch_func, files, workers, state, progress)
+            yield from _in_process(batch_func, files, state, progress)
+        else:
+            stats.workers = max(stats.workers, workers)
+            yield from _run_pool(batch_func, files, workers, state, progress)
     finally:
         if progress is not None:
             progress.done()
+
+
+def _in_process(batch_func, files: list[_File], state, progress):
+    global _worker_state
+    saved, _worker_state = _worker_state, state
+    try:
+        for f in files:
+            yield f, batch_func([f.task()])[0]
+            if progress is not None:
+                progress.advance(1)
+    finally:
+        _worker_state = saved
 
 
 def _start_method() -> str:
@@ -679,14 +682,4 @@ def _run_pool(batch_func, files: list[_File], workers: int, state, progress):
                 progress.advance(len(batch))
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
-    left = [f for f in files if id(f) in pending]
-    if left:
-        global _worker_state
-        saved, _worker_state = _worker_state, state
-        try:
-            for f in left:
-                yield f, batch_func([f.task()])[0]
-                if progress is not None:
-                    progress.advance(1)
-        finally:
-            _worker_state = saved
+    yield from _in_process(batch_func, [f for f in files if id(f) in pending], state, progress)
