@@ -478,8 +478,8 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
         f.data = None
 
     # Pass 2: libcst and the rules, for the files that can have findings.
-    for f, (result, looked_up, opaque) in _run(_pass2_batch, todo, jobs, (config, index), progress, "linting",
-                                                stats):
+    linted = _run(_pass2_batch, todo, jobs, (config, index), progress, "linting", stats)
+    for f, (result, looked_up, opaque) in linted:
         results[f.order] = result
         if cache is not None and not opaque:
             refs = set(f.facts.refs)
