@@ -176,5 +176,3 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))
-
-

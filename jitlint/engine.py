@@ -206,8 +206,9 @@ def _to_findings(module, path: str, reports, source: str) -> list[Finding]:
         if report.fix is not None:
             fpos = positions.get(report.fix.node)
             if fpos is not None:
-                fix = Fix(report.fix.title, (Edit(fpos.start.line, fpos.start.column + 1, fpos.end.line,
-                                                 fpos.end.column + 1, module.code_for_node(report.fix.replacement)),))
+                edit = Edit(fpos.start.line, fpos.start.column + 1, fpos.end.line, fpos.end.column + 1,
+                            module.code_for_node(report.fix.replacement))
+                fix = Fix(report.fix.title, (edit,))
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
                                 rule.code, report.message, report.severity or rule.severity, fix))
     return findings

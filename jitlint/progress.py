@@ -40,8 +40,8 @@ class Progress:
 
     def _draw(self) -> None:
         now = time.monotonic()
-        if now - self._started < self.delay or (self._drawn and now - self._last_draw < self.interval
-                                                   and self._done < self._total):
+        too_soon = self._drawn and now - self._last_draw < self.interval and self._done < self._total
+        if now - self._started < self.delay or too_soon:
             return
         self._last_draw = now
         total = max(self._total, 1)

@@ -34,4 +34,3 @@ def unknown_selectors(selectors) -> list[str]:
 
 def enabled_rules(config: Config, path: str | None = None) -> list[Rule]:
     return [rule() for rule in all_rules() if config.is_enabled(rule.code, path)]
-

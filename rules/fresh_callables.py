@@ -18,7 +18,6 @@ from ._calls import (callee_name, fresh_callable, identity_hashed_object, is_fun
                      repeated_functions)
 
 
-
 class FreshCallableStaticArg(Rule):
     code = "JIT201"
     name = "fresh-callable-static-arg"

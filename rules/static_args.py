@@ -155,7 +155,6 @@ def _static_calls(ctx: RuleContext):
                 yield site, sig, arg
 
 
-
 def _varying_names(site) -> set[str]:
     return {name for name, kind in site.varying.items() if kind == "varying"}
 

@@ -67,8 +67,6 @@ def load_fixture(path: Path):
     return module
 
 
-
-
 def run_fixture(path: Path) -> Outcome:
     """Import the fixture and run its thunks, recording where each one raised and which functions ran."""
     outcome = Outcome()
@@ -120,8 +118,6 @@ def _code_constants(code: types.CodeType) -> list[types.CodeType]:
 def _is_class_body(code: types.CodeType) -> bool:
     # A class body's first act is `__module__ = __name__; __qualname__ = ...`.
     return code.co_names[:3] == ("__name__", "__module__", "__qualname__")
-
-
 
 
 def _class_names(exc: BaseException) -> set[str]:

@@ -173,8 +173,6 @@ def observing(fixture: Fixture):
                 fixture.ran.add((code.co_name, code.co_firstlineno))
 
 
-
-
 def run_case(fixture: Fixture, thunk) -> tuple[int, BaseException | None]:
     """Run one thunk: (compiles of the fixture's functions, the exception it raised or None)."""
     error = None
@@ -184,8 +182,6 @@ def run_case(fixture: Fixture, thunk) -> tuple[int, BaseException | None]:
         except Exception as exc:  # noqa: BLE001 - the raise is what some cases demonstrate
             error = exc
     return sum(counts.values()), error
-
-
 
 
 def check_positive(fixture: Fixture, index: int, tag: str, compiles: int, error: BaseException | None) -> list[str]:
