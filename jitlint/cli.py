@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="apply excludes to paths given explicitly too (for pre-commit)")
     check.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitlint] from this file")
     check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
-    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    check.add_argument("--format", choices=("text", "json", "github"), default="text",
+                       help="output format (github: GitHub Actions annotations)")
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("--show-source", action="store_true", help="show the source line of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -206,6 +207,10 @@ def _check(args) -> int:
         from jitlint.reporters import write_json
 
         write_json(findings, out)
+    elif args.format == "github":
+        from jitlint.reporters import write_github
+
+        write_github(findings, out)
     else:
         from jitlint.reporters import write_statistics, write_text
 

@@ -37,3 +37,24 @@ def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
     counts = Counter(f.code for f in findings)
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         out.write(f"{n:<6}{code}  {NAMES.get(code, '')}\n")
+
+
+# GitHub Actions workflow commands: each finding becomes an annotation on the pull request's diff.
+_GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: list[Finding], out: TextIO) -> None:
+    for f in findings:
+        props = ",".join(f"{key}={_github_property(str(value))}" for key, value in (
+            ("title", f"jitlint ({f.code})"), ("file", f.path), ("line", f.line), ("endLine", f.end_line),
+            ("col", f.col), ("endColumn", f.end_col)))
+        level = _GITHUB_LEVELS.get(f.severity.value, "warning")
+        out.write(f"::{level} {props}::{_github_data(f'{f.code} {f.message}')}\n")

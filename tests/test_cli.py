@@ -196,3 +196,16 @@ def test_version_does_not_import_libcst():
     code = "import sys; from jitlint.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\nprint('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert out.strip().endswith("False")
+
+
+def test_github_annotations(tmp_path, run_jitlint):
+    write(tmp_path, "a,b.py", BAD.replace("print(x)", "print(x)  # 100% traced"))
+    write(tmp_path, "err.py", "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n")
+    result = run_jitlint("check", "--format", "github", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    # Properties escape ',' and ':' (the file name has a comma); severities map to GitHub's levels.
+    assert lines[0].startswith("::warning title=jitlint (JIT501),file=a%2Cb.py,line=5,endLine=5,col=5,endColumn=13::"
+                               "JIT501 `print` of traced value `x`")
+    assert lines[1].startswith("::error title=jitlint (JIT401),file=err.py,line=5,endLine=5,col=8,")
+    assert len(lines) == 2  # no summary line in a machine format
