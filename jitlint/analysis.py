@@ -300,6 +300,7 @@ class ModuleAnalysis:
         # How each context was started, to restart it when a defaulted parameter turns out passed.
         self._context_starts: dict[int, list] = {}
         self._literals: dict[str, cst.BaseExpression] | None = None
+        self._budget = 0
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules
@@ -314,12 +315,8 @@ class ModuleAnalysis:
     # ---------------------------------------------------------------- the worklist
     def run(self) -> "ModuleAnalysis":
         Evaluator(self, None).run_module()
-        budget = 50 * (len(self.functions) + 10)
-        while self._worklist and budget > 0:
-            budget -= 1
-            info = self._worklist.pop()
-            self._queued.discard(id(info))
-            Evaluator(self, info).run_function()
+        self._budget = 50 * (len(self.functions) + 10)  # bounds re-walks, whatever the code looks like
+        self._drain()
         # Every function not reached by tracing is still walked once, eagerly, to find transforms.
         # (Walking may create lambda infos: iterate by position so they are walked too.)
         i = 0
@@ -329,12 +326,16 @@ class ModuleAnalysis:
             if not info.eager_done and not info.traced:
                 info.eager_done = True
                 Evaluator(self, info).run_function()
-                while self._worklist and budget > 0:
-                    budget -= 1
-                    nxt = self._worklist.pop()
-                    self._queued.discard(id(nxt))
-                    Evaluator(self, nxt).run_function()
+                self._drain()
         return self
+
+    def _drain(self) -> None:
+        """Walk queued functions until taints stop growing (or the budget runs out)."""
+        while self._worklist and self._budget > 0:
+            self._budget -= 1
+            info = self._worklist.pop()
+            self._queued.discard(id(info))
+            Evaluator(self, info).run_function()
 
     def _enqueue(self, info: FunctionInfo) -> None:
         if id(info) not in self._queued:

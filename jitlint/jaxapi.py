@@ -189,7 +189,7 @@ SHAPE_METHODS = {"reshape", "broadcast_to"}
 
 # Modules whose calls compute on arrays: inside jit their results are tracers, even on constants.
 ARRAY_MODULE_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.",
-                         "jax.image.", "jax.ops.", "jax.device_put", "jax.numpy")
+                         "jax.image.", "jax.ops.", "jax.device_put")
 
 # jax functions that hand back their (traced) arguments or arrays built from them.
 PASS_THROUGH = {"jax.device_put", "jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten",
