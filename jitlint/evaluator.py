@@ -1,0 +1,1324 @@
+"""The evaluator: transfer functions that walk one function body (or the module body) and give each
+expression its abstract value (see ``jitlint.values``), starting trace contexts as it meets transforms.
+
+What each library API does comes from the tables in ``jitlint.knowledge`` (merged in ``jitlint.jaxapi``);
+the worklist that runs the evaluator per function is ``jitlint.analysis.ModuleAnalysis``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint import jaxapi
+from jitlint.contexts import (CallSite, Context, FunctionInfo, JitBinding, JitCreation, Site,
+                              annotation_kind)
+from jitlint.literals import kwarg, literal_ints, literal_strs, positional_args
+from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value, join,
+                            merge_env, merge_values, value_taint)
+
+if TYPE_CHECKING:
+    from jitlint.analysis import ModuleAnalysis
+
+class Evaluator:
+    """Walks one function body (or the module body) computing abstract values."""
+
+    def __init__(self, analysis: ModuleAnalysis, info: FunctionInfo | None):
+        self.a = analysis
+        self.info = info
+        self.scope = info.scope if info else analysis.scope
+        self.traced = bool(info and info.traced and not info.callback)
+        # Untraced code inside `with jax.disable_jit()` / `ensure_compile_time_eval()`: transforms and lax
+        # loops run their bodies eagerly there.
+        self.eager_depth = 0
+        # Traced code inside `with jax.ensure_compile_time_eval()`: jnp on constants stays concrete.
+        self.compile_time_eval = 0
+        # Enclosing loops, innermost last: (loop node, names that change between iterations -> kind).
+        self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
+        self.env: dict[str, Value] = {}
+        self.returns: list[Taint | None] = []
+        self.context: Context | None = info.contexts[0] if info and info.contexts else None
+        self.level = max((t.level for t in info.param_taint.values() if t), default=TRACED) if info else TRACED
+        self.nested_seen: list[FunctionInfo] = []
+
+    # ------------------------------------------------------------------ entry points
+    def run_module(self) -> None:
+        self.env = self.a.module_env
+        self._block(self.a.module.body)
+
+    def run_function(self) -> None:
+        info = self.info
+        assert info is not None
+        if not info.traced:
+            info.eager_done = True
+        self.env = {}
+        for name in info.params:
+            self.env[name] = info.param_taint.get(name) if self.traced else None
+        if info.is_method and info.positional and self.traced:
+            self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
+        node = info.node
+        if isinstance(node, cst.Lambda):
+            self.returns.append(self.expr(node.body))
+        else:
+            body = node.body
+            if isinstance(body, cst.IndentedBlock):
+                self._block(body.body)
+            else:
+                self._block(body.body)
+        if self.traced:
+            ret = join(*self.returns)
+            info.returns_known = True
+            if ret != info.return_taint:
+                info.return_taint = ret
+                for caller in self.a.callers.get(id(info), ()):
+                    self.a._enqueue(caller)  # callers computed with the old return value
+            # Nested defs defined under trace but not called here still run under trace when used.
+            for nested in self.nested_seen:
+                if not nested.traced and not nested.callback:
+                    self.a.request(nested, Context("nested", f"defined inside traced `{info.name}`",
+                                                   info.traces_constants), {}, self._closure(),
+                                   info.traces_constants)
+
+    @property
+    def recording(self) -> bool:
+        return self.traced
+
+    def _site(self) -> Site:
+        assert self.info is not None
+        return Site(self.info, self.context or Context("helper", "traced"), self.level, self.scope,
+                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval)
+
+    def _record(self, node: cst.CSTNode) -> None:
+        if self.recording:
+            self.a.sites[node] = self._site()
+
+    # ------------------------------------------------------------------ statements
+    def _block(self, statements) -> None:
+        for stmt in statements:
+            self.stmt(stmt)
+
+    def stmt(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small)
+            return
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is not None:
+            method(node)
+
+    def _suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self._block(suite.body)
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            for small in suite.body:
+                self.small(small)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.expr(node.value)
+        elif isinstance(node, cst.Assign):
+            value = self.value(node.value)
+            for target in node.targets:
+                self.assign(target.target, value, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.value(node.value), node.value)
+        elif isinstance(node, cst.AugAssign):
+            old = self.expr(node.target)
+            new = self.expr(node.value)
+            # The statement itself is the source: `k += 1` changes `k` on every loop iteration.
+            self.assign(node.target, join(old, new), node)
+        elif isinstance(node, cst.Return):
+            if node.value is not None:
+                self.returns.append(self.expr(node.value))
+        elif isinstance(node, cst.Assert):
+            self.expr(node.test)
+            if node.msg is not None:
+                self.expr(node.msg)
+            self._record(node)
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc)
+        elif isinstance(node, cst.Import):
+            if self.info is not None:
+                self.scope.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            if self.info is not None:
+                self.scope.add_import_from(node)
+        elif isinstance(node, cst.Del):
+            pass
+
+    def stmt_If(self, node: cst.If) -> None:
+        self.expr(node.test)
+        self._record(node)
+        before = dict(self.env)
+        static_in_body, static_in_else = self._isinstance_narrowing(node.test)
+        for name in static_in_body:
+            self.env[name] = None
+        self._suite(node.body)
+        after_body = self.env
+        self.env = dict(before)
+        for name in static_in_else:
+            self.env[name] = None
+        if node.orelse is not None:
+            if isinstance(node.orelse, cst.If):
+                self.stmt_If(node.orelse)
+            else:
+                self._suite(node.orelse.body)
+        self.env = merge_env(after_body, self.env)
+
+    def _isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
+        in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return [], []
+        name = test.args[0].value.value
+        if not isinstance(self.lookup(name), Taint):
+            return [], []
+        kinds = test.args[1].value
+        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]
+        if all(n in jaxapi.NON_TRACER_TYPES for n in names):
+            body, orelse = [name], []
+        elif any(n in jaxapi.TRACER_TYPES for n in names):
+            body, orelse = [], [name]
+        else:
+            return [], []
+        return (orelse, body) if negate else (body, orelse)
+
+    @property
+    def loop_depth(self) -> int:
+        return len(self.loops)
+
+    def _varying(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for _, names in self.loops:
+            for name, kind in names.items():
+                if out.get(name) != "varying":
+                    out[name] = kind
+        return out
+
+    def stmt_While(self, node: cst.While) -> None:
+        self.loops.append((node, {}))
+        for _ in range(2):  # twice: values assigned late in the body flow back to the test
+            self.expr(node.test)
+            before = dict(self.env)
+            self._suite(node.body)
+            self.env = merge_env(before, self.env)
+        self._record(node)
+        self.loops.pop()
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def stmt_For(self, node: cst.For) -> None:
+        element = self.iter_element(node.iter)
+        self._record(node)
+        kind = "bounded" if _few_values(node.iter) else "varying"
+        self.loops.append((node, {name: kind for name in _target_names(node.target)}))
+        for _ in range(2):
+            before = dict(self.env)
+            self._assign_element(node.target, element, node.iter)
+            self._suite(node.body)
+            self.env = merge_env(before, self.env)
+        self.loops.pop()
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+
+    def stmt_With(self, node: cst.With) -> None:
+        eager = constants = False
+        for item in node.items:
+            target = item.item.func if isinstance(item.item, cst.Call) else item.item
+            q = self.qualify_call_target(target)
+            if q in jaxapi.EAGER_CONTEXTS and not self.traced:
+                eager = True
+            if q in jaxapi.COMPILE_TIME_EVAL and self.traced:
+                constants = True
+            value = self.expr(item.item)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, item.item)
+        self.eager_depth += eager
+        self.compile_time_eval += constants
+        self._suite(node.body)
+        self.eager_depth -= eager
+        self.compile_time_eval -= constants
+
+    def stmt_Try(self, node: cst.Try) -> None:
+        before = dict(self.env)
+        self._suite(node.body)
+        merged = merge_env(before, self.env)
+        for handler in node.handlers:
+            self.env = dict(merged)
+            self._suite(handler.body)
+            merged = merge_env(merged, self.env)
+        self.env = merged
+        if node.orelse is not None:
+            self._suite(node.orelse.body)
+        if node.finalbody is not None:
+            self._suite(node.finalbody.body)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, node: cst.Match) -> None:
+        self.expr(node.subject)
+        before = dict(self.env)
+        merged = dict(before)
+        for case in node.cases:
+            self.env = dict(before)
+            self._suite(case.body)
+            merged = merge_env(merged, self.env)
+        self.env = merged
+
+    def stmt_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self._info_for_def(node)
+        if info is None:
+            return
+        for dec in node.decorators:
+            self.expr(dec.decorator)
+        info.def_loop = self.loops[-1][0] if self.loops else None
+        binding = self._decorated_context(info)
+        value: Value = FuncValue(info, transform=binding.transform if binding else None, binding=binding)
+        if self.info is not None or info.class_name is None:
+            self.env[info.name] = value
+        if self.traced and binding is None:
+            self.nested_seen.append(info)
+
+    def stmt_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.info is None:
+            self.env[node.name.value] = None
+        saved_scope = self.scope
+        self.scope = self.a.scope_for(node)
+        saved_env = self.env
+        self.env = dict(self.env) if self.info is not None else {}
+        self._suite(node.body)
+        self.env = saved_env
+        self.scope = saved_scope
+
+    def _info_for_def(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        return self.a.def_infos.get(node)
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = value
+            self._note_assignment(target.value, source)
+            if self.info is None:
+                self._note_module_global(target.value, source, value)
+            elif source is not None and self._is_logger_call(source):
+                self.a.loggers.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [el.value for el in target.elements]
+            if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in source.elements):
+                for tgt, src in zip(elements, source.elements):
+                    self.assign(tgt, self.a.taints.get(src.value), src.value)
+                return
+            if isinstance(value, Taint) and value.elements is not None and len(value.elements) == len(elements) \
+                    and not any(isinstance(t, cst.StarredElement) for t in elements):
+                for tgt, part in zip(elements, value.elements):
+                    self.assign(tgt, part, None)
+                return
+            element = value
+            if isinstance(value, Taint) and value.container and not value.is_array:
+                element = dataclasses.replace(value, container=False, elements=None)
+            for tgt in elements:
+                if isinstance(tgt, cst.StarredElement):
+                    self.assign(tgt.value, element, None)
+                else:
+                    self.assign(tgt, element, None)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, value, source)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            # Storing into an object/container: evaluate the receiver for recording only.
+            if isinstance(target, cst.Subscript):
+                self.expr(target.value)
+                for el in target.slice:
+                    self._slice_element(el)
+            else:
+                self.expr(target.value)
+
+    def _note_assignment(self, name: str, source: cst.BaseExpression | None) -> None:
+        """Remember what a name is assigned (for the static-argument rules), and whether it changes
+        from one loop iteration to the next."""
+        table = self.info.assignments if self.info is not None else self.a.module_assignments
+        if source is not None:
+            exprs = table.setdefault(name, [])
+            if source not in exprs:
+                exprs.append(source)
+        if self.loops:
+            kind = _assignment_kind(source)
+            if kind == "varying" and source is not None and self._loop_invariant(source, name):
+                kind = "constant"
+            _, names = self.loops[-1]
+            if names.get(name) != "varying":
+                names[name] = kind
+            for _, outer in self.loops[:-1]:
+                if name in outer and outer[name] != "varying":
+                    outer[name] = kind
+
+    def _loop_invariant(self, source: cst.CSTNode, target: str) -> bool:
+        """An expression without calls that reads no name changing in the enclosing loops
+        (`eps = scale * 1e-6`): the same value on every iteration. (`depth = depth + 1` reads itself.)"""
+        if isinstance(source, cst.AugAssign):
+            return False
+        varying = {name for _, names in self.loops for name, kind in names.items() if kind == "varying"}
+        varying.add(target)
+        stack: list[cst.CSTNode] = [source]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Call, cst.Await, cst.Yield, cst.Lambda, cst.BaseComp)):
+                return False
+            if isinstance(node, cst.Name):
+                if node.value in varying:
+                    return False
+                continue
+            if isinstance(node, cst.Attribute):
+                stack.append(node.value)
+                continue
+            stack.extend(node.children)
+        return True
+
+    def _note_module_global(self, name: str, source: cst.BaseExpression | None, value: Value) -> None:
+        if source is None:
+            return
+        if self._is_logger_call(source):
+            self.a.loggers.add(name)
+        if isinstance(source, cst.Call):
+            q = self.qualify_call_target(source.func)
+            if q and q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) and q not in jaxapi.STATIC_FUNCS:
+                self.a.jax_constants.add(name)
+
+    def _is_logger_call(self, expr: cst.BaseExpression) -> bool:
+        if not isinstance(expr, cst.Call):
+            return False
+        q = self.qualify_call_target(expr.func)
+        return q in ("logging.getLogger", "absl.logging.get_absl_logger", "logging.Logger")
+
+    # ------------------------------------------------------------------ expressions
+    def value(self, expr: cst.BaseExpression) -> Value:
+        """Like `expr`, but keeps callables and instances (for assignments)."""
+        if isinstance(expr, cst.Lambda):
+            info = self.a.lambda_info(expr, self.info, self.scope)
+            self._closure_into(info)
+            if self.traced:
+                self.nested_seen.append(info)
+            return FuncValue(info)
+        if isinstance(expr, cst.Name):
+            v = self.lookup(expr.value)
+            if isinstance(v, (FuncValue, InstanceValue)):
+                return v
+        if isinstance(expr, cst.Call):
+            taint = self.expr(expr)
+            produced = self._last_call_value
+            if produced is not None:
+                return produced
+            return taint
+        return self.expr(expr)
+
+    _last_call_value: Value = None
+
+    def expr(self, expr: cst.BaseExpression) -> Taint | None:
+        method = getattr(self, "expr_" + type(expr).__name__, None)
+        taint = method(expr) if method is not None else self._generic(expr)
+        if self.recording and taint is not None:
+            old = self.a.taints.get(expr)
+            self.a.taints[expr] = join(old, taint) if old is not None else taint
+        return taint
+
+    def _generic(self, expr: cst.CSTNode) -> Taint | None:
+        found = []
+        for child in expr.children:
+            if isinstance(child, cst.BaseExpression):
+                found.append(self.expr(child))
+        return join(*found)
+
+    # constants
+    def expr_Integer(self, expr) -> None:
+        return None
+
+    expr_Float = expr_Imaginary = expr_SimpleString = expr_Ellipsis = expr_Integer
+
+    def expr_ConcatenatedString(self, expr: cst.ConcatenatedString) -> None:
+        self.expr(expr.left)
+        self.expr(expr.right)
+        return None
+
+    def expr_FormattedString(self, expr: cst.FormattedString) -> None:
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.expr(part.expression)
+                if part.format_spec:
+                    for sub in part.format_spec:
+                        if isinstance(sub, cst.FormattedStringExpression):
+                            self.expr(sub.expression)
+        return None
+
+    def lookup(self, name: str) -> Value:
+        if name in self.env:
+            return self.env[name]
+        info = self.info
+        if info is not None and name in info.closure:
+            return info.closure[name]
+        if self.info is not None:
+            fn = self.a.lookup_function(name, self.info)
+            if fn is not None:
+                return FuncValue(fn)
+            if name in self.a.module_env:
+                v = self.a.module_env[name]
+                if isinstance(v, Taint):
+                    return None  # module code never runs under trace
+                return v
+        return None
+
+    def expr_Name(self, expr: cst.Name) -> Taint | None:
+        name = expr.value
+        value = self.lookup(name)
+        if isinstance(value, Taint):
+            return value
+        if (self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval
+                and name in self.a.jax_constants and name not in self.env and self.scope.lookup(name) is None):
+            return Taint(TRACED, name, is_array=True, from_constant=True)
+        return None
+
+    def expr_Attribute(self, expr: cst.Attribute) -> Taint | None:
+        base = self.expr(expr.value)
+        if base is None:
+            return None
+        attr = expr.attr.value
+        if attr in jaxapi.STATIC_ATTRS:
+            return None
+        if base.filtered and not base.is_array:
+            return None  # a field of an equinox/nnx module may be a static Python value
+        if attr in ("T", "mT", "real", "imag", "at") and base.is_array:
+            return dataclasses.replace(base, container=False, is_array=True, is_bool=base.is_bool and attr == "T")
+        # A field of a traced pytree may be an array leaf or a static field (flax struct fields, configs).
+        return dataclasses.replace(base, container=False, is_bool=False, is_array=False, opaque=True)
+
+    def expr_Subscript(self, expr: cst.Subscript) -> Taint | None:
+        base = self.expr(expr.value)
+        index_taints = [self._slice_element(el) for el in expr.slice]
+        self._record(expr)
+        if base is None:
+            return None
+        if base.filtered and not base.is_array:
+            return None
+        if base.opaque:
+            return dataclasses.replace(base, container=False, is_bool=False)
+        if not base.is_array and any(isinstance(el.slice, cst.Slice) for el in expr.slice):
+            return dataclasses.replace(base, elements=None)  # `layers[:-1]`: a slice of a container
+        # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
+        return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
+                     from_constant=base.from_constant and not any(index_taints))
+
+    def _slice_element(self, el: cst.SubscriptElement) -> Taint | None:
+        s = el.slice
+        if isinstance(s, cst.Index):
+            return self.expr(s.value)
+        if isinstance(s, cst.Slice):
+            parts = [self.expr(p) for p in (s.lower, s.upper, s.step) if p is not None]
+            self._record(s)
+            return join(*parts)
+        return None
+
+    def expr_BinaryOperation(self, expr: cst.BinaryOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        right = self.expr(expr.right)
+        if isinstance(expr.operator, cst.Modulo) and isinstance(expr.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return None  # "%s" % x is a string
+        result = join(left, right)
+        if result is None:
+            return None
+        is_bool = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and all(
+            t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
+        if (left is None or left.container) and (right is None or right.container):
+            return dataclasses.replace(result, container=True)  # tuple + tuple
+        if result.opaque:
+            return dataclasses.replace(result, is_bool=False, container=False, is_array=False)
+        return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
+
+    def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
+        inner = self.expr(expr.expression)
+        if isinstance(expr.operator, cst.Not):
+            self._record(expr)
+            return None
+        return inner
+
+    def expr_BooleanOperation(self, expr: cst.BooleanOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        right = self.expr(expr.right)
+        self._record(expr)
+        return join(left, right)
+
+    def expr_Comparison(self, expr: cst.Comparison) -> Taint | None:
+        left = self.expr(expr.left)
+        taints = [left]
+        identity_only = True
+        for target in expr.comparisons:
+            taints.append(self.expr(target.comparator))
+            op = target.operator
+            if not isinstance(op, (cst.Is, cst.IsNot)):
+                identity_only = False
+            if isinstance(op, (cst.In, cst.NotIn)):
+                self._record(expr)
+        if identity_only:
+            return None
+        if any(isinstance(t.operator, (cst.In, cst.NotIn)) for t in expr.comparisons):
+            return None  # membership gives a Python bool (or raises; a rule reports that)
+        result = join(*taints)
+        if result is None:
+            return None
+        if all(t is None or t.container for t in taints):
+            return None  # comparing Python containers
+        if result.opaque:
+            return dataclasses.replace(result, container=False)  # comparing values of unknown kind
+        return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
+
+    def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
+        self.expr(expr.test)
+        self._record(expr)
+        return join(self.expr(expr.body), self.expr(expr.orelse))
+
+    def expr_NamedExpr(self, expr: cst.NamedExpr) -> Taint | None:
+        value = self.expr(expr.value)
+        self.assign(expr.target, value, expr.value)
+        return value
+
+    def _elements(self, elements) -> list[Taint | None]:
+        out = []
+        for el in elements:
+            if isinstance(el, (cst.Element, cst.StarredElement)):
+                out.append(self.expr(el.value))
+        return out
+
+    def expr_Tuple(self, expr) -> Taint | None:
+        parts = self._elements(expr.elements)
+        found = join(*parts)
+        if found is None:
+            return None
+        # Remember each position of a literal tuple/list, so `a, b = f(...)` unpacks them one by one.
+        exact = len(parts) == len(expr.elements) and not any(isinstance(e, cst.StarredElement) for e in expr.elements)
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False,
+                                   elements=tuple(parts) if exact else None)
+
+    expr_List = expr_Tuple
+
+    def expr_Set(self, expr) -> Taint | None:
+        found = join(*self._elements(expr.elements))
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False) if found else None
+
+    def expr_Dict(self, expr: cst.Dict) -> Taint | None:
+        found = []
+        for el in expr.elements:
+            if isinstance(el, cst.DictElement):
+                self.expr(el.key)
+                found.append(self.expr(el.value))
+            elif isinstance(el, cst.StarredDictElement):
+                found.append(self.expr(el.value))
+        joined = join(*found)
+        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False) if joined else None
+
+    def expr_Lambda(self, expr: cst.Lambda) -> None:
+        info = self.a.lambda_info(expr, self.info, self.scope)
+        self._closure_into(info)
+        if self.traced:
+            self.nested_seen.append(info)
+        return None
+
+    def _comprehension(self, expr) -> Taint | None:
+        saved = dict(self.env)
+        saved_loops = len(self.loops)
+        comp = expr.for_in
+        while comp is not None:
+            element = self.iter_element(comp.iter)
+            self.loops.append((comp, {name: "varying" for name in _target_names(comp.target)}))
+            self._assign_element(comp.target, element, comp.iter)
+            self._record(comp)
+            for cond in comp.ifs:
+                self.expr(cond.test)
+            comp = comp.inner_for_in
+        if isinstance(expr, cst.DictComp):
+            self.expr(expr.key)
+            result = self.expr(expr.value)
+        else:
+            result = self.expr(expr.elt)
+        self.env = saved
+        del self.loops[saved_loops:]
+        if result is None:
+            return None
+        if isinstance(expr, cst.GeneratorExp):
+            return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+        return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+
+    expr_ListComp = expr_SetComp = expr_GeneratorExp = expr_DictComp = _comprehension
+
+    def expr_Await(self, expr: cst.Await) -> Taint | None:
+        return self.expr(expr.expression)
+
+    def expr_Yield(self, expr: cst.Yield) -> Taint | None:
+        if isinstance(expr.value, cst.BaseExpression):
+            return self.expr(expr.value)
+        if isinstance(expr.value, cst.From):
+            return self.expr(expr.value.item)
+        return None
+
+    def expr_StarredElement(self, expr) -> Taint | None:
+        return self.expr(expr.value)
+
+    def iter_element(self, iterable: cst.BaseExpression):
+        """The abstract value of one element when iterating over `iterable`: a Value, or a tuple of them
+        for `enumerate`/`zip`/`.items()` (one per position of the element)."""
+        self.expr(iterable)
+        return self._element_structure(iterable)
+
+    def _taint_of(self, expr: cst.BaseExpression) -> Taint | None:
+        return self.a.taints.get(expr) if self.recording else None
+
+    def _element_structure(self, iterable: cst.BaseExpression):
+        if isinstance(iterable, cst.Call):
+            q = self.a.call_names.get(iterable)
+            args = [a.value for a in iterable.args if not a.star and a.keyword is None]
+            if q == "range":
+                return None
+            if q == "enumerate" and args:
+                return (None, self._element_structure(args[0]))
+            if q == "zip" and args:
+                return tuple(self._element_structure(a) for a in args)
+            if q in ("reversed", "sorted", "list", "tuple", "iter", "set", "frozenset") and len(args) == 1:
+                return self._element_structure(args[0])
+            if isinstance(iterable.func, cst.Attribute):
+                method = iterable.func.attr.value
+                receiver = self._taint_of(iterable.func.value)
+                if method == "keys":
+                    return None
+                if method == "values":
+                    return _element(receiver)
+                if method == "items":
+                    return (None, _element(receiver))
+        return _element(self._taint_of(iterable))
+
+    def _assign_element(self, target: cst.BaseExpression, element, source: cst.BaseExpression | None) -> None:
+        if isinstance(element, tuple):
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(element) and not any(
+                    isinstance(el, cst.StarredElement) for el in target.elements):
+                for el, part in zip(target.elements, element):
+                    self._assign_element(el.value, part, None)
+                return
+            element = join(*(v for v in _flatten(element) if isinstance(v, Taint)))
+        self.assign(target, element, source)
+
+    # ------------------------------------------------------------------ calls
+    def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
+        """The qualified name of a called expression: imported names, or builtins by bare name."""
+        if isinstance(func, cst.Call):
+            return None
+        q = self.scope.qualify(func)
+        if q is not None:
+            # A local variable of the same name hides the import.
+            if isinstance(func, cst.Name) and func.value in self.env and self.info is not None:
+                return None
+            head = func
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            if isinstance(head, cst.Name) and head.value in self.env and self.info is not None and head is not func:
+                return None
+            return q
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in self.env or (self.info and name in self.info.closure):
+                return None
+            if self.a.lookup_function(name, self.info) is not None or name in self.a.module_env:
+                return None
+            return name  # a builtin (or an unresolved global)
+        return None
+
+    def expr_Call(self, expr: cst.Call) -> Taint | None:
+        self._last_call_value = None
+        func = expr.func
+        q = self.qualify_call_target(func)
+        receiver: Taint | None = None
+        callee_value: Value = None
+        if isinstance(func, cst.Attribute):
+            receiver = self.expr(func.value)
+        elif isinstance(func, cst.Call):
+            self.expr(func)
+            callee_value = self._last_call_value
+        elif isinstance(func, cst.Name):
+            callee_value = self.lookup(func.value)
+        else:
+            self.expr(func)
+        # Function arguments: keep callables for transforms; everything else as taints.
+        arg_values: list[Value] = []
+        for arg in expr.args:
+            if isinstance(arg.value, (cst.Lambda, cst.Name)):
+                arg_values.append(self.value(arg.value))
+            elif isinstance(arg.value, cst.Call):
+                t = self.expr(arg.value)
+                arg_values.append(self._last_call_value if self._last_call_value is not None else t)
+            else:
+                t = self.expr(arg.value)
+                method = self._resolve_method(arg.value) if isinstance(arg.value, cst.Attribute) else None
+                arg_values.append(method if method is not None and t is None else t)
+        self._last_call_value = None
+        self._record(expr)
+        self.a.call_names[expr] = q
+        callee = callee_value if isinstance(callee_value, FuncValue) else None
+        if callee is None and isinstance(func, cst.Attribute):
+            callee = self._resolve_method(func)
+        self.a.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
+                                           arg_values, self.recording, callee, self._varying())
+        arg_taints = [value_taint(v) for v in arg_values]
+        any_arg = join(*arg_taints)
+        in_jit = self.recording and bool(self.info and self.info.traces_constants) and not self.compile_time_eval
+
+        if q is not None:
+            result = self._call_known(expr, q, arg_values, arg_taints, receiver, in_jit)
+            if result is not _UNKNOWN:
+                return result
+        # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
+        if isinstance(callee_value, FuncValue):
+            return self._call_local(expr, callee_value, arg_values, in_jit)
+        if isinstance(func, cst.Attribute):
+            method = self._resolve_method(func)
+            if method is not None:
+                return self._call_local(expr, method, arg_values, in_jit, skip_first=True)
+            if isinstance(func.value, cst.Name) and func.value.value in self.a.classes:
+                m = self.a.method(func.value.value, func.attr.value)
+                if m is not None:
+                    return self._call_local(expr, FuncValue(m), arg_values, in_jit)
+            return self._method_call(func.attr.value, receiver, arg_taints, expr)
+        if isinstance(func, cst.Name) and func.value in self.a.classes:
+            self._last_call_value = InstanceValue(func.value)
+            init = self.a.method(func.value, "__init__")
+            if init is not None and self.recording:
+                self._call_local(expr, FuncValue(init), arg_values, in_jit, skip_first=True)
+            return dataclasses.replace(any_arg, container=True, is_array=False) if any_arg else None
+        result = join(any_arg, receiver)
+        if result is not None:
+            # An unknown function of traced values: most return arrays, but some return Python values
+            # (`is_valid(x)`), so the result is traced but of unknown kind.
+            return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False,
+                                       opaque=True)
+        return None
+
+    def _method_call(self, name: str, receiver: Taint | None, arg_taints, expr: cst.Call) -> Taint | None:
+        if receiver is None:
+            # `obj.method(x)` on a Python object: most such methods compute on arrays, but jitlint
+            # cannot know what this one returns.
+            joined = join(*arg_taints)
+            if joined is not None and self.recording:
+                return dataclasses.replace(joined, container=False, is_bool=False, is_array=False, opaque=True)
+            return None
+        if name in ("item", "tolist", "__bool__", "__int__", "__float__", "__index__"):
+            return None  # concretizes (a rule reports it); the Python value is static afterwards
+        if name in ("keys",):
+            return None
+        if name in ("items", "values"):
+            return dataclasses.replace(receiver, container=True, is_array=False, is_bool=False)
+        if name in ("astype", "view"):
+            is_bool = bool(expr.args) and self.qualify_call_target(expr.args[0].value) in jaxapi.BOOL_DTYPES | {"bool"}
+            return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
+        if name in ("any", "all"):
+            return Taint(receiver.level, receiver.origin, is_bool=True, is_array=True)
+        if name in ("get", "copy", "values", "items", "pop", "setdefault") and not receiver.is_array:
+            return dataclasses.replace(receiver, container=name in ("values", "items"), filtered=receiver.filtered)
+        is_bool = receiver.is_bool and name in ("reshape", "ravel", "flatten", "squeeze", "transpose", "__invert__")
+        if receiver.is_array or name in jaxapi.ARRAY_METHODS:
+            # Only arrays have these methods, so the receiver was an array after all.
+            return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
+        return Taint(receiver.level, receiver.origin, opaque=True)
+
+    def _call_known(self, expr: cst.Call, q: str, arg_values: list[Value], arg_taints, receiver, in_jit):
+        any_arg = join(*arg_taints)
+        transform = jaxapi.TRANSFORMS.get(q)
+        if transform is not None:
+            self._apply_transform(expr, q, transform, arg_values)
+            return None
+        if q in ("functools.partial",):
+            if arg_values and isinstance(arg_values[0], FuncValue):
+                self._last_call_value = self._partial_value(expr, arg_values[0])
+            elif expr.args and self.qualify_call_target(expr.args[0].value) in jaxapi.TRANSFORMS:
+                pass  # partial(jax.jit, ...) as a decorator factory: handled at the decorator
+            return None
+        if q in jaxapi.LAX_BODIES or q in jaxapi.LAX_SWITCH:
+            self._lax_call(expr, q, arg_values)
+            return self._array_result(any_arg, in_jit, expr, q)
+        if q in jaxapi.CALLBACKS:
+            if arg_values and isinstance(arg_values[0], FuncValue):
+                info = arg_values[0].info
+                if not info.traced:
+                    info.callback = True
+            return self._array_result(None, in_jit, expr, q) if self.recording else None
+        if q in jaxapi.TREE_MAPS:
+            if arg_values and isinstance(arg_values[0], FuncValue) and self.traced:
+                leaves = join(*arg_taints[1:])
+                fv = arg_values[0]
+                params = {}
+                if leaves is not None:
+                    leaf = Taint(leaves.level, leaves.origin, filtered=leaves.filtered, opaque=leaves.opaque)
+                    for name in fv.info.positional:
+                        params[name] = leaf
+                self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
+                               params, self._closure(), self.info.traces_constants)
+            rest = join(*arg_taints[1:])
+            return dataclasses.replace(rest, container=True, is_array=False) if rest else None
+        if q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."):
+            return None
+        if q.startswith("numpy."):
+            if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
+                return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)
+            return None  # NumPy on constants stays NumPy; on tracers it raises (a rule reports it)
+        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES):
+            return self._array_result(any_arg, in_jit, expr, q)
+        if q in ("range", "len", "isinstance", "print", "hash", "id", "repr", "str", "format", "type"):
+            return None
+        if q in ("max", "min", "sorted"):
+            return None  # compares tracers: raises (a rule reports it)
+        if q in ("abs", "sum", "round", "pow", "divmod", "reversed", "iter", "next", "list", "tuple",
+                 "dict", "set", "zip", "map", "filter", "enumerate", "frozenset"):
+            if any_arg is None:
+                return None
+            container = q in ("list", "tuple", "dict", "set", "zip", "map", "filter", "enumerate",
+                              "reversed", "iter", "frozenset")
+            return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
+        if q in jaxapi.PASS_THROUGH:
+            return any_arg
+        if q.startswith("jax.") and any_arg is not None:
+            # Other jax APIs (internal helpers, dtypes, sharding, ...) may return Python values.
+            return dataclasses.replace(any_arg, container=False, is_bool=False, is_array=False, opaque=True)
+        return _UNKNOWN
+
+    def _array_result(self, any_arg: Taint | None, in_jit: bool, expr: cst.Call, q: str) -> Taint | None:
+        name = q.rsplit(".", 1)[-1]
+        is_bool = name in jaxapi.BOOL_FUNCS or self._bool_dtype_call(expr, q)
+        if any_arg is not None:
+            return Taint(any_arg.level, any_arg.origin, is_bool=is_bool, is_array=True,
+                         from_constant=any_arg.from_constant)
+        if in_jit:
+            short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+            return Taint(TRACED, f"{short}(...)", is_bool=is_bool, is_array=True, from_constant=True)
+        return None
+
+    def _bool_dtype_call(self, expr: cst.Call, q: str) -> bool:
+        dtype = kwarg(expr, "dtype")
+        if dtype is not None:
+            dq = self.qualify_call_target(dtype.value)
+            return dq in jaxapi.BOOL_DTYPES or dq == "bool"
+        if q in ("jax.numpy.array", "jax.numpy.asarray") and expr.args:
+            first = expr.args[0].value
+            if isinstance(first, (cst.List, cst.Tuple)) and first.elements and all(
+                    isinstance(e.value, cst.Name) and e.value.value in ("True", "False") for e in first.elements):
+                return True
+        if q in ("jax.numpy.bool_", "jax.numpy.bool"):
+            return True
+        return False
+
+    def _partial_value(self, expr: cst.Call, fv: FuncValue) -> FuncValue:
+        bound = set(fv.bound)
+        free = [p for p in fv.info.positional if p not in bound]
+        if fv.bound_self or (fv.info.is_method and fv.info.positional):
+            free = free[1:] if fv.bound_self else free
+        n_pos = len(positional_args(expr)) - 1
+        bound.update(free[:max(n_pos, 0)])
+        for arg in expr.args:
+            if arg.keyword is not None:
+                bound.add(arg.keyword.value)
+        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding)
+
+    def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
+        """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`."""
+        base = func.value
+        if not isinstance(base, cst.Name):
+            return None
+        owner: str | None = None
+        info = self.info
+        if info is not None and info.is_method and info.positional and base.value == info.positional[0]:
+            owner = info.class_name
+        else:
+            v = self.lookup(base.value)
+            if isinstance(v, InstanceValue):
+                owner = v.class_name
+        if owner is None:
+            return None
+        m = self.a.method(owner, func.attr.value)
+        if m is None or m.is_property:
+            return None  # `self.probs` of a @property is the value it returns, not a method
+        return FuncValue(m, bound_self=True)
+
+    def _call_local(self, expr: cst.Call, fv: FuncValue, arg_values: list[Value], in_jit: bool,
+                    skip_first: bool = False) -> Taint | None:
+        info = fv.info
+        arg_taints = [value_taint(v) for v in arg_values]
+        any_arg = join(*arg_taints)
+        if fv.transform is not None:
+            # Calling a jitted function: it has its own context; the result is an array.
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            return self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+        if not self.recording:
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            return None
+        params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        traces_constants = bool(self.info and self.info.traces_constants)
+        self.a.callers.setdefault(id(info), set()).add(self.info)
+        self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
+                       params, self._closure() if info.parent is self.info else None, traces_constants)
+        if info.returns_known:
+            return info.return_taint  # its body was walked with tracers: None means a Python value
+        return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+
+    def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
+        """Remember which defaulted parameters callers pass (they are traced when passed)."""
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        newly = {n for n in names if n in info.defaults} - info.passed_params
+        if newly:
+            info.passed_params |= newly
+            if info.traced:
+                self.a._enqueue_context_refresh(info)
+
+    def _param_names_for_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> list[str]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        names = []
+        i = 0
+        for arg in expr.args:
+            if arg.keyword is not None:
+                names.append(arg.keyword.value)
+            elif arg.star == "*":
+                names.extend(positional[i:])
+                i = len(positional)
+            elif arg.star == "**":
+                names.extend(p for p in info.params if p not in names)
+            else:
+                if i < len(positional):
+                    names.append(positional[i])
+                i += 1
+        return names
+
+    def _bind_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                   skip_self: bool) -> dict[str, Taint | None]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        params: dict[str, Taint | None] = {}
+        i = 0
+        for arg, value in zip(expr.args, arg_values):
+            taint = value_taint(value)
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if name in info.params:
+                    params[name] = taint
+                elif info.kwarg:
+                    params[info.kwarg] = join(params.get(info.kwarg), _as_container(taint))
+            elif arg.star == "*":
+                for p in positional[i:]:
+                    params[p] = taint
+                if info.vararg:
+                    params[info.vararg] = _as_container(taint)
+                i = len(positional)
+            elif arg.star == "**":
+                for p in info.params:
+                    params.setdefault(p, taint)
+            else:
+                if i < len(positional):
+                    params[positional[i]] = taint
+                elif info.vararg:
+                    params[info.vararg] = join(params.get(info.vararg), _as_container(taint))
+                i += 1
+        return params
+
+    def _closure(self) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        if self.info is not None:
+            out.update(self.info.closure)
+        out.update(self.env)
+        return out
+
+    def _closure_into(self, info: FunctionInfo) -> None:
+        if self.info is None:
+            return
+        for name, value in self._closure().items():
+            info.closure[name] = merge_values(info.closure.get(name), value)
+
+    # ------------------------------------------------------------------ transforms
+    def _target(self, expr: cst.BaseExpression, value: Value = None) -> tuple[FuncValue | None, list[tuple[str, cst.Call | None]]]:
+        """Resolve a transform's function argument: (the user function, inner transforms applied)."""
+        if isinstance(value, FuncValue):
+            return value, []
+        if isinstance(expr, cst.Lambda):
+            info = self.a.lambda_info(expr, self.info, self.scope)
+            return FuncValue(info), []
+        if isinstance(expr, cst.Name):
+            v = self.lookup(expr.value)
+            if isinstance(v, FuncValue):
+                return v, []
+            fn = self.a.lookup_function(expr.value, self.info)
+            return (FuncValue(fn), []) if fn else (None, [])
+        if isinstance(expr, cst.Attribute):
+            return self._resolve_method(expr), []
+        if isinstance(expr, cst.Call):
+            q = self.qualify_call_target(expr.func)
+            if q == "functools.partial" and expr.args:
+                inner, chain = self._target(expr.args[0].value)
+                if inner is not None:
+                    return self._partial_value(expr, inner), chain
+                return None, []
+            if q in jaxapi.TRANSFORMS and expr.args:
+                inner, chain = self._target(expr.args[0].value)
+                return inner, [(q, expr), *chain]
+        return None, []
+
+    def _apply_transform(self, expr: cst.Call, q: str, transform: jaxapi.Transform, arg_values: list[Value]) -> None:
+        pos = positional_args(expr)
+        fun_arg = pos[0] if pos else kwarg(expr, "fun") or kwarg(expr, "f")
+        if fun_arg is None:
+            return  # decorator factory: `jax.jit(static_argnames=...)`, handled at the decorator
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` transforms run eagerly
+        index = list(expr.args).index(fun_arg)
+        fv, chain = self._target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
+        if q in jaxapi.JIT_WRAPPERS:
+            self.a.jit_creations[expr] = JitCreation(expr, fun_arg.value, q, self.info,
+                                                     self.loops[-1][0] if self.loops else None, fv)
+        if fv is None:
+            return
+        chain = [(q, expr), *chain]
+        binding = self._start_context(fv, chain, expr)
+        self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
+                                          q if transform.kind == "jit" else None, binding=binding)
+
+    def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
+        node = info.node
+        assert isinstance(node, cst.FunctionDef)
+        chain: list[tuple[str, cst.Call | None]] = []
+        for dec in node.decorators:  # outermost first
+            d = dec.decorator
+            q = self.qualify_call_target(d.func) if isinstance(d, cst.Call) else self.qualify_call_target(d)
+            if isinstance(d, cst.Call) and q == "functools.partial" and d.args:
+                inner_q = self.qualify_call_target(d.args[0].value)
+                if inner_q in jaxapi.TRANSFORMS:
+                    chain.append((inner_q, d))
+                continue
+            if q in jaxapi.TRANSFORMS:
+                chain.append((q, d if isinstance(d, cst.Call) else None))
+        if not chain:
+            return None
+        fv = FuncValue(info, bound_self=False)
+        binding = self._start_context(fv, chain, node.decorators[0], decorated=True)
+        if binding is not None and (self.info is not None or self.loops) and info.class_name is None:
+            self.a.jit_creations[node] = JitCreation(node.decorators[0], node, binding.transform, self.info,
+                                                     self.loops[-1][0] if self.loops else None, fv)
+        return binding
+
+    def _start_context(self, fv: FuncValue, chain: list[tuple[str, cst.Call | None]], node: cst.CSTNode,
+                       decorated: bool = False, restart: bool = False) -> JitBinding | None:
+        info = fv.info
+        kinds = [jaxapi.TRANSFORMS[q] for q, _ in chain]
+        tracing = [t for t in kinds if t.kind in ("jit", "vmap")]
+        outer_q, outer_call = chain[0]
+        binding: JitBinding | None = None
+        static: set[str] = set(fv.bound)
+        if info.is_method and info.positional and (decorated or fv.bound_self):
+            static.add(info.positional[0])
+        statics_known = True
+        for q, call in chain:
+            t = jaxapi.TRANSFORMS[q]
+            if t.kind != "jit" or call is None:
+                continue
+            nums = literal_ints(self._static_kw(call, t.static_nums_kw)) if t.static_nums_kw else ()
+            names = literal_strs(self._static_kw(call, t.static_names_kw)) if t.static_names_kw else ()
+            if nums is None or names is None:
+                statics_known = False
+                nums, names = nums or (), names or ()
+            static |= info.static_param_names(nums, names, fv.bound, fv.bound_self)
+            if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
+                binding = JitBinding(info.name if decorated else "", q, info,
+                                     nums if statics_known else None, names if statics_known else None,
+                                     node, fv.bound, fv.bound_self)
+        if binding is None and outer_q in jaxapi.JIT_WRAPPERS:
+            binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound,
+                                 fv.bound_self)
+        if binding is not None:
+            self.a.bindings[node] = binding
+            if decorated:
+                info.jit_binding = binding
+        if not tracing:
+            grad = next((t for t in kinds if t.kind == "grad"), None)
+            if grad is None:
+                return binding
+            # Plain grad: only the differentiated arguments carry (JVP) tracers.
+            q, call = chain[[t.kind for t in kinds].index("grad")]
+            argnums = literal_ints(kwarg(call, "argnums").value) if call is not None and kwarg(call, "argnums") else (0,)
+            params = {}
+            free = [p for p in info.positional if p not in static]
+            for i in argnums or (0,):
+                if 0 <= i < len(free):
+                    params[free[i]] = Taint(GRAD_TRACED, free[i])
+            self.a.request(info, Context("grad", f"`{q.replace('jax.', 'jax.')}`", False), params,
+                           self._closure() if info.parent is self.info and self.info else None, False)
+            return binding
+        first = tracing[0]
+        filtered = any(t.filtered for t in tracing)
+        graph_nodes = any(t.graph_nodes for t in tracing)
+        traces_constants = any(t.traces_constants for t in tracing)
+        vmap_static = self._vmap_unbatched(chain, info, static)
+        params: dict[str, Taint | None] = {}
+        for name in info.params:
+            if name in static or name in vmap_static or not statics_known:
+                continue
+            if name in info.defaults and name not in info.passed_params:
+                continue  # a Python default that no caller passes stays a Python value
+            kind = annotation_kind(info.annotations.get(name))
+            if filtered and kind != "array":
+                continue  # equinox keeps non-array arguments static; an unannotated one may be either
+            is_array = kind in ("array", "scalar") or name in info.scalar_defaults
+            container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
+            params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
+                                 filtered=graph_nodes and not is_array)
+        via = "@" + outer_q if decorated else f"{outer_q}(...)"
+        context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered or graph_nodes)
+        closure = self._closure() if self.info is not None and info.parent is self.info else None
+        self.a.request(info, context, params, closure, traces_constants)
+        if not restart:
+            self.a._context_starts.setdefault(id(info), []).append((self.info, fv, chain, node, decorated))
+        return binding
+
+    def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
+        if keyword is None:
+            return None
+        arg = kwarg(call, keyword)
+        if arg is None:
+            return None
+        value = arg.value
+        if isinstance(value, cst.Name) and self.info is None and value.value in self._module_literals():
+            return self._module_literals()[value.value]
+        if isinstance(value, cst.Name) and value.value in self._module_literals():
+            return self._module_literals()[value.value]
+        return value
+
+    def _module_literals(self) -> dict[str, cst.BaseExpression]:
+        lits = self.a._literals
+        if lits is None:
+            lits = {}
+            for stmt in self.a.module.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                                small.targets[0].target, cst.Name):
+                            lits[small.targets[0].target.value] = small.value
+            self.a._literals = lits
+        return lits
+
+    def _vmap_unbatched(self, chain, info: FunctionInfo, static: set[str]) -> set[str]:
+        """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside."""
+        if any(jaxapi.TRANSFORMS[q].kind == "jit" for q, _ in chain):
+            return set()
+        out: set[str] = set()
+        for q, call in chain:
+            if jaxapi.TRANSFORMS[q].kind != "vmap" or call is None:
+                continue
+            in_axes = kwarg(call, "in_axes")
+            if in_axes is None:
+                pos = positional_args(call)
+                in_axes = pos[1] if len(pos) > 1 else None
+            if in_axes is None or not isinstance(in_axes.value, (cst.Tuple, cst.List)):
+                continue
+            free = [p for p in info.positional if p not in static]
+            for name, el in zip(free, in_axes.value.elements):
+                if isinstance(el.value, cst.Name) and el.value.value == "None":
+                    out.add(name)
+        return out
+
+    def _lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` lax loops run their bodies eagerly
+        if q in jaxapi.LAX_TRACED_ONLY_UNDER_TRACE and not self.recording:
+            return
+        targets: list[tuple[cst.BaseExpression, Value]] = []
+        values_by_arg = dict(zip([id(a) for a in expr.args], arg_values))
+        if q in jaxapi.LAX_SWITCH:
+            pos = positional_args(expr)
+            branches = pos[1].value if len(pos) > 1 else (kwarg(expr, "branches").value if kwarg(expr, "branches") else None)
+            if isinstance(branches, (cst.List, cst.Tuple)):
+                targets = [(el.value, None) for el in branches.elements]
+        else:
+            positions, keywords = jaxapi.LAX_BODIES[q]
+            pos = positional_args(expr)
+            for i in positions:
+                if i < len(pos):
+                    targets.append((pos[i].value, values_by_arg.get(id(pos[i]))))
+            for kw in keywords:
+                arg = kwarg(expr, kw)
+                if arg is not None:
+                    targets.append((arg.value, values_by_arg.get(id(arg))))
+        short = q.replace("jax.lax.", "lax.").replace("flax.nnx.", "nnx.")
+        for target_expr, value in targets:
+            fv, chain = self._target(target_expr, value)
+            if fv is None:
+                continue
+            info = fv.info
+            params = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            if info.is_method and info.positional and fv.bound_self:
+                params.pop(info.positional[0], None)
+            closure = self._closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
+            self.a.request(info, Context("lax", f"`{short}` body", True), params, closure, True)
+
+
+_UNKNOWN = object()
+
+
+def _as_container(taint: Taint | None) -> Taint | None:
+    return dataclasses.replace(taint, container=True, is_array=False, is_bool=False) if taint else None
+
+
+def _element(taint: Taint | None) -> Taint | None:
+    """One element of an iterated traced value: a row of an array, an item of a container."""
+    if taint is None:
+        return None
+    return dataclasses.replace(taint, container=False)
+
+
+def _flatten(structure) -> list:
+    if isinstance(structure, tuple):
+        return [v for part in structure for v in _flatten(part)]
+    return [structure]
+
+
+def _few_values(iterable: cst.BaseExpression) -> bool:
+    """`for mode in ("train", "eval")`, `for k in range(4)`: a loop over a handful of literal values."""
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= 16 and all(
+            isinstance(el.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) for el in iterable.elements)
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
+        bounds = [a.value for a in iterable.args]
+        return len(bounds) == 1 and isinstance(bounds[0], cst.Integer) and int(bounds[0].evaluated_value) <= 16
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _assignment_kind(source: cst.CSTNode | None) -> str:
+    """How a value assigned inside a loop behaves across iterations: "bool" (two values at most),
+    "constant" (a literal: the same every time) or "varying"."""
+    if source is None:
+        return "varying"
+    if isinstance(source, (cst.Comparison,)) or (
+            isinstance(source, cst.UnaryOperation) and isinstance(source.operator, cst.Not)) or (
+            isinstance(source, cst.Name) and source.value in ("True", "False")):
+        return "bool"
+    if isinstance(source, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)) or (
+            isinstance(source, cst.Name) and source.value == "None"):
+        return "constant"
+    return "varying"

@@ -1,0 +1,20 @@
+"""What jitlint knows about the JAX ecosystem, as data: one module per library.
+
+Each module defines some of the tables below (all optional); `jitlint.jaxapi` merges them into one view
+that the evaluator and the rules read. To teach jitlint a library, add a module here and list it in
+`LIBRARIES`; nothing in the evaluator changes.
+
+- TRANSFORMS: qualified name -> Transform (how the wrapped function is traced).
+- LAX_BODIES / LAX_SWITCH: control-flow calls and which arguments are bodies traced with their operands.
+- TREE_MAPS: functions mapping a callable over pytree leaves (not transforms: they call it per leaf).
+- STATIC_FUNCS: calls whose result is a Python value even on tracers.
+- STABLE_FIELD_FACTORIES: qualified name or prefix (ending in ".") -> description, for calls returning
+  an object whose function fields are the same object at every access (NamedTuples of functions).
+- BOUND_METHOD_BASES: base classes whose instances' methods are fresh bound methods on each access.
+- MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.
+- EXPORTERS: calls that only lower/serialize a jitted function (it is never dispatched).
+"""
+
+from jitlint.knowledge import blackjax, equinox, flax, haiku, jax, optax
+
+LIBRARIES = (jax, flax, equinox, optax, haiku, blackjax)

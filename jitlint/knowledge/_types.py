@@ -1,0 +1,27 @@
+"""The record types of the knowledge tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A function transformation that calls its target with tracers."""
+
+    kind: str  # "jit" | "vmap" | "grad" | "lax" | "transparent"
+    # Which keyword names carry static parameter positions / names (jit family).
+    static_nums_kw: str | None = None
+    static_names_kw: str | None = None
+    # jnp computations on constants give tracers under this transform (true for jit-like staging).
+    traces_constants: bool = True
+    # equinox filter_*: every non-array argument is static, so only parameters annotated as arrays
+    # are known to be traced.
+    filtered: bool = False
+    # flax nnx: Module arguments are graph nodes whose plain attributes are static Python values; other
+    # arguments (Python scalars included) are traced as under jax.jit.
+    graph_nodes: bool = False
+    # Whether a fresh wrapper of a stable function retraces (nnx.jit does, jax.jit does not).
+    rewrap_retraces: bool = False
+    # False for transforms that call the function at once and return values (jvp, vjp, linearize).
+    returns_function: bool = True

@@ -1,0 +1,21 @@
+"""Equinox: filtered transforms keep every non-array argument static (../shared/docs/jax-semantics.md)."""
+
+from __future__ import annotations
+
+from jitlint.knowledge._types import Transform
+from jitlint.knowledge.jax import GRAD
+
+TRANSFORMS = {
+    "equinox.filter_jit": Transform("jit", filtered=True),
+    "equinox.filter_pmap": Transform("jit", filtered=True),
+    "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
+    "equinox.filter_grad": GRAD,
+    "equinox.filter_value_and_grad": GRAD,
+}
+
+LAX_BODIES = {"equinox.internal.scan": ((0,), ("f",))}
+
+TREE_MAPS = {"equinox.filter"}
+
+STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like",
+                "equinox.filter_eval_shape", "equinox.tree_equal"}

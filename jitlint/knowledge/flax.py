@@ -1,0 +1,31 @@
+"""Flax (linen and nnx): transforms, lax-like bodies, and which objects' methods are fresh bound methods.
+
+Measured on flax 0.12 with JAX 0.10.2 (../shared/docs/jax-semantics.md): `nnx.jit(f)(x)` re-wrapped retraces
+on every call; nnx Module arguments are graph nodes whose plain attributes are static Python values; a
+linen module's `model.apply` is a bound method, a new object on each access.
+"""
+
+from __future__ import annotations
+
+from jitlint.knowledge._types import Transform
+from jitlint.knowledge.jax import GRAD
+
+TRANSFORMS = {
+    "flax.nnx.jit": Transform("jit", "static_argnums", "static_argnames", graph_nodes=True,
+                              rewrap_retraces=True),
+    "flax.nnx.vmap": Transform("vmap", traces_constants=False, graph_nodes=True),
+    "flax.nnx.grad": GRAD,
+    "flax.nnx.value_and_grad": GRAD,
+}
+
+LAX_BODIES = {
+    "flax.nnx.scan": ((0,), ("f",)),
+    "flax.nnx.fori_loop": ((2,), ("body_fun",)),
+    "flax.nnx.while_loop": ((0, 1), ("cond_fun", "body_fun")),
+    "flax.nnx.cond": ((1, 2), ("true_fun", "false_fun")),
+}
+LAX_SWITCH = {"flax.nnx.switch"}
+
+# Base classes whose instances' methods are bound methods (a new object on every access), so
+# `jax.jit(model.apply)` re-created in a loop recompiles each time.
+BOUND_METHOD_BASES = {"flax.linen.Module", "flax.nnx.Module"}

@@ -1,0 +1,46 @@
+"""Reading literal arguments from libcst call nodes (static_argnums, in_axes, keyword options)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+def literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
+    """`1`, `-1`, `(0, 2)`, `"n"`, `("a", "b")`, `None` -> a tuple of `kind` values; None when the
+    expression is not such a literal (e.g. a variable)."""
+    if expr is None or (isinstance(expr, cst.Name) and expr.value == "None"):
+        return ()
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        out: list = []
+        for el in expr.elements:
+            sub = literal_values(el.value, kind)
+            if sub is None or len(sub) != 1:
+                return None
+            out.extend(sub)
+        return tuple(out)
+    if kind is int and isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = literal_values(expr.expression, int)
+        return (-inner[0],) if inner and len(inner) == 1 else None
+    if kind is int and isinstance(expr, cst.Integer):
+        return (int(expr.evaluated_value),)
+    if kind is str and isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+        return (expr.evaluated_value,)
+    return None
+
+
+def literal_ints(expr: cst.BaseExpression | None) -> tuple[int, ...] | None:
+    return literal_values(expr, int)
+
+
+def literal_strs(expr: cst.BaseExpression | None) -> tuple[str, ...] | None:
+    return literal_values(expr, str)
+
+
+def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
