@@ -25,7 +25,7 @@ from jitlint.evaluator import Evaluator
 from jitlint.literals import positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
 from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value,  # noqa: F401
-                            join, merge_values)
+                            join, merge_values, value_taint)
 
 class ModuleAnalysis:
     """Everything the rules ask about one module."""
@@ -49,6 +49,7 @@ class ModuleAnalysis:
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
+        self.comprehensions: dict[cst.CompFor, cst.BaseExpression] = {}  # each `for` clause -> its comprehension
         self._worklist: list[FunctionInfo] = []
         self._queued: set[int] = set()
         self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
@@ -57,6 +58,7 @@ class ModuleAnalysis:
         self._context_starts: dict[int, list] = {}
         self._literals: dict[str, cst.BaseExpression] | None = None
         self._budget = 0
+        self._settle_depth = 0
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules
@@ -93,12 +95,25 @@ class ModuleAnalysis:
             self._queued.discard(id(info))
             Evaluator(self, info).run_function()
 
+    def settle(self, info: FunctionInfo) -> None:
+        """Walk a just-requested callee now, so its caller reads its real return value on this walk (a
+        guess now would stay in the recorded values, which only grow). Bounded: deep call chains fall
+        back to the worklist."""
+        if info.returns_known or info.callback or self._settle_depth >= 6 or self._budget <= 0:
+            return
+        self._settle_depth += 1
+        self._budget -= 1
+        try:
+            Evaluator(self, info).run_function()
+        finally:
+            self._settle_depth -= 1
+
     def _enqueue(self, info: FunctionInfo) -> None:
         if id(info) not in self._queued:
             self._queued.add(id(info))
             self._worklist.append(info)
 
-    def request(self, info: FunctionInfo, context: Context, params: dict[str, Taint | None],
+    def request(self, info: FunctionInfo, context: Context, params: dict[str, Value],
                 closure: dict[str, Value] | None = None, traces_constants: bool = True) -> None:
         """Trace `info` with these parameter taints (merged with what other callers pass)."""
         if info.callback:
@@ -112,18 +127,32 @@ class ModuleAnalysis:
             info.traces_constants = True
             changed = True
         for name in info.params:
+            value = params.get(name)
             old = info.param_taint.get(name)
-            new = join(old, params.get(name))
+            new = join(old, value_taint(value))
             if old != new:
                 info.param_taint[name] = new
                 changed = True
+            # A static parameter's constant (a partial-bound literal, an unpassed default) decides guards
+            # only while every context agrees on it.
+            static = value if isinstance(value, Const) else None
+            if name not in info.param_static:
+                info.param_static[name] = static
+                changed = changed or static is not None
+            elif info.param_static[name] is not None and info.param_static[name] != static:
+                info.param_static[name] = None
+                changed = True
         if closure:
             for name, value in closure.items():
-                old = info.closure.get(name)
+                if name not in info.closure:
+                    info.closure[name] = value
+                    changed = changed or isinstance(value, (Taint, Const))
+                    continue
+                old = info.closure[name]
                 merged = merge_values(old, value)
                 if merged is not old and not (isinstance(old, Taint) and old == merged):
                     info.closure[name] = merged
-                    changed = changed or isinstance(merged, Taint)
+                    changed = changed or isinstance(merged, Taint) or isinstance(old, Const)
         if changed:
             self._enqueue(info)
 

@@ -14,7 +14,8 @@ import libcst as cst
 
 from jitlint import jaxapi
 from jitlint.names import Scope, dotted
-from jitlint.values import Taint, Value
+from jitlint.literals import literal_const
+from jitlint.values import Const, Taint, Value
 
 if TYPE_CHECKING:
     from jitlint.values import FuncValue
@@ -85,6 +86,9 @@ class FunctionInfo:
         # analysis state
         self.contexts: list[Context] = []
         self.param_taint: dict[str, Taint | None] = {}
+        # Static parameters' known constants, agreed by every traced context (None: not known).
+        self.param_static: dict[str, Value] = {}
+        self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}
         self.closure: dict[str, Value] = {}
         self.traced = False
         self.traces_constants = False
@@ -96,6 +100,10 @@ class FunctionInfo:
         self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def
         self.jit_binding: JitBinding | None = None  # set when a jit decorator wraps this def
+
+    def default_const(self, name: str) -> "Const | None":
+        """The default of parameter `name` when it is a literal Python constant."""
+        return literal_const(self._default_exprs.get(name))
 
     @property
     def params(self) -> list[str]:
@@ -161,6 +169,7 @@ class CallSite:
     traced: bool
     callee: "FuncValue | None"  # a callable defined in this module, when resolved
     varying: dict[str, str]  # names that change between iterations of the enclosing loops -> kind
+    loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
 
     @property
     def in_loop(self) -> bool:
@@ -177,6 +186,7 @@ class JitCreation:
     func: FunctionInfo | None  # enclosing function
     loop: cst.CSTNode | None  # innermost enclosing loop in the same function
     target: "FuncValue | None"
+    loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
 
 
 def annotation_kind(annotation: cst.Annotation | None) -> str | None:

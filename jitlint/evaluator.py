@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint import jaxapi
+from jitlint import jaxapi, runs
 from jitlint.contexts import (CallSite, Context, FunctionInfo, JitBinding, JitCreation, Site,
                               annotation_kind)
-from jitlint.literals import kwarg, literal_ints, literal_strs, positional_args
+from jitlint.literals import kwarg, literal_const, literal_ints, literal_strs, positional_args
 from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value, join,
                             merge_env, merge_values, value_taint)
 
@@ -55,7 +55,7 @@ class Evaluator:
             info.eager_done = True
         self.env = {}
         for name in info.params:
-            self.env[name] = info.param_taint.get(name) if self.traced else None
+            self.env[name] = (info.param_taint.get(name) or info.param_static.get(name)) if self.traced else None
         if info.is_method and info.positional and self.traced:
             self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
         node = info.node
@@ -151,8 +151,21 @@ class Evaluator:
             pass
 
     def stmt_If(self, node: cst.If) -> None:
+        truth = self.static_truth(node.test)
         self.expr(node.test)
         self._record(node)
+        # A guard decided by Python constants (`if flag:` with a partial-bound False, `if x is None` on a
+        # known None, `if TYPE_CHECKING:`): the other branch never runs here, so it is not traced code.
+        if truth is True:
+            self._suite(node.body)
+            return
+        if truth is False:
+            if node.orelse is not None:
+                if isinstance(node.orelse, cst.If):
+                    self.stmt_If(node.orelse)
+                else:
+                    self._suite(node.orelse.body)
+            return
         before = dict(self.env)
         static_in_body, static_in_else = self._isinstance_narrowing(node.test)
         for name in static_in_body:
@@ -219,11 +232,14 @@ class Evaluator:
     def stmt_For(self, node: cst.For) -> None:
         element = self.iter_element(node.iter)
         self._record(node)
-        kind = "bounded" if _few_values(node.iter) else "varying"
+        # A sweep over configurations written in the source takes a bounded set of values.
+        kind = "bounded" if _few_values(node.iter) or runs.is_fixed_sweep(self.a, self.info, node.iter) else "varying"
         self.loops.append((node, {name: kind for name in _target_names(node.target)}))
         for _ in range(2):
             before = dict(self.env)
+            self._binding_loop_target = True  # the loop's own binding: its kind is the one set above
             self._assign_element(node.target, element, node.iter)
+            self._binding_loop_target = False
             self._suite(node.body)
             self.env = merge_env(before, self.env)
         self.loops.pop()
@@ -350,7 +366,7 @@ class Evaluator:
             exprs = table.setdefault(name, [])
             if source not in exprs:
                 exprs.append(source)
-        if self.loops:
+        if self.loops and not self._binding_loop_target:
             kind = _assignment_kind(source)
             if kind == "varying" and source is not None and self._loop_invariant(source, name):
                 kind = "constant"
@@ -410,8 +426,11 @@ class Evaluator:
             return FuncValue(info)
         if isinstance(expr, cst.Name):
             v = self.lookup(expr.value)
-            if isinstance(v, (FuncValue, InstanceValue)):
+            if isinstance(v, (FuncValue, InstanceValue, Const)):
                 return v
+        const = literal_const(expr)
+        if const is not None:
+            return const
         if isinstance(expr, cst.Call):
             taint = self.expr(expr)
             produced = self._last_call_value
@@ -421,6 +440,7 @@ class Evaluator:
         return self.expr(expr)
 
     _last_call_value: Value = None
+    _binding_loop_target = False
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
         method = getattr(self, "expr_" + type(expr).__name__, None)
@@ -550,9 +570,75 @@ class Evaluator:
 
     def expr_BooleanOperation(self, expr: cst.BooleanOperation) -> Taint | None:
         left = self.expr(expr.left)
+        # `flag and t` with a Python-constant `flag`: False short-circuits (the right side never runs);
+        # True hands back the right side itself, so `and` never takes a tracer's truth value here.
+        decided = self.static_truth(expr.left)
+        is_and = isinstance(expr.operator, cst.And)
+        if decided is not None:
+            if decided is not is_and:
+                return None
+            return self.expr(expr.right)
         right = self.expr(expr.right)
         self._record(expr)
         return join(left, right)
+
+    def static_truth(self, expr: cst.BaseExpression) -> bool | None:
+        """The truth value of a test decided by Python constants, or None when it depends on the run."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self.static_truth(expr.expression)
+            return None if inner is None else not inner
+        if isinstance(expr, cst.BooleanOperation):
+            left = self.static_truth(expr.left)
+            is_and = isinstance(expr.operator, cst.And)
+            if left is not None and left is not is_and:
+                return left
+            right = self.static_truth(expr.right)
+            if left is not None:
+                return right
+            return (False if is_and else True) if right is (not is_and) else None
+        if isinstance(expr, (cst.Name, cst.Attribute)) and self.qualify_call_target(expr) in (
+                "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"):
+            return False
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            op = expr.comparisons[0].operator
+            left, right = self.static_value(expr.left), self.static_value(expr.comparisons[0].comparator)
+            if isinstance(op, (cst.Is, cst.IsNot)):
+                if isinstance(left, Const) and isinstance(right, Const):
+                    if left.value is not None and right.value is not None:
+                        return None  # `is` between other constants is an implementation detail
+                    same = left.value is right.value
+                elif Const(None) in (left, right):
+                    other = right if left == Const(None) else left
+                    # An array, a function, a known non-None constant: never None.
+                    known = isinstance(other, FuncValue) or isinstance(other, Taint) and other.is_array or \
+                        isinstance(other, Const)
+                    if not known:
+                        return None
+                    same = isinstance(other, Const) and other.value is None
+                else:
+                    return None
+                return same if isinstance(op, cst.Is) else not same
+            if isinstance(op, (cst.Equal, cst.NotEqual)) and isinstance(left, Const) and isinstance(right, Const):
+                try:
+                    equal = bool(left.value == right.value)
+                except Exception:  # noqa: BLE001  (constants only; cannot really fail)
+                    return None
+                return equal if isinstance(op, cst.Equal) else not equal
+            return None
+        value = self.static_value(expr)
+        if isinstance(value, Const):
+            return bool(value.value)
+        if isinstance(value, FuncValue):
+            return True
+        return None
+
+    def static_value(self, expr: cst.BaseExpression) -> Value:
+        """What a name or literal is, without evaluating (recording) anything."""
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return literal_const(expr)
+            return self.lookup(expr.value)
+        return literal_const(expr)
 
     def expr_Comparison(self, expr: cst.Comparison) -> Taint | None:
         left = self.expr(expr.left)
@@ -579,7 +665,10 @@ class Evaluator:
         return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
 
     def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
+        truth = self.static_truth(expr.test)
         self.expr(expr.test)
+        if truth is not None:
+            return self.expr(expr.body if truth else expr.orelse)
         self._record(expr)
         return join(self.expr(expr.body), self.expr(expr.orelse))
 
@@ -636,6 +725,7 @@ class Evaluator:
         while comp is not None:
             element = self.iter_element(comp.iter)
             self.loops.append((comp, {name: "varying" for name in _target_names(comp.target)}))
+            self.a.comprehensions[comp] = expr
             self._assign_element(comp.target, element, comp.iter)
             self._record(comp)
             for cond in comp.ifs:
@@ -762,7 +852,7 @@ class Evaluator:
             else:
                 t = self.expr(arg.value)
                 method = self._resolve_method(arg.value) if isinstance(arg.value, cst.Attribute) else None
-                arg_values.append(method if method is not None and t is None else t)
+                arg_values.append(method if method is not None and t is None else (t or literal_const(arg.value)))
         self._last_call_value = None
         self._record(expr)
         self.a.call_names[expr] = q
@@ -770,7 +860,8 @@ class Evaluator:
         if callee is None and isinstance(func, cst.Attribute):
             callee = self._resolve_method(func)
         self.a.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
-                                           arg_values, self.recording, callee, self._varying())
+                                           arg_values, self.recording, callee, self._varying(),
+                                           tuple(loop for loop, _ in self.loops))
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
         in_jit = self.recording and bool(self.info and self.info.traces_constants) and not self.compile_time_eval
@@ -854,18 +945,24 @@ class Evaluator:
                     info.callback = True
             return self._array_result(None, in_jit, expr, q) if self.recording else None
         if q in jaxapi.TREE_MAPS:
+            # Not a transform: the function is called once per leaf, parameter i with a leaf of tree i.
+            trees = [value_taint(v) for arg, v in zip(expr.args[1:], arg_values[1:])
+                     if arg.keyword is None and not arg.star]
+            rest = join(*trees)
             if arg_values and isinstance(arg_values[0], FuncValue) and self.traced:
-                leaves = join(*arg_taints[1:])
                 fv = arg_values[0]
                 params = {}
-                if leaves is not None:
-                    leaf = Taint(leaves.level, leaves.origin, filtered=leaves.filtered, opaque=leaves.opaque)
-                    for name in fv.info.positional:
-                        params[name] = leaf
+                for name, tree in zip(fv.info.free_positional(fv.bound, fv.bound_self), trees):
+                    if tree is not None:
+                        params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
+                self.a.callers.setdefault(id(fv.info), set()).add(self.info)
+                closure = self._closure() if fv.info.parent is self.info else None
                 self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
-                               params, self._closure(), self.info.traces_constants)
-            rest = join(*arg_taints[1:])
-            return dataclasses.replace(rest, container=True, is_array=False) if rest else None
+                               params, closure, self.info.traces_constants)
+                self.a.settle(fv.info)
+                if fv.info.returns_known and fv.info.return_taint is None:
+                    return None  # `tree_map(lambda x: x is None, t)`: a tree of Python values
+            return dataclasses.replace(rest, container=True, is_array=False, elements=None) if rest else None
         if q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."):
             return None
         if q.startswith("numpy."):
@@ -922,12 +1019,19 @@ class Evaluator:
         free = [p for p in fv.info.positional if p not in bound]
         if fv.bound_self or (fv.info.is_method and fv.info.positional):
             free = free[1:] if fv.bound_self else free
-        n_pos = len(positional_args(expr)) - 1
-        bound.update(free[:max(n_pos, 0)])
+        pos = positional_args(expr)[1:]
+        consts = dict(fv.consts)
+        for name, arg in zip(free, pos):
+            bound.add(name)
+            if literal_const(arg.value) is not None:
+                consts[name] = literal_const(arg.value)
         for arg in expr.args:
             if arg.keyword is not None:
                 bound.add(arg.keyword.value)
-        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding)
+                if literal_const(arg.value) is not None:
+                    consts[arg.keyword.value] = literal_const(arg.value)
+        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding,
+                         consts=tuple(consts.items()))
 
     def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
         """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`."""
@@ -966,6 +1070,7 @@ class Evaluator:
         self.a.callers.setdefault(id(info), set()).add(self.info)
         self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
                        params, self._closure() if info.parent is self.info else None, traces_constants)
+        self.a.settle(info)
         if info.returns_known:
             return info.return_taint  # its body was walked with tracers: None means a Python value
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
@@ -1000,18 +1105,19 @@ class Evaluator:
         return names
 
     def _bind_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
-                   skip_self: bool) -> dict[str, Taint | None]:
+                   skip_self: bool) -> dict[str, Value]:
         positional = [p for p in info.positional if p not in fv.bound]
         if skip_self and info.is_method and positional:
             positional = positional[1:]
-        params: dict[str, Taint | None] = {}
+        params: dict[str, Value] = dict(fv.consts)
         i = 0
         for arg, value in zip(expr.args, arg_values):
             taint = value_taint(value)
+            passed = value if isinstance(value, Const) else taint
             if arg.keyword is not None:
                 name = arg.keyword.value
                 if name in info.params:
-                    params[name] = taint
+                    params[name] = passed
                 elif info.kwarg:
                     params[info.kwarg] = join(params.get(info.kwarg), _as_container(taint))
             elif arg.star == "*":
@@ -1025,10 +1131,13 @@ class Evaluator:
                     params.setdefault(p, taint)
             else:
                 if i < len(positional):
-                    params[positional[i]] = taint
+                    params[positional[i]] = passed
                 elif info.vararg:
                     params[info.vararg] = join(params.get(info.vararg), _as_container(taint))
                 i += 1
+        if not any(arg.star for arg in expr.args):
+            for name in info.defaults - params.keys():
+                params[name] = info.default_const(name)  # not passed: the default's value
         return params
 
     def _closure(self) -> dict[str, Value]:
@@ -1083,13 +1192,15 @@ class Evaluator:
         fv, chain = self._target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
         if q in jaxapi.JIT_WRAPPERS:
             self.a.jit_creations[expr] = JitCreation(expr, fun_arg.value, q, self.info,
-                                                     self.loops[-1][0] if self.loops else None, fv)
+                                                     self.loops[-1][0] if self.loops else None, fv,
+                                                     tuple(loop for loop, _ in self.loops))
         if fv is None:
             return
         chain = [(q, expr), *chain]
         binding = self._start_context(fv, chain, expr)
-        self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
-                                          q if transform.kind == "jit" else None, binding=binding)
+        if transform.returns_function:  # not `out, f_jvp = jax.linearize(f, x)`: values, not a function
+            self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
+                                              q if transform.kind == "jit" else None, binding=binding)
 
     def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
         node = info.node
@@ -1111,7 +1222,8 @@ class Evaluator:
         binding = self._start_context(fv, chain, node.decorators[0], decorated=True)
         if binding is not None and (self.info is not None or self.loops) and info.class_name is None:
             self.a.jit_creations[node] = JitCreation(node.decorators[0], node, binding.transform, self.info,
-                                                     self.loops[-1][0] if self.loops else None, fv)
+                                                     self.loops[-1][0] if self.loops else None, fv,
+                                                     tuple(loop for loop, _ in self.loops))
         return binding
 
     def _start_context(self, fv: FuncValue, chain: list[tuple[str, cst.Call | None]], node: cst.CSTNode,
@@ -1166,12 +1278,14 @@ class Evaluator:
         graph_nodes = any(t.graph_nodes for t in tracing)
         traces_constants = any(t.traces_constants for t in tracing)
         vmap_static = self._vmap_unbatched(chain, info, static)
-        params: dict[str, Taint | None] = {}
+        params: dict[str, Value] = dict(fv.consts)  # partial-bound literals are constants in the body
         for name in info.params:
             if name in static or name in vmap_static or not statics_known:
                 continue
             if name in info.defaults and name not in info.passed_params:
-                continue  # a Python default that no caller passes stays a Python value
+                # A Python default that no caller passes stays a Python value (its literal, if it is one).
+                params[name] = info.default_const(name)
+                continue
             kind = annotation_kind(info.annotations.get(name))
             if filtered and kind != "array":
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either

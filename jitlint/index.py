@@ -63,15 +63,17 @@ class ModuleSummary:
     path: str
     jitted: dict[str, JitSignature] = field(default_factory=dict)
     imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified name
+    # Module-level functions that memoize what they decorate (their body uses `functools.lru_cache`, ...).
+    memoizers: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"module": self.module, "path": self.path, "imports": self.imports,
-                "jitted": {k: asdict(v) for k, v in self.jitted.items()}}
+                "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
-                   dict(data["imports"]))
+                   dict(data["imports"]), list(data.get("memoizers", [])))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -193,6 +195,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
+            if _uses_memoizer(stmt, imports):
+                summary.memoizers.append(stmt.name)
             for dec in stmt.decorator_list:
                 found = _jit_of(dec, imports)
                 if found is not None:
@@ -208,6 +212,14 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                     name = stmt.targets[0].id
                     summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
     return summary
+
+
+def _uses_memoizer(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
+    """A decorator (or decorator factory) that memoizes: its body applies `functools.lru_cache` & co."""
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Name, ast.Attribute)) and _qualify(node, imports) in jaxapi.MEMOIZERS:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------- lookups
@@ -246,6 +258,20 @@ class ProjectIndex:
             module, _, head = module.rpartition(".")
             name = f"{head}.{name}"
         return None
+
+    def is_memoizer(self, qualified: str, _depth: int = 0) -> bool:
+        """Whether `qualified` names a project function that memoizes what it decorates."""
+        if _depth > 8 or not qualified:
+            return False
+        module, _, name = qualified.rpartition(".")
+        summary = self.modules.get(module)
+        if summary is None:
+            return False
+        if name in summary.memoizers:
+            return True
+        if name in summary.imports:
+            return self.is_memoizer(summary.imports[name], _depth + 1)
+        return False
 
     def dependencies(self, qualified_names) -> list[tuple[str, JitSignature | None]]:
         """What a file's findings depend on: each name it resolves through the index, and the result."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.values import Const
+
 def literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
     """`1`, `-1`, `(0, 2)`, `"n"`, `("a", "b")`, `None` -> a tuple of `kind` values; None when the
     expression is not such a literal (e.g. a variable)."""
@@ -44,3 +46,23 @@ def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
 
 def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
+
+
+_NAMED_CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+def literal_const(expr: cst.BaseExpression | None) -> Const | None:
+    """`True`, `None`, `3`, `-1.5`, `"mean"` -> Const; anything else -> None."""
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Name) and expr.value in _NAMED_CONSTANTS:
+        return Const(_NAMED_CONSTANTS[expr.value])
+    negative = False
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        negative, expr = True, expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        value = expr.evaluated_value
+        return Const(-value if negative else value)
+    if isinstance(expr, cst.SimpleString) and not negative and isinstance(expr.evaluated_value, str):
+        return Const(expr.evaluated_value)
+    return None

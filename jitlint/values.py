@@ -101,6 +101,7 @@ class FuncValue:
     transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
     partial: bool = False  # a functools.partial object (a new object each time it is built)
     binding: "JitBinding | None" = None  # the jit options, when `transform` is set
+    consts: tuple[tuple[str, "Const"], ...] = ()  # partial-bound literal arguments, by parameter
 
 
 @dataclass

@@ -3,12 +3,11 @@ each argument is, and which functions run more than once."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint import jaxapi
+from jitlint import jaxapi, runs
 from jitlint.analysis import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
 from jitlint.index import JitSignature
 from jitlint.rule import RuleContext
@@ -82,23 +81,21 @@ def callee_name(sig: JitSignature) -> str:
 
 # ------------------------------------------------------------------------------ what runs more than once
 
-_REPEATED_NAME = re.compile(r"(^|_)(step|update)$")  # train_step, sgd_update; not step_size_adaptation
-
-
 def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
-    """Functions whose body runs more than once, with the reason, for messages."""
+    """Functions whose body runs more than once with the same meaning, with the reason, for messages.
+
+    Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
+    different computation per item, and `{k: make(v) for ...}` keeps one result per item. No function is
+    assumed repeated for its name."""
     reasons: dict[FunctionInfo, str] = {}
-    for info in a.functions:
-        if info.name == "__call__":
-            reasons[info] = "`__call__` runs on every call of the object"
-        elif _REPEATED_NAME.search(info.name) and not info.name.startswith("test"):
-            reasons[info] = f"`{info.name}` is a step/update function, called once per iteration"
     for site in a.call_sites.values():
-        if site.loop is None:
+        if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops):
             continue
         callee = _called_function(a, site)
-        if callee is not None and callee not in reasons:
-            reasons[callee] = f"`{callee.name}` is called inside a loop (line-level: `{_short(a, site.node)}`)"
+        if callee is None or runs.builds_collection(a, site.loop, site.node, callee):
+            continue
+        if callee not in reasons:
+            reasons[callee] = f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`"
     # Functions called from a repeated function run repeatedly too.
     changed = True
     while changed:
@@ -118,6 +115,13 @@ def _called_function(a: ModuleAnalysis, site: CallSite) -> FunctionInfo | None:
     func = site.node.func
     if isinstance(func, cst.Name) and func.value in a.classes:
         return a.method(func.value, "__init__")
+    if isinstance(func, cst.Name):
+        # Calling an object of a local class runs its `__call__`.
+        table = site.func.assignments if site.func is not None else a.module_assignments
+        classes = {src.func.value for src in table.get(func.value, []) if isinstance(src, cst.Call)
+                   and isinstance(src.func, cst.Name) and src.func.value in a.classes}
+        if len(classes) == 1:
+            return a.method(classes.pop(), "__call__")
     return None
 
 

@@ -18,7 +18,7 @@ from jitlint.analysis import GRAD_TRACED
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._helpers import calls, certain_tracer, condition_nodes, describe, membership_tested, truth_tested, where
+from ._helpers import calls, certain_tracer, traced_in, condition_nodes, describe, membership_tested, truth_tested, where
 
 _FIX_COND = "use `jnp.where(cond, a, b)`, `lax.cond`/`lax.select`, or make the value static with `static_argnames`"
 
@@ -655,7 +655,9 @@ class LoopOverTracedArray(Rule):
         for node, site in a.sites_of(cst.For, cst.CompFor):
             iterable = node.iter
             if isinstance(iterable, cst.Call) and a.call_names.get(iterable) in ("enumerate", "reversed", "zip"):
-                candidates = [arg.value for arg in iterable.args]
+                candidates = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+                if any(traced_in(a, c) is None for c in candidates):
+                    continue  # `zip(keys, d.items())`: a Python container sets the length, not the array
             else:
                 candidates = [iterable]
             for expr in candidates:

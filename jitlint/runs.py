@@ -1,0 +1,233 @@
+"""How often code runs: the facts the recompile rules (JIT1xx-JIT3xx) need about loops and callers.
+
+A jit re-created in a loop only costs something when the loop repeats *the same* computation. This module
+tells apart:
+
+* data-driven repetition (`for batch in loader`, `for _ in range(steps)`, `while`): each iteration runs
+  the same program again, so a fresh wrapper recompiles for nothing;
+* a sweep over a fixed set of configurations written in the source (a literal tuple/list, an
+  `itertools.product` of literals, a module-level dict's items, an Enum): each item is a different
+  program, one compile per item is by design;
+* code that runs once per key (a memoized function: `functools.cache`, `lru_cache`, `cached_property`,
+  a project decorator that applies one, or the `cache[key] = jax.jit(...)` idiom);
+* code that is itself traced (under jit, grad, scan...): a jit inside is inlined at trace time;
+* wrappers that are only lowered or exported (`.lower()`, `jax.export.export`): never dispatched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint import jaxapi
+from jitlint.names import dotted
+
+if TYPE_CHECKING:
+    from jitlint.analysis import ModuleAnalysis
+    from jitlint.contexts import FunctionInfo
+
+_MAX_SWEEP = 64  # a literal display longer than this is data, not a list of configurations
+_SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
+                   "itertools.chain", "itertools.permutations", "itertools.combinations"}
+
+
+def loop_iterable(loop: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(loop, (cst.For, cst.CompFor)):
+        return loop.iter
+    return None  # `while`: data-driven
+
+
+def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: cst.BaseExpression | None,
+                   _depth: int = 0) -> bool:
+    """Whether iterating `iterable` visits a fixed set of configurations written in the source."""
+    if iterable is None or _depth > 4:
+        return False
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= _MAX_SWEEP and not any(
+            isinstance(el, cst.StarredElement) for el in iterable.elements)
+    if isinstance(iterable, cst.Dict):
+        return len(iterable.elements) <= _MAX_SWEEP
+    if isinstance(iterable, cst.Call):
+        q = a.call_names.get(iterable) or _qualify(a, func, iterable.func)
+        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        if q == "itertools.product":
+            # Every factor a display, a named constant or an Enum class: a grid of configurations.
+            return bool(args) and all(not isinstance(v, cst.Call) or is_fixed_sweep(a, func, v, _depth + 1)
+                                      for v in args)
+        if q in _SWEEP_BUILDERS:
+            return bool(args) and all(is_fixed_sweep(a, func, v, _depth + 1) for v in args)
+        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys", "values"):
+            return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
+        return False
+    if isinstance(iterable, cst.Name):
+        if iterable.value in a.classes:
+            return _is_enum(a, iterable.value)
+        sources = _assigned(a, func, iterable.value)
+        return len(sources) == 1 and is_fixed_sweep(a, func, sources[0], _depth + 1)
+    return False
+
+
+def _assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
+    """What `name` is assigned, in the innermost function that assigns it, else at module level."""
+    f = func
+    while f is not None:
+        if name in f.assignments:
+            return f.assignments[name]
+        if name in f.params:
+            return []
+        f = f.parent
+    return a.module_assignments.get(name, [])
+
+
+def _qualify(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> str | None:
+    scope = func.scope if func is not None else a.scope
+    return scope.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+
+
+def _is_enum(a: "ModuleAnalysis", class_name: str) -> bool:
+    bases = [b.split(".")[-1] for b in a.class_bases.get(class_name, [])]
+    return any(b in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in bases)
+
+
+def loops_are_sweeps(a: "ModuleAnalysis", func: "FunctionInfo | None", loops) -> bool:
+    """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep)."""
+    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) for loop in loops)
+
+
+def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
+                      callee: "FunctionInfo | None" = None) -> bool:
+    """`{k: make_wrapper(v) for k, v in items}`: a comprehension keeping one function per item from a
+    factory (or one `jax.jit(...)` per item), rather than calling the same computation on every item."""
+    comp = a.comprehensions.get(loop) if isinstance(loop, cst.CompFor) else None
+    if comp is None or isinstance(comp, cst.GeneratorExp):
+        return False
+    element = comp.value if isinstance(comp, cst.DictComp) else getattr(comp, "elt", None)
+    if element is not call:
+        return False
+    return callee is None or returns_function(a, callee)
+
+
+def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+    """Every `return` of `info` hands back a function: a nested def, a lambda, or a transform's result."""
+    if not isinstance(info.node, cst.FunctionDef):
+        return False
+    found = False
+    for node in _walk(info.node.body):
+        if isinstance(node, cst.Return):
+            value = node.value
+            if isinstance(value, cst.Name) and value.value in info.local_defs or isinstance(value, cst.Lambda):
+                found = True
+            elif isinstance(value, cst.Call) and a.call_names.get(value) in jaxapi.TRANSFORMS:
+                found = True
+            else:
+                return False
+    return found
+
+
+# ------------------------------------------------------------------------------ memoized code
+
+
+def memoized(a: "ModuleAnalysis", func: "FunctionInfo | None", index=None) -> bool:
+    """`func` (or a function enclosing it) runs once per distinct key: a memoizing decorator."""
+    f = func
+    while f is not None:
+        node = f.node
+        if isinstance(node, cst.FunctionDef):
+            for dec in node.decorators:
+                if _is_memoizer(a, f.parent, dec.decorator, index):
+                    return True
+        f = f.parent
+    return False
+
+
+def _is_memoizer(a: "ModuleAnalysis", func, decorator: cst.BaseExpression, index) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    q = _qualify(a, func, target)
+    if q in jaxapi.MEMOIZERS:
+        return True
+    name = dotted(target)
+    if name is not None and name in a.module_defs:
+        return _body_memoizes(a, a.module_defs[name])
+    return bool(q and index is not None and hasattr(index, "is_memoizer") and index.is_memoizer(q))
+
+
+def _body_memoizes(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+    stack: list[cst.CSTNode] = [info.node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)) and info.scope.qualify(node) in jaxapi.MEMOIZERS:
+            return True
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        stack.extend(node.children)
+    return False
+
+
+def stored_per_key(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+    """The dict-cache idiom: `cache[key] = jax.jit(...)` (directly or through a name), so it is built
+    once per key."""
+    if func is None or not isinstance(func.node, cst.FunctionDef):
+        return False
+    names = {name for name, exprs in func.assignments.items() if creation_node in exprs}
+    for node in _walk(func.node.body):
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+            value = node.value
+            if value is creation_node or isinstance(value, cst.Name) and value.value in names:
+                return True
+    return False
+
+
+def _walk(root: cst.CSTNode):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
+            stack.extend(node.children)
+
+
+# ------------------------------------------------------------------------------ traced or never dispatched
+
+
+def inside_traced_code(func: "FunctionInfo | None") -> bool:
+    """Code that runs while something is being traced (jit, grad, scan bodies and their helpers): a jit
+    created there is inlined into the outer trace, once, not dispatched per iteration."""
+    f = func
+    while f is not None:
+        if f.traced and not f.callback:
+            return True
+        f = f.parent
+    return False
+
+
+def only_lowered(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+    """`jax.jit(f).lower(...)`, or a name bound to the wrapper used only as `g.lower(...)`/`g.trace(...)` or
+    handed to `jax.export.export`: the wrapper is compiled ahead of time, never called."""
+    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    names = {name for name, exprs in (func.assignments if func else a.module_assignments).items()
+             if creation_node in exprs}
+    uses = 0
+    lowered = 0
+    for node in _walk(body):
+        if isinstance(node, cst.Call):
+            f = node.func
+            if isinstance(f, cst.Attribute) and f.attr.value in jaxapi.LOWERING_METHODS and (
+                    f.value is creation_node or isinstance(f.value, cst.Name) and f.value.value in names):
+                lowered += 1
+            elif a.call_names.get(node) in jaxapi.EXPORTERS and node.args and (
+                    node.args[0].value is creation_node or isinstance(node.args[0].value, cst.Name)
+                    and node.args[0].value.value in names):
+                lowered += 1
+        if isinstance(node, cst.Name) and node.value in names:
+            uses += 1
+    if not names:
+        return lowered > 0
+    return lowered > 0 and lowered == uses - _assigned_count(func, a, names)
+
+
+def _assigned_count(func, a, names) -> int:
+    # Each `g = jax.jit(...)` target is a Name use too; it is not a call.
+    table = func.assignments if func is not None else a.module_assignments
+    return sum(len(table.get(n, [])) for n in names)
