@@ -21,10 +21,11 @@ from jitlint.rule import Report, Rule, RuleContext
 from ._calls import repeated_functions
 
 
-def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict) -> str | None:
+def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False) -> str | None:
     """Where the wrapper is re-created over and over with the same meaning, or None."""
     a = ctx.analysis
-    if runs.inside_traced_code(creation.func):
+    traced = runs.inside_traced_code(creation.func)
+    if traced == "staged" or traced == "grad" and stable:
         return None  # inlined into the outer trace, once
     if runs.memoized(a, creation.func, ctx.index) or runs.stored_per_key(a, creation.func, creation.node):
         return None  # built once per key
@@ -115,7 +116,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             sources = _assigned_sources(ctx, creation, wrapped.value)
             in_loop = creation.loop is not None and wrapped.value in _loop_assigned(ctx, creation)
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
-                return "stable", f"`{wrapped.value}` (a function built once, before the loop)"
+                return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
             return None
         info = target.info
         if target.partial:
@@ -318,7 +319,7 @@ class JitRewrapInLoop(Rule):
             kind = _wrapped_kind(ctx, creation)
             if kind is None or kind[0] == "fresh":
                 continue
-            place = _where_repeated(ctx, creation, repeated)
+            place = _where_repeated(ctx, creation, repeated, stable=True)
             if place is None:
                 continue
             name = creation.transform

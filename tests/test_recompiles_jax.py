@@ -206,7 +206,8 @@ def check_positive(fixture: Fixture, index: int, tag: str, compiles: int, error:
             continue
         if error is not None:
             problems.append(f"{where}: must not raise, but JAX raised {describe_exception(error)}")
-        elif claim == RECOMPILES and compiles != iterations:
+        elif claim == RECOMPILES and (compiles < iterations or compiles % iterations):
+            # The same number on every iteration: one, or two under plain grad (primal and tangent).
             problems.append(f"{where}: expected a compile on every one of {iterations} iterations, got {compiles}")
         elif claim == COMPILES_ONCE and compiles != 1:
             problems.append(f"{where}: expected exactly one compile despite re-wrapping, got {compiles}")
