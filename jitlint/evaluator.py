@@ -1375,7 +1375,21 @@ class Evaluator:
             if fv is None:
                 continue
             info = fv.info
-            params = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            params: dict[str, Value] = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            params.update(fv.consts)
+            # The body receives only its operands, positionally: keyword-only parameters and defaulted
+            # ones past the operands keep their (constant) defaults.
+            operands = jaxapi.LAX_OPERANDS.get(q)
+            if q in jaxapi.LAX_SWITCH or operands is None and q.endswith("cond"):
+                operands = max(len(positional_args(expr)) - (2 if q in jaxapi.LAX_SWITCH else 3), 0) + (
+                    1 if kwarg(expr, "operand") or kwarg(expr, "operands") else 0)
+            if operands is not None and not info.vararg:
+                free = [p for p in info.positional if p not in fv.bound]
+                if info.is_method and fv.bound_self and free:
+                    free = free[1:]
+                for name in [*free[operands:], *info.kwonly]:
+                    if name in info.defaults:
+                        params[name] = info.default_const(name)
             if info.is_method and info.positional and fv.bound_self:
                 params.pop(info.positional[0], None)
             closure = self._closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None

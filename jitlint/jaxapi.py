@@ -30,6 +30,7 @@ def _merged(name: str, empty):
 TRANSFORMS = _merged("TRANSFORMS", {})
 LAX_BODIES = _merged("LAX_BODIES", {})
 LAX_SWITCH = _merged("LAX_SWITCH", set())
+LAX_OPERANDS = _merged("LAX_OPERANDS", {})
 TREE_MAPS = _merged("TREE_MAPS", set())
 STATIC_FUNCS = _merged("STATIC_FUNCS", set())
 STABLE_FIELD_FACTORIES = _merged("STABLE_FIELD_FACTORIES", {})

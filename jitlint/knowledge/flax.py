@@ -25,6 +25,7 @@ LAX_BODIES = {
     "flax.nnx.cond": ((1, 2), ("true_fun", "false_fun")),
 }
 LAX_SWITCH = {"flax.nnx.switch"}
+LAX_OPERANDS = {"flax.nnx.scan": 2, "flax.nnx.fori_loop": 2, "flax.nnx.while_loop": 1}
 
 # Base classes whose instances' methods are bound methods (a new object on every access), so
 # `jax.jit(model.apply)` re-created in a loop recompiles each time.

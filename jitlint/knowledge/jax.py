@@ -63,6 +63,9 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     "jax.lax.custom_root": ((0, 2, 3), ()),
     "jax.lax.custom_linear_solve": ((0, 2), ()),
 }
+# How many operands each body receives, positionally (cond/switch: as many as the call passes).
+LAX_OPERANDS = {"jax.lax.scan": 2, "jax.lax.fori_loop": 2, "jax.lax.while_loop": 1, "jax.lax.map": 1,
+                "jax.lax.associative_scan": 2}
 # Bodies these call with tracers only when the call itself is traced (eagerly they get concrete arrays).
 LAX_TRACED_ONLY_UNDER_TRACE = {"jax.lax.associative_scan"}
 # lax.switch takes a list of branches as its second argument.
