@@ -232,8 +232,9 @@ class Evaluator:
     def stmt_For(self, node: cst.For) -> None:
         element = self.iter_element(node.iter)
         self._record(node)
-        # A sweep over configurations written in the source takes a bounded set of values.
-        kind = "bounded" if _few_values(node.iter) or runs.is_fixed_sweep(self.a, self.info, node.iter) else "varying"
+        # A sweep over configurations written in the source takes a bounded set of values; a counter
+        # (`range(n)`) is data-driven, whatever its bound.
+        kind = "bounded" if runs.is_fixed_sweep(self.a, self.info, node.iter) else "varying"
         self.loops.append((node, {name: kind for name in _target_names(node.target)}))
         for _ in range(2):
             before = dict(self.env)
@@ -1414,17 +1415,6 @@ def _flatten(structure) -> list:
     if isinstance(structure, tuple):
         return [v for part in structure for v in _flatten(part)]
     return [structure]
-
-
-def _few_values(iterable: cst.BaseExpression) -> bool:
-    """`for mode in ("train", "eval")`, `for k in range(4)`: a loop over a handful of literal values."""
-    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
-        return len(iterable.elements) <= 16 and all(
-            isinstance(el.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) for el in iterable.elements)
-    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range":
-        bounds = [a.value for a in iterable.args]
-        return len(bounds) == 1 and isinstance(bounds[0], cst.Integer) and int(bounds[0].evaluated_value) <= 16
-    return False
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:

@@ -73,7 +73,7 @@ class ModuleSummary:
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
-                   dict(data["imports"]), list(data.get("memoizers", [])))
+                   dict(data["imports"]), list(data["memoizers"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
