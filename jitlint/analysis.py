@@ -19,7 +19,8 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint.contexts import CallSite, Context, FunctionInfo, JitBinding, JitCreation, Site  # noqa: F401
+from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
+                              JitCreation, Site, Variant, variant_key)
 from jitlint.cstwalk import walk
 from jitlint.evaluator import Evaluator
 from jitlint.literals import positional_args  # noqa: F401  (rules read call arguments with it)
@@ -35,7 +36,8 @@ class ModuleAnalysis:
         self.scope = Scope(module_name=module_name, is_package=is_package)
         self.functions: list[FunctionInfo] = []
         self.def_infos: dict[cst.FunctionDef, FunctionInfo] = {}
-        self.callers: dict[int, set[FunctionInfo]] = {}  # traced helpers -> the traced functions calling them
+        # (helper, its context's key) -> the (caller, caller's context key) pairs that read its return value
+        self.callers: dict[tuple[int, tuple], set[tuple[FunctionInfo, tuple]]] = {}
         self.module_defs: dict[str, FunctionInfo] = {}
         self.classes: dict[str, dict[str, FunctionInfo]] = {}
         self.class_bases: dict[str, list[str]] = {}
@@ -50,8 +52,8 @@ class ModuleAnalysis:
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
         self.comprehensions: dict[cst.CompFor, cst.BaseExpression] = {}  # each `for` clause -> its comprehension
-        self._worklist: list[FunctionInfo] = []
-        self._queued: set[int] = set()
+        self._worklist: list[tuple[FunctionInfo, Variant]] = []
+        self._queued: set[tuple[int, tuple]] = set()
         self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
         self._scopes: dict[cst.CSTNode, Scope] = {}
         # How each context was started, to restart it when a defaulted parameter turns out passed.
@@ -88,73 +90,86 @@ class ModuleAnalysis:
         return self
 
     def _drain(self) -> None:
-        """Walk queued functions until taints stop growing (or the budget runs out)."""
+        """Walk queued (function, context) pairs until values stop growing (or the budget runs out)."""
         while self._worklist and self._budget > 0:
             self._budget -= 1
-            info = self._worklist.pop()
-            self._queued.discard(id(info))
-            Evaluator(self, info).run_function()
+            info, variant = self._worklist.pop()
+            self._queued.discard((id(info), variant.key))
+            Evaluator(self, info, variant).run_function()
 
-    def settle(self, info: FunctionInfo) -> None:
+    def settle(self, info: FunctionInfo, variant: Variant | None) -> None:
         """Walk a just-requested callee now, so its caller reads its real return value on this walk (a
         guess now would stay in the recorded values, which only grow). Bounded: deep call chains fall
         back to the worklist."""
-        if info.returns_known or info.callback or self._settle_depth >= 6 or self._budget <= 0:
+        if variant is None or variant.returns_known or info.callback or self._settle_depth >= 6 or \
+                self._budget <= 0:
             return
         self._settle_depth += 1
         self._budget -= 1
         try:
-            Evaluator(self, info).run_function()
+            Evaluator(self, info, variant).run_function()
         finally:
             self._settle_depth -= 1
 
-    def _enqueue(self, info: FunctionInfo) -> None:
-        if id(info) not in self._queued:
-            self._queued.add(id(info))
-            self._worklist.append(info)
+    def _enqueue(self, info: FunctionInfo, variant: Variant | None = None) -> None:
+        """Queue one context of `info` (or every context, when something all of them read changed)."""
+        for v in ([variant] if variant is not None else list(info.variants.values())):
+            if (id(info), v.key) not in self._queued:
+                self._queued.add((id(info), v.key))
+                self._worklist.append((info, v))
 
     def request(self, info: FunctionInfo, context: Context, params: dict[str, Value],
-                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> None:
-        """Trace `info` with these parameter taints (merged with what other callers pass)."""
+                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> Variant | None:
+        """Trace `info` in the calling context these parameter values describe; returns that context's
+        summary (shared with earlier callers of the same kind)."""
         if info.callback:
-            return
-        changed = not info.traced
+            return None
+        every = not info.traced  # what every context reads changed: re-walk them all
         info.traced = True
         if context not in info.contexts:
             info.contexts.append(context)
-            changed = True
+            every = True
         if traces_constants and not info.traces_constants:
             info.traces_constants = True
-            changed = True
-        for name in info.params:
-            value = params.get(name)
-            old = info.param_taint.get(name)
-            new = join(old, value_taint(value))
-            if old != new:
-                info.param_taint[name] = new
-                changed = True
-            # A static parameter's constant (a partial-bound literal, an unpassed default) decides guards
-            # only while every context agrees on it.
-            static = value if isinstance(value, Const) else None
-            if name not in info.param_static:
-                info.param_static[name] = static
-                changed = changed or static is not None
-            elif info.param_static[name] is not None and info.param_static[name] != static:
-                info.param_static[name] = None
-                changed = True
+            every = True
         if closure:
             for name, value in closure.items():
                 if name not in info.closure:
                     info.closure[name] = value
-                    changed = changed or isinstance(value, (Taint, Const))
+                    every = every or isinstance(value, (Taint, Const))
                     continue
                 old = info.closure[name]
                 merged = merge_values(old, value)
                 if merged is not old and not (isinstance(old, Taint) and old == merged):
                     info.closure[name] = merged
-                    changed = changed or isinstance(merged, Taint) or isinstance(old, Const)
-        if changed:
+                    every = every or isinstance(merged, Taint) or isinstance(old, Const)
+        variant, changed = self._variant(info, params)
+        if every:
             self._enqueue(info)
+        elif changed:
+            self._enqueue(info, variant)
+        return variant
+
+    def _variant(self, info: FunctionInfo, params: dict[str, Value]) -> tuple[Variant, bool]:
+        key = variant_key(info.params, params)
+        variant = info.variants.get(key)
+        if variant is None and len(info.variants) >= MAX_VARIANTS:
+            key = JOINED
+            variant = info.variants.get(key)
+        if variant is None:
+            variant = info.variants[key] = Variant(key, {n: params.get(n) for n in info.params})
+            return variant, True
+        changed = False
+        for name in info.params:
+            old, new = variant.params.get(name), params.get(name)
+            if key == JOINED:
+                merged = join(value_taint(old), value_taint(new)) or (old if old == new else None)
+            else:
+                merged = join(old, new) if isinstance(old, Taint) else old
+            if merged != old:
+                variant.params[name] = merged
+                changed = True
+        return variant, changed
 
     def _enqueue_context_refresh(self, info: FunctionInfo) -> None:
         """A defaulted parameter turned out to be passed: restart its contexts with it traced."""

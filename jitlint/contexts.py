@@ -31,6 +31,35 @@ class Context:
     filtered: bool = False
 
 
+MAX_VARIANTS = 6
+JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
+
+
+@dataclass
+class Variant:
+    """One calling context of a traced function: its parameters' values and what it returns there."""
+
+    key: tuple
+    params: dict[str, Value]
+    return_taint: Taint | None = None
+    returns_known: bool = False  # set once the body was walked with these parameters
+
+
+def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
+    """What tells two contexts apart: each parameter's kind (a constant's value; a taint's flags, not the
+    name it came from)."""
+    key = []
+    for name in params:
+        v = values.get(name)
+        if isinstance(v, Taint):
+            key.append((v.level, v.is_array, v.is_bool, v.container, v.opaque, v.filtered, v.from_constant))
+        elif isinstance(v, Const):
+            key.append(("const", type(v.value).__name__, v.value))
+        else:
+            key.append(None)
+    return tuple(key)
+
+
 @dataclass
 class JitBinding:
     """A name bound to a jitted callable: `@jax.jit def f`, or `g = jax.jit(f, ...)`."""
@@ -85,17 +114,15 @@ class FunctionInfo:
             (dotted(d.decorator) or "").endswith(("property", ".setter", ".getter")) for d in node.decorators)
         # analysis state
         self.contexts: list[Context] = []
-        self.param_taint: dict[str, Taint | None] = {}
-        # Static parameters' known constants, agreed by every traced context (None: not known).
-        self.param_static: dict[str, Value] = {}
+        # One summary per distinct calling context (which parameters are traced, and how; which are
+        # known constants), keyed by `variant_key`; beyond MAX_VARIANTS, further contexts share one joined.
+        self.variants: dict[tuple, Variant] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}
         self.closure: dict[str, Value] = {}
         self.traced = False
         self.traces_constants = False
         self.callback = False  # target of a host callback: runs on concrete values
         self.eager_done = False
-        self.return_taint: Taint | None = None
-        self.returns_known = False  # set once the body was walked in traced mode
         self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
         self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import jaxapi, runs
-from jitlint.contexts import (CallSite, Context, FunctionInfo, JitBinding, JitCreation, Site,
+from jitlint.contexts import (CallSite, Context, FunctionInfo, JitBinding, JitCreation, Site, Variant,
                               annotation_kind)
 from jitlint.literals import kwarg, literal_const, literal_ints, literal_strs, positional_args
 from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value, join,
@@ -25,11 +25,12 @@ if TYPE_CHECKING:
 class Evaluator:
     """Walks one function body (or the module body) computing abstract values."""
 
-    def __init__(self, analysis: ModuleAnalysis, info: FunctionInfo | None):
+    def __init__(self, analysis: ModuleAnalysis, info: FunctionInfo | None, variant: Variant | None = None):
         self.a = analysis
         self.info = info
+        self.variant = variant  # the calling context this walk of a traced function is for
         self.scope = info.scope if info else analysis.scope
-        self.traced = bool(info and info.traced and not info.callback)
+        self.traced = bool(info and info.traced and not info.callback and variant is not None)
         # Untraced code inside `with jax.disable_jit()` / `ensure_compile_time_eval()`: transforms and lax
         # loops run their bodies eagerly there.
         self.eager_depth = 0
@@ -40,7 +41,8 @@ class Evaluator:
         self.env: dict[str, Value] = {}
         self.returns: list[Taint | None] = []
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
-        self.level = max((t.level for t in info.param_taint.values() if t), default=TRACED) if info else TRACED
+        self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
+                         default=TRACED) if variant else TRACED
         self.nested_seen: list[FunctionInfo] = []
 
     # ------------------------------------------------------------------ entry points
@@ -55,7 +57,7 @@ class Evaluator:
             info.eager_done = True
         self.env = {}
         for name in info.params:
-            self.env[name] = (info.param_taint.get(name) or info.param_static.get(name)) if self.traced else None
+            self.env[name] = self.variant.params.get(name) if self.traced else None
         if info.is_method and info.positional and self.traced:
             self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
         node = info.node
@@ -69,11 +71,13 @@ class Evaluator:
                 self._block(body.body)
         if self.traced:
             ret = join(*self.returns)
-            info.returns_known = True
-            if ret != info.return_taint:
-                info.return_taint = ret
-                for caller in self.a.callers.get(id(info), ()):
-                    self.a._enqueue(caller)  # callers computed with the old return value
+            variant = self.variant
+            variant.returns_known = True
+            if ret != variant.return_taint:
+                variant.return_taint = ret
+                for caller, key in self.a.callers.get((id(info), variant.key), ()):
+                    if key in caller.variants:  # callers computed with the old return value
+                        self.a._enqueue(caller, caller.variants[key])
             # Nested defs defined under trace but not called here still run under trace when used.
             for nested in self.nested_seen:
                 if not nested.traced and not nested.callback:
@@ -956,13 +960,13 @@ class Evaluator:
                 for name, tree in zip(fv.info.free_positional(fv.bound, fv.bound_self), trees):
                     if tree is not None:
                         params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
-                self.a.callers.setdefault(id(fv.info), set()).add(self.info)
                 closure = self._closure() if fv.info.parent is self.info else None
-                self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
-                               params, closure, self.info.traces_constants)
-                self.a.settle(fv.info)
-                if fv.info.returns_known and fv.info.return_taint is None:
-                    return None  # `tree_map(lambda x: x is None, t)`: a tree of Python values
+                variant = self.a.request(fv.info, Context("nested", f"mapped by `{q}`", self.info.traces_constants),
+                                         params, closure, self.info.traces_constants)
+                if variant is not None:
+                    self._read_return_of(fv.info, variant)
+                    if variant.returns_known and variant.return_taint is None:
+                        return None  # `tree_map(lambda x: x is None, t)`: a tree of Python values
             return dataclasses.replace(rest, container=True, is_array=False, elements=None) if rest else None
         if q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."):
             return None
@@ -1068,13 +1072,19 @@ class Evaluator:
             return None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
         traces_constants = bool(self.info and self.info.traces_constants)
-        self.a.callers.setdefault(id(info), set()).add(self.info)
-        self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
-                       params, self._closure() if info.parent is self.info else None, traces_constants)
-        self.a.settle(info)
-        if info.returns_known:
-            return info.return_taint  # its body was walked with tracers: None means a Python value
+        variant = self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
+                                 params, self._closure() if info.parent is self.info else None, traces_constants)
+        if variant is not None:
+            self._read_return_of(info, variant)
+            if variant.returns_known:
+                return variant.return_taint  # walked in this context: None means a Python value
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+
+    def _read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
+        """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
+        context walked again if it changes."""
+        self.a.callers.setdefault((id(info), variant.key), set()).add((self.info, self.variant.key))
+        self.a.settle(info, variant)
 
     def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
         """Remember which defaulted parameters callers pass (they are traced when passed)."""
