@@ -83,7 +83,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
     a = ctx.analysis
     wrapped = creation.wrapped
     if isinstance(wrapped, cst.FunctionDef):
-        return "fresh", f"the jit-decorated nested function `{wrapped.name.value}` (a new function object each time)"
+        return "fresh", f"the nested function `{wrapped.name.value}` (decorated, a new function object each time)"
     if isinstance(wrapped, cst.Lambda):
         return "fresh", "a lambda (a new function object each time)"
     if isinstance(wrapped, cst.Call):
@@ -102,7 +102,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             return "fresh", f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each access)"
         kind = _object_kind(ctx, creation, wrapped.value)
         if kind is not None and kind[0] == "stable":
-            return "stable", f"`{ctx.short(wrapped)}` (a field of {kind[1]}, the same object at every access)"
+            return "stable", f"`{ctx.short(wrapped)}` (a function field of {kind[1]}, a NamedTuple: the same object at every access)"
         if kind is not None:
             return "fresh", (f"the bound method `{ctx.short(wrapped)}` of {kind[1]} (a new bound-method object "
                              "on each access)")
@@ -156,11 +156,20 @@ def _names(target: cst.CSTNode):
 
 
 def _rewrap_remedy(creation: JitCreation) -> str:
-    """Hoist a wrapper whose options are fixed; memoize one whose options vary per call."""
+    """Hoist a wrapper whose options are fixed; memoize one whose options vary per call (computed in the
+    function, or passed to it)."""
     node = creation.node
-    varying = isinstance(node, cst.Call) and any(
-        arg.keyword is not None and not isinstance(arg.value, (cst.Integer, cst.SimpleString, cst.Name, cst.Tuple))
-        for arg in node.args)
+    func = creation.func
+    local = set(func.params) | set(func.assignments) if func is not None else set()
+
+    def varies(value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.Integer, cst.SimpleString, cst.Tuple)):
+            return False
+        if isinstance(value, cst.Name):
+            return value.value in local
+        return True
+
+    varying = isinstance(node, cst.Call) and any(arg.keyword is not None and varies(arg.value) for arg in node.args)
     if varying:
         return "its options vary per call, so memoize the wrapper on them (e.g. `functools.lru_cache`)"
     return "hoist the wrapper out of the loop"
@@ -257,8 +266,9 @@ class JitOfFreshFunction(Rule):
             if place is None:
                 continue
             why = kind[1] if kind[0] == "fresh" else f"{kind[1]} (`{creation.transform}` retraces on every re-wrap)"
+            made = "pmapped" if "pmap" in creation.transform else "jitted"
             yield Report(creation.node, f"`{creation.transform}` of {why} {place}: JAX retraces and recompiles "
-                                        "every time; create the jitted function once (module level or `__init__`) "
+                                        f"every time; create the {made} function once (module level or `__init__`) "
                                         "and pass what varies as an argument")
 
 
@@ -323,11 +333,12 @@ class JitRewrapInLoop(Rule):
             if place is None:
                 continue
             name = creation.transform
+            overhead = ("each new wrapper adds about 0.03-0.3 ms of dispatch per call (up to about 10x a hoisted "
+                        "call on small arguments, less on large pytrees)")
             if kind[0] == "unknown":
-                cost = (f"each new wrapper costs dispatch overhead (about 0.1-0.4 ms against 0.01-0.03 ms for a "
-                        f"hoisted one, 4-15x), and if {kind[1]} is a bound method it also recompiles every time")
+                cost = f"{overhead}, and if {kind[1]} is a bound method it also recompiles every time"
             else:
-                cost = ("wrappers of one function share a compile cache, so it does not recompile, but each new "
-                        "wrapper costs about 0.1-0.4 ms of dispatch against 0.01-0.03 ms for a hoisted one (4-15x)")
+                cost = ("wrappers of one function with the same options share a compile cache, so it does not "
+                        f"recompile, but {overhead}")
             yield Report(creation.node, f"`{name}` of {kind[1]} is re-created {place}: {cost}; "
                                         f"{_rewrap_remedy(creation)}")

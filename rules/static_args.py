@@ -155,6 +155,55 @@ def _static_calls(ctx: RuleContext):
                 yield site, sig, arg
 
 
+
+def _remedy(ctx: RuleContext, site, sig, param: str) -> str:
+    """What to do about a static argument with many values, by how the jitted function uses it: a value
+    that sets a shape, a loop bound or a Python `if` must stay static (bucket it); one that only enters
+    arithmetic can be traced."""
+    uses = _structural_uses(ctx, site, param)
+    if uses is None:
+        return ("pass it as a traced argument if it only enters arithmetic; if it sets a shape, a loop bound or a "
+                "Python `if`, keep it static and round it to a few buckets")
+    if uses:
+        return f"it sets {uses} in the function, so keep it static and round it to a few buckets (or pad)"
+    return "pass it as a traced argument"
+
+
+def _structural_uses(ctx: RuleContext, site, param: str) -> str | None:
+    """How the jitted function's body uses `param` structurally ("a shape", "a loop bound", "a Python `if`"),
+    "" when only in arithmetic, None when the body is not in this file."""
+    callee = site.callee
+    info = callee.info if callee is not None else None
+    if info is None or not isinstance(info.node, cst.FunctionDef):
+        return None
+    a = ctx.analysis
+    found: list[str] = []
+
+    def mentions(expr) -> bool:
+        return expr is not None and param in _names_in(expr)
+
+    stack: list[cst.CSTNode] = [info.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.If, cst.While)) and mentions(node.test) or isinstance(node, cst.IfExp) and \
+                mentions(node.test):
+            found.append("a Python `if`")
+        elif isinstance(node, cst.For) and mentions(node.iter):
+            found.append("a loop bound")
+        elif isinstance(node, cst.Call):
+            q = a.call_names.get(node)
+            if q in jaxapi.SHAPE_ARGS and any(mentions(arg.value) for arg in node.args):
+                found.append("a shape")
+            elif isinstance(node.func, cst.Attribute) and node.func.attr.value in jaxapi.SHAPE_METHODS and any(
+                    mentions(arg.value) for arg in node.args):
+                found.append("a shape")
+            elif q == "range" and any(mentions(arg.value) for arg in node.args):
+                found.append("a loop bound")
+        elif isinstance(node, cst.Slice) and any(mentions(p) for p in (node.lower, node.upper, node.step)):
+            found.append("a slice bound")
+        stack.extend(node.children)
+    return ", ".join(sorted(set(found)))
+
 def _varying_names(site) -> set[str]:
     return {name for name, kind in site.varying.items() if kind == "varying"}
 
@@ -251,7 +300,7 @@ class LoopVaryingStaticArg(Rule):
             through = "" if text == used[0] else f" (through `{used[0]}`)"
             yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets `{text}`, "
                                    f"which changes every iteration{through}: one compile per distinct value, "
-                                   "never evicted; pass it as a traced argument")
+                                   f"never evicted; {_remedy(ctx, site, sig, arg.param)}")
 
 
 class FloatStaticArg(Rule):
@@ -312,7 +361,7 @@ class FloatStaticArg(Rule):
                 continue
             yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets the computed "
                                    f"float `{ctx.short(arg.expr)}`, which changes between calls: one compile per "
-                                   "value; pass it as a traced argument")
+                                   f"value; {_remedy(ctx, site, sig, arg.param)}")
 
 
 def _depends_on_varying(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str], depth: int = 0) -> bool:
@@ -379,7 +428,7 @@ class DataDerivedStaticArg(Rule):
             found = _data_derived(ctx, site, arg.expr, _varying_names(site))
             if found is not None:
                 yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets {found}: "
-                                       "one compile per distinct value; pad to a fixed size or pass it traced")
+                                       f"one compile per distinct value; {_remedy(ctx, site, sig, arg.param)}")
 
 
 class UnhashableStaticArg(Rule):

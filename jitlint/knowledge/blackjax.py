@@ -4,4 +4,4 @@ at every access."""
 
 from __future__ import annotations
 
-STABLE_FIELD_FACTORIES = {"blackjax.": "a BlackJAX algorithm (a NamedTuple of functions)"}
+STABLE_FIELD_FACTORIES = {"blackjax.": "a BlackJAX algorithm"}

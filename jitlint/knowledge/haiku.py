@@ -7,11 +7,11 @@ entry), and a Haiku module's `__call__` runs at trace time, inside `transform`'s
 from __future__ import annotations
 
 STABLE_FIELD_FACTORIES = {
-    "haiku.transform": "a Haiku `Transformed` (a NamedTuple of functions)",
-    "haiku.transform_with_state": "a Haiku `TransformedWithState` (a NamedTuple of functions)",
-    "haiku.multi_transform": "a Haiku `MultiTransformed` (a NamedTuple of functions)",
-    "haiku.multi_transform_with_state": "a Haiku `MultiTransformedWithState` (a NamedTuple of functions)",
-    "haiku.without_apply_rng": "a Haiku `Transformed` (a NamedTuple of functions)",
-    "haiku.without_state": "a Haiku `Transformed` (a NamedTuple of functions)",
-    "haiku.with_empty_state": "a Haiku `TransformedWithState` (a NamedTuple of functions)",
+    "haiku.transform": "a Haiku `Transformed`",
+    "haiku.transform_with_state": "a Haiku `TransformedWithState`",
+    "haiku.multi_transform": "a Haiku `MultiTransformed`",
+    "haiku.multi_transform_with_state": "a Haiku `MultiTransformedWithState`",
+    "haiku.without_apply_rng": "a Haiku `Transformed`",
+    "haiku.without_state": "a Haiku `Transformed`",
+    "haiku.with_empty_state": "a Haiku `TransformedWithState`",
 }

@@ -8,4 +8,4 @@
 from __future__ import annotations
 
 # Calls whose result is an object with stable function fields: qualified-name prefix -> what it is.
-STABLE_FIELD_FACTORIES = {"optax.": "an optax `GradientTransformation` (a NamedTuple of functions)"}
+STABLE_FIELD_FACTORIES = {"optax.": "an optax `GradientTransformation`"}
