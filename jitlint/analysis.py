@@ -21,10 +21,12 @@ import libcst as cst
 
 from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
                               JitCreation, Site, Variant, variant_key)
+from jitlint import jaxapi
 from jitlint.cstwalk import walk
 from jitlint.evaluator import Evaluator
 from jitlint.literals import positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
+from jitlint.qualnames import canonical
 from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value,  # noqa: F401
                             join, merge_values, value_taint)
 
@@ -196,6 +198,28 @@ class ModuleAnalysis:
                 return f.local_defs[name]
             f = f.parent
         return self.module_defs.get(name)
+
+    def framework_of(self, class_name: str) -> str | None:
+        """"linen" / "nnx" / "equinox" for a local class deriving (maybe through local classes) from a
+        framework's module base class, else None."""
+        seen: set[str] = set()
+        todo = [class_name]
+        while todo:
+            c = todo.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            for base in self.class_bases.get(c, []):
+                if base in self.classes:
+                    todo.append(base)
+                    continue
+                head, _, rest = base.partition(".")
+                bound = self.scope.bindings.get(head)
+                if bound is not None:
+                    kind = jaxapi.MODULE_BASES.get(canonical(bound + ("." + rest if rest else "")))
+                    if kind is not None:
+                        return kind
+        return None
 
     def method(self, class_name: str, name: str) -> FunctionInfo | None:
         seen: set[str] = set()

@@ -117,6 +117,8 @@ class FunctionInfo:
         # One summary per distinct calling context (which parameters are traced, and how; which are
         # known constants), keyed by `variant_key`; beyond MAX_VARIANTS, further contexts share one joined.
         self.variants: dict[tuple, Variant] = {}
+        # Functions/objects eager callers pass (None where they disagree), for the eager walk.
+        self.eager_values: dict[str, Value] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}
         self.closure: dict[str, Value] = {}
         self.traced = False

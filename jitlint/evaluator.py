@@ -57,7 +57,7 @@ class Evaluator:
             info.eager_done = True
         self.env = {}
         for name in info.params:
-            self.env[name] = self.variant.params.get(name) if self.traced else None
+            self.env[name] = self.variant.params.get(name) if self.traced else info.eager_values.get(name)
         if info.is_method and info.positional and self.traced:
             self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
         node = info.node
@@ -308,6 +308,16 @@ class Evaluator:
             self.env[info.name] = value
         if self.traced and binding is None:
             self.nested_seen.append(info)
+        if not self.traced and self.info is not None:
+            # Objects and functions the enclosing (eager) code holds: a factory's `model` argument, seen by
+            # the `loss_fn` it returns wherever that is traced.
+            grew = False
+            for name, v in self.env.items():
+                if isinstance(v, (FuncValue, InstanceValue)) and name not in info.closure and name not in info.params:
+                    info.closure[name] = v
+                    grew = True
+            if grew and info.traced:
+                self.a._enqueue(info)
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         if self.info is None:
@@ -1054,6 +1064,11 @@ class Evaluator:
         if owner is None:
             return None
         m = self.a.method(owner, func.attr.value)
+        if m is None and func.attr.value in jaxapi.APPLY_METHODS and self.a.framework_of(owner) == "linen":
+            # `model.apply(variables, x, method=...)` runs `__call__` (or the named method) on `x`.
+            m = self.a.method(owner, "__call__")
+            if m is not None:
+                return FuncValue(m, bound_self=True, skip_args=jaxapi.APPLY_METHODS[func.attr.value])
         if m is None or m.is_property:
             return None  # `self.probs` of a @property is the value it returns, not a method
         return FuncValue(m, bound_self=True)
@@ -1067,9 +1082,13 @@ class Evaluator:
             # Calling a jitted function: it has its own context; the result is an array.
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
             return self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+        returned = _returned_def(info)
         if not self.recording:
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_eager_objects(info, expr, fv, arg_values, skip_first or fv.bound_self)
+            self._last_call_value = FuncValue(returned) if returned is not None else None
             return None
+        self._last_call_value = FuncValue(returned) if returned is not None else None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
         traces_constants = bool(self.info and self.info.traces_constants)
         variant = self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
@@ -1079,6 +1098,27 @@ class Evaluator:
             if variant.returns_known:
                 return variant.return_taint  # walked in this context: None means a Python value
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+
+    def _note_eager_objects(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                            skip_self: bool) -> None:
+        """Functions and objects an eager caller passes (a model to a loss factory): the callee's eager walk
+        sees them; two callers passing different ones leave the parameter unknown."""
+        if any(arg.star for arg in expr.args):
+            return
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
+        keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
+        values = dict(zip([n for n in names if n not in keyword], positional))
+        values.update(keyword)
+        for name, v in values.items():
+            if name not in info.params:
+                continue
+            if not isinstance(v, (FuncValue, InstanceValue)):
+                v = None
+            if name not in info.eager_values:
+                info.eager_values[name] = v
+            elif info.eager_values[name] != v:
+                info.eager_values[name] = None
 
     def _read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
         """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
@@ -1100,17 +1140,17 @@ class Evaluator:
         if skip_self and info.is_method and positional:
             positional = positional[1:]
         names = []
-        i = 0
+        i = -fv.skip_args
         for arg in expr.args:
             if arg.keyword is not None:
                 names.append(arg.keyword.value)
             elif arg.star == "*":
-                names.extend(positional[i:])
+                names.extend(positional[max(i, 0):])
                 i = len(positional)
             elif arg.star == "**":
                 names.extend(p for p in info.params if p not in names)
             else:
-                if i < len(positional):
+                if 0 <= i < len(positional):
                     names.append(positional[i])
                 i += 1
         return names
@@ -1121,7 +1161,7 @@ class Evaluator:
         if skip_self and info.is_method and positional:
             positional = positional[1:]
         params: dict[str, Value] = dict(fv.consts)
-        i = 0
+        i = -fv.skip_args  # arguments before the function's own (the variables of `model.apply`)
         for arg, value in zip(expr.args, arg_values):
             taint = value_taint(value)
             passed = value if isinstance(value, Const) else taint
@@ -1132,7 +1172,7 @@ class Evaluator:
                 elif info.kwarg:
                     params[info.kwarg] = join(params.get(info.kwarg), _as_container(taint))
             elif arg.star == "*":
-                for p in positional[i:]:
+                for p in positional[max(i, 0):]:
                     params[p] = taint
                 if info.vararg:
                     params[info.vararg] = _as_container(taint)
@@ -1141,9 +1181,9 @@ class Evaluator:
                 for p in info.params:
                     params.setdefault(p, taint)
             else:
-                if i < len(positional):
+                if 0 <= i < len(positional):
                     params[positional[i]] = passed
-                elif info.vararg:
+                elif i >= 0 and info.vararg:
                     params[info.vararg] = join(params.get(info.vararg), _as_container(taint))
                 i += 1
         if not any(arg.star for arg in expr.args):
@@ -1408,6 +1448,23 @@ class Evaluator:
 
 
 _UNKNOWN = object()
+
+
+def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
+    """The nested def a factory returns (`return loss_fn` on every path), else None."""
+    if not isinstance(info.node, cst.FunctionDef):
+        return None
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [info.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            if not (isinstance(node.value, cst.Name) and node.value.value in info.local_defs):
+                return None
+            found.add(node.value.value)
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return info.local_defs[found.pop()] if len(found) == 1 else None
 
 
 def _as_container(taint: Taint | None) -> Taint | None:

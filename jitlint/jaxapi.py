@@ -35,6 +35,8 @@ TREE_MAPS = _merged("TREE_MAPS", set())
 STATIC_FUNCS = _merged("STATIC_FUNCS", set())
 STABLE_FIELD_FACTORIES = _merged("STABLE_FIELD_FACTORIES", {})
 BOUND_METHOD_BASES = _merged("BOUND_METHOD_BASES", set())
+MODULE_BASES = _merged("MODULE_BASES", {})
+APPLY_METHODS = _merged("APPLY_METHODS", {})
 MEMOIZERS = _merged("MEMOIZERS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 

@@ -102,6 +102,7 @@ class FuncValue:
     partial: bool = False  # a functools.partial object (a new object each time it is built)
     binding: "JitBinding | None" = None  # the jit options, when `transform` is set
     consts: tuple[tuple[str, "Const"], ...] = ()  # partial-bound literal arguments, by parameter
+    skip_args: int = 0  # leading call arguments the function does not see (`model.apply(variables, x)`)
 
 
 @dataclass

@@ -11,6 +11,8 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
 - STABLE_FIELD_FACTORIES: qualified name or prefix (ending in ".") -> description, for calls returning
   an object whose function fields are the same object at every access (NamedTuples of functions).
 - BOUND_METHOD_BASES: base classes whose instances' methods are fresh bound methods on each access.
+- MODULE_BASES: model base classes -> framework ("linen", "nnx", "equinox").
+- APPLY_METHODS: linen methods that run `__call__` -> how many leading arguments they take first.
 - MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.
 - EXPORTERS: calls that only lower/serialize a jitted function (it is never dispatched).
 """

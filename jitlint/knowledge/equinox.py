@@ -19,3 +19,5 @@ TREE_MAPS = {"equinox.filter"}
 
 STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like",
                 "equinox.filter_eval_shape", "equinox.tree_equal"}
+
+MODULE_BASES = {"equinox.Module": "equinox"}

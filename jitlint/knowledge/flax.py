@@ -30,3 +30,9 @@ LAX_OPERANDS = {"flax.nnx.scan": 2, "flax.nnx.fori_loop": 2, "flax.nnx.while_loo
 # Base classes whose instances' methods are bound methods (a new object on every access), so
 # `jax.jit(model.apply)` re-created in a loop recompiles each time.
 BOUND_METHOD_BASES = {"flax.linen.Module", "flax.nnx.Module"}
+
+# Module base classes, by framework. A linen module's methods run when the module is applied
+# (`model.apply(variables, x)` calls `__call__`, or `method=`), inside whatever traces the apply.
+MODULE_BASES = {"flax.linen.Module": "linen", "flax.nnx.Module": "nnx"}
+# linen Module methods that run `__call__` with the arguments after the first (the variables / the rngs).
+APPLY_METHODS = {"apply": 1, "init": 1, "init_with_output": 1}
