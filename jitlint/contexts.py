@@ -52,7 +52,8 @@ def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
     for name in params:
         v = values.get(name)
         if isinstance(v, Taint):
-            key.append((v.level, v.is_array, v.is_bool, v.container, v.opaque, v.filtered, v.from_constant))
+            key.append((v.level, v.is_array, v.is_bool, v.container, v.opaque, v.filtered, v.from_constant,
+                        v.class_name))
         elif isinstance(v, Const):
             key.append(("const", type(v.value).__name__, v.value))
         else:
@@ -117,6 +118,8 @@ class FunctionInfo:
         # One summary per distinct calling context (which parameters are traced, and how; which are
         # known constants), keyed by `variant_key`; beyond MAX_VARIANTS, further contexts share one joined.
         self.variants: dict[tuple, Variant] = {}
+        # Local classes of the objects callers pass to parameters of this (jitted) function.
+        self.param_classes: dict[str, str | None] = {}
         # Functions/objects eager callers pass (None where they disagree), for the eager walk.
         self.eager_values: dict[str, Value] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}

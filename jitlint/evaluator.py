@@ -888,8 +888,16 @@ class Evaluator:
         # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
         if isinstance(callee_value, FuncValue):
             return self._call_local(expr, callee_value, arg_values, in_jit)
+        # Calling a traced Module (`model(x)` inside `nnx.jit`): its `__call__` runs, traced.
+        if isinstance(callee_value, Taint) and callee_value.class_name is not None:
+            call = self.a.method(callee_value.class_name, "__call__")
+            if call is not None:
+                return self._call_local(expr, FuncValue(call, bound_self=True), arg_values, in_jit)
         if isinstance(func, cst.Attribute):
             method = self._resolve_method(func)
+            if method is None and receiver is not None and receiver.class_name is not None:
+                m = self.a.method(receiver.class_name, func.attr.value)
+                method = FuncValue(m, bound_self=True) if m is not None and not m.is_property else None
             if method is not None:
                 return self._call_local(expr, method, arg_values, in_jit, skip_first=True)
             if isinstance(func.value, cst.Name) and func.value.value in self.a.classes:
@@ -1078,9 +1086,10 @@ class Evaluator:
         info = fv.info
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
-        if fv.transform is not None:
+        if fv.transform is not None or info.jit_binding is not None and not fv.partial:
             # Calling a jitted function: it has its own context; the result is an array.
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
             return self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
         returned = _returned_def(info)
         if not self.recording:
@@ -1119,6 +1128,29 @@ class Evaluator:
                 info.eager_values[name] = v
             elif info.eager_values[name] != v:
                 info.eager_values[name] = None
+
+    def _note_classes(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                      skip_self: bool) -> None:
+        """Objects of local Module classes passed to a jitted function: its body calls their methods."""
+        if any(arg.star for arg in expr.args):
+            return
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
+        values = dict(zip([n for n in names if n not in {a.keyword.value for a in expr.args if a.keyword}],
+                          positional))
+        values.update({arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None})
+        grew = False
+        for name, v in values.items():
+            cls = v.class_name if isinstance(v, InstanceValue) else None
+            if name not in info.params or cls is None:
+                continue
+            if name not in info.param_classes:
+                info.param_classes[name] = cls
+                grew = True
+            elif info.param_classes[name] != cls:
+                info.param_classes[name] = None
+        if grew and info.traced:
+            self.a._enqueue_context_refresh(info)
 
     def _read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
         """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
@@ -1338,12 +1370,13 @@ class Evaluator:
                 params[name] = info.default_const(name)
                 continue
             kind = annotation_kind(info.annotations.get(name))
-            if filtered and kind != "array":
+            module_class = self._module_class_of(info, name)
+            if filtered and kind != "array" and module_class is None:
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either
             is_array = kind in ("array", "scalar") or name in info.scalar_defaults
             container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
             params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
-                                 filtered=graph_nodes and not is_array)
+                                 filtered=(graph_nodes or filtered) and not is_array, class_name=module_class)
         via = "@" + outer_q if decorated else f"{outer_q}(...)"
         context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered or graph_nodes)
         closure = self._closure() if self.info is not None and info.parent is self.info else None
@@ -1351,6 +1384,16 @@ class Evaluator:
         if not restart:
             self.a._context_starts.setdefault(id(info), []).append((self.info, fv, chain, node, decorated))
         return binding
+
+    def _module_class_of(self, info: FunctionInfo, name: str) -> str | None:
+        """The local Module class (flax nnx/linen, equinox) a traced parameter holds: from its annotation
+        (`model: MLP`), or from the objects callers pass."""
+        annotation = info.annotations.get(name)
+        ann = annotation.annotation if annotation is not None else None
+        if isinstance(ann, cst.Name) and ann.value in self.a.classes and self.a.framework_of(ann.value):
+            return ann.value
+        cls = info.param_classes.get(name)
+        return cls if cls is not None and self.a.framework_of(cls) else None
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
         if keyword is None:

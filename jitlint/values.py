@@ -44,6 +44,8 @@ class Taint:
     opaque: bool = False
     # For a literal tuple/list: the taint of each position (None for a Python value there).
     elements: "tuple[Taint | None, ...] | None" = None
+    # A traced pytree whose Python class is a module-local Module class (its methods are known code).
+    class_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
@@ -67,6 +69,7 @@ def join(*taints: "Taint | None") -> "Taint | None":
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
         elements=_join_elements(taints),
+        class_name=first.class_name if all(t.class_name == first.class_name for t in found) else None,
     )
 
 

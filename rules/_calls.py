@@ -60,9 +60,58 @@ def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_se
             i += 1
         else:
             continue
-        static = None if sig.filtered or sig.static is None else param in sig.static
+        if sig.filtered:
+            # equinox keeps every non-array argument static: a Python number or string is a cache key.
+            static = True if is_python_scalar(site, arg.value) else None
+        else:
+            static = None if sig.static is None else param in sig.static
         out.append(BoundArg(arg.value, value, param, static))
     return out
+
+
+_SCALAR_BUILTINS = {"int", "float", "len", "round", "str", "bool", "abs", "min", "max", "sum"}
+
+
+def is_python_scalar(site: CallSite, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A Python number, bool or string built by eager code (a literal, a loop counter, arithmetic on those,
+    `len(...)`, `int(...)`): never an array."""
+    if depth > 4:
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        if expr.value in ("True", "False"):
+            return True
+        if _counter_of(site, expr.value):
+            return True
+        sources = site.func.assignments.get(expr.value, []) if site.func is not None else []
+        return bool(sources) and all(not isinstance(src, cst.AugAssign) and is_python_scalar(site, src, depth + 1)
+                                     or isinstance(src, cst.AugAssign) and is_python_scalar(site, src.value, depth + 1)
+                                     for src in sources)
+    if isinstance(expr, cst.UnaryOperation):
+        return is_python_scalar(site, expr.expression, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_python_scalar(site, expr.left, depth + 1) and is_python_scalar(site, expr.right, depth + 1)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in _SCALAR_BUILTINS:
+        if expr.func.value in ("len", "int", "float", "str", "bool", "round"):
+            return True
+        return all(is_python_scalar(site, arg.value, depth + 1) for arg in expr.args)
+    return False
+
+
+def _counter_of(site: CallSite, name: str) -> bool:
+    """`name` counts the iterations of an enclosing loop: `for i in range(n)`, `for i, x in enumerate(xs)`."""
+    for loop in site.loops:
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+            continue
+        callee = loop.iter.func.value if isinstance(loop.iter.func, cst.Name) else None
+        target = loop.target
+        if callee == "range" and isinstance(target, cst.Name) and target.value == name:
+            return True
+        if callee == "enumerate" and isinstance(target, (cst.Tuple, cst.List)) and target.elements and \
+                isinstance(target.elements[0].value, cst.Name) and target.elements[0].value.value == name:
+            return True
+    return False
 
 
 def jitted_calls(ctx: RuleContext):

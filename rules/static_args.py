@@ -156,17 +156,26 @@ def _static_calls(ctx: RuleContext):
 
 
 
+def _subject(sig, arg) -> str:
+    if sig.filtered:
+        return (f"parameter `{arg.param}` of `{callee_name(sig)}` (static: `{sig.transform}` keeps non-array "
+                "arguments static)")
+    return f"static parameter `{arg.param}` of jitted `{callee_name(sig)}`"
+
+
 def _remedy(ctx: RuleContext, site, sig, param: str) -> str:
     """What to do about a static argument with many values, by how the jitted function uses it: a value
     that sets a shape, a loop bound or a Python `if` must stay static (bucket it); one that only enters
     arithmetic can be traced."""
     uses = _structural_uses(ctx, site, param)
+    traced = "pass it as an array (`jnp.asarray(...)`), which is traced" if sig.filtered else \
+        "pass it as a traced argument"
     if uses is None:
-        return ("pass it as a traced argument if it only enters arithmetic; if it sets a shape, a loop bound or a "
-                "Python `if`, keep it static and round it to a few buckets")
+        return (f"{traced} if it only enters arithmetic; if it sets a shape, a loop bound or a Python `if`, keep "
+                "it static and round it to a few buckets")
     if uses:
         return f"it sets {uses} in the function, so keep it static and round it to a few buckets (or pad)"
-    return "pass it as a traced argument"
+    return traced
 
 
 def _structural_uses(ctx: RuleContext, site, param: str) -> str | None:
@@ -298,7 +307,7 @@ class LoopVaryingStaticArg(Rule):
                 continue  # reported by the more specific JIT302/JIT303
             text = ctx.short(arg.expr)
             through = "" if text == used[0] else f" (through `{used[0]}`)"
-            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets `{text}`, "
+            yield Report(arg.expr, f"{_subject(sig, arg)} gets `{text}`, "
                                    f"which changes every iteration{through}: one compile per distinct value, "
                                    f"never evicted; {_remedy(ctx, site, sig, arg.param)}")
 
@@ -359,7 +368,7 @@ class FloatStaticArg(Rule):
             data = _data_derived(ctx, site, arg.expr, varying)
             if not (_names_in(arg.expr) & varying or _depends_on_varying(ctx, site, arg.expr, varying)) or data:
                 continue
-            yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets the computed "
+            yield Report(arg.expr, f"{_subject(sig, arg)} gets the computed "
                                    f"float `{ctx.short(arg.expr)}`, which changes between calls: one compile per "
                                    f"value; {_remedy(ctx, site, sig, arg.param)}")
 
@@ -427,7 +436,7 @@ class DataDerivedStaticArg(Rule):
                 continue
             found = _data_derived(ctx, site, arg.expr, _varying_names(site))
             if found is not None:
-                yield Report(arg.expr, f"static parameter `{arg.param}` of jitted `{callee_name(sig)}` gets {found}: "
+                yield Report(arg.expr, f"{_subject(sig, arg)} gets {found}: "
                                        f"one compile per distinct value; {_remedy(ctx, site, sig, arg.param)}")
 
 
