@@ -19,12 +19,13 @@ from typing import Iterator
 
 import libcst as cst
 
+from jitlint.contexts import annotation_kind
 from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
                               JitCreation, Site, Variant, variant_key)
 from jitlint import jaxapi
 from jitlint.cstwalk import walk
 from jitlint.evaluator import Evaluator
-from jitlint.literals import positional_args  # noqa: F401  (rules read call arguments with it)
+from jitlint.literals import literal_const, positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
 from jitlint.qualnames import canonical
 from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue, Taint, Value,  # noqa: F401
@@ -63,6 +64,10 @@ class ModuleAnalysis:
         self._literals: dict[str, cst.BaseExpression] | None = None
         self._budget = 0
         self._settle_depth = 0
+        self._class_node_cache: dict[str, cst.ClassDef] | None = None
+        # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
+        self.apply_fn_classes: set[str] = set()
+        self.apply_fn_readers: set[tuple[FunctionInfo, tuple]] = set()
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules
@@ -199,9 +204,15 @@ class ModuleAnalysis:
             f = f.parent
         return self.module_defs.get(name)
 
-    def framework_of(self, class_name: str) -> str | None:
-        """"linen" / "nnx" / "equinox" for a local class deriving (maybe through local classes) from a
-        framework's module base class, else None."""
+    def qualify_text(self, dotted_name: str) -> str | None:
+        """`nn.Module` -> `flax.linen.Module` through the module's imports."""
+        head, _, rest = dotted_name.partition(".")
+        bound = self.scope.bindings.get(head)
+        return canonical(bound + ("." + rest if rest else "")) if bound is not None else None
+
+    def library_bases(self, class_name: str) -> set[str]:
+        """Qualified names of the library classes a local class derives from (through local classes)."""
+        out: set[str] = set()
         seen: set[str] = set()
         todo = [class_name]
         while todo:
@@ -212,14 +223,85 @@ class ModuleAnalysis:
             for base in self.class_bases.get(c, []):
                 if base in self.classes:
                     todo.append(base)
-                    continue
-                head, _, rest = base.partition(".")
-                bound = self.scope.bindings.get(head)
-                if bound is not None:
-                    kind = jaxapi.MODULE_BASES.get(canonical(bound + ("." + rest if rest else "")))
-                    if kind is not None:
-                        return kind
+                else:
+                    q = self.qualify_text(base)
+                    if q is not None:
+                        out.add(q)
+        return out
+
+    def framework_of(self, class_name: str) -> str | None:
+        """"linen" / "nnx" / "equinox" for a local class deriving (maybe through local classes) from a
+        framework's module base class, else None."""
+        for base in self.library_bases(class_name):
+            if base in jaxapi.MODULE_BASES:
+                return jaxapi.MODULE_BASES[base]
         return None
+
+    def pytree_class(self, class_name: str) -> bool:
+        """A class whose instances are pytrees with known fields: a framework Module, a NamedTuple, a
+        flax struct or registered dataclass, or a library class in the tables."""
+        if class_name in jaxapi.PYTREE_CLASSES:
+            return True
+        if class_name not in self.classes:
+            return False
+        if self.framework_of(class_name) or self.library_bases(class_name) & (jaxapi.PYTREE_BASES | set(
+                jaxapi.PYTREE_CLASSES)):
+            return True
+        node = self._class_nodes().get(class_name)
+        return node is not None and any(
+            self.qualify_text(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+            in jaxapi.PYTREE_DECORATORS for d in node.decorators)
+
+    def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
+        """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
+        "static" (declared static metadata, or a non-array under an equinox filter), None (unknown)."""
+        table = jaxapi.PYTREE_CLASSES.get(class_name)
+        if table is not None:
+            return table.get(attr)
+        node = self._class_nodes().get(class_name)
+        if node is None:
+            return None
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and \
+                        small.target.value == attr:
+                    return self._declared_field_kind(small, filtered)
+        for base in self.library_bases(class_name):
+            if base in jaxapi.PYTREE_CLASSES:
+                return jaxapi.PYTREE_CLASSES[base].get(attr)
+        for base in self.class_bases.get(class_name, []):
+            if base in self.classes:
+                return self.field_kind(base, attr, filtered)
+        return None
+
+    def _declared_field_kind(self, field: cst.AnnAssign, filtered: bool) -> str | None:
+        value = field.value
+        if isinstance(value, cst.Call):
+            marker = jaxapi.STATIC_FIELD_CALLS.get(self.qualify_text(dotted(value.func) or "") or "")
+            if marker is not None:
+                keyword, static_value = marker
+                for arg in value.args:
+                    if arg.keyword is not None and arg.keyword.value == keyword:
+                        const = literal_const(arg.value)
+                        if const is not None and const.value == static_value:
+                            return "static"
+        kind = annotation_kind(field.annotation)
+        if kind == "array":
+            return "leaf"
+        if kind in ("scalar", "static") and filtered:
+            return "static"  # equinox keeps non-array leaves static
+        if kind == "scalar":
+            return "leaf"
+        if kind == "static":
+            return "static"
+        return None
+
+    def _class_nodes(self) -> dict[str, cst.ClassDef]:
+        if self._class_node_cache is None:
+            self._class_node_cache = {n.name.value: n for n in self.module.body if isinstance(n, cst.ClassDef)}
+        return self._class_node_cache
 
     def method(self, class_name: str, name: str) -> FunctionInfo | None:
         seen: set[str] = set()

@@ -527,6 +527,15 @@ class Evaluator:
         attr = expr.attr.value
         if attr in jaxapi.STATIC_ATTRS:
             return None
+        if base.class_name is not None:
+            # A traced pytree of a known class: its fields are leaves, subtrees or declared static.
+            kind = self.a.field_kind(base.class_name, attr, base.filtered)
+            if kind == "static":
+                return None
+            if kind == "leaf":
+                return Taint(base.level, base.origin, is_array=True)
+            if kind == "subtree":
+                return Taint(base.level, base.origin, container=True)
         if base.filtered and not base.is_array:
             return None  # a field of an equinox/nnx module may be a static Python value
         if attr in ("T", "mT", "real", "imag", "at") and base.is_array:
@@ -898,6 +907,10 @@ class Evaluator:
             if method is None and receiver is not None and receiver.class_name is not None:
                 m = self.a.method(receiver.class_name, func.attr.value)
                 method = FuncValue(m, bound_self=True) if m is not None and not m.is_property else None
+                if method is None:
+                    method = self._held_apply_fn(receiver.class_name, func.attr.value)
+                    if method is not None:
+                        return self._call_local(expr, method, arg_values, in_jit)
             if method is not None:
                 return self._call_local(expr, method, arg_values, in_jit, skip_first=True)
             if isinstance(func.value, cst.Name) and func.value.value in self.a.classes:
@@ -951,6 +964,19 @@ class Evaluator:
         transform = jaxapi.TRANSFORMS.get(q)
         if transform is not None:
             self._apply_transform(expr, q, transform, arg_values)
+            return None
+        if q in jaxapi.CONSTRUCTORS:
+            cls, apply_keyword = jaxapi.CONSTRUCTORS[q]
+            self._last_call_value = InstanceValue(cls)
+            held = kwarg(expr, apply_keyword) if apply_keyword else None
+            if held is not None and isinstance(held.value, cst.Attribute):
+                method = self._resolve_method(held.value)
+                if method is not None and method.skip_args and method.info.class_name and \
+                        method.info.class_name not in self.a.apply_fn_classes:
+                    self.a.apply_fn_classes.add(method.info.class_name)
+                    for reader, key in self.a.apply_fn_readers:
+                        if key in reader.variants:
+                            self.a._enqueue(reader, reader.variants[key])
             return None
         if q in ("functools.partial",):
             if arg_values and isinstance(arg_values[0], FuncValue):
@@ -1095,7 +1121,8 @@ class Evaluator:
         if not self.recording:
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
             self._note_eager_objects(info, expr, fv, arg_values, skip_first or fv.bound_self)
-            self._last_call_value = FuncValue(returned) if returned is not None else None
+            instance = self._returned_instance(info)
+            self._last_call_value = FuncValue(returned) if returned is not None else instance
             return None
         self._last_call_value = FuncValue(returned) if returned is not None else None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
@@ -1142,7 +1169,7 @@ class Evaluator:
         grew = False
         for name, v in values.items():
             cls = v.class_name if isinstance(v, InstanceValue) else None
-            if name not in info.params or cls is None:
+            if name not in info.params or cls is None or not self.a.pytree_class(cls):
                 continue
             if name not in info.param_classes:
                 info.param_classes[name] = cls
@@ -1390,10 +1417,50 @@ class Evaluator:
         (`model: MLP`), or from the objects callers pass."""
         annotation = info.annotations.get(name)
         ann = annotation.annotation if annotation is not None else None
-        if isinstance(ann, cst.Name) and ann.value in self.a.classes and self.a.framework_of(ann.value):
+        if isinstance(ann, cst.Name) and ann.value in self.a.classes and self.a.pytree_class(ann.value):
             return ann.value
+        q = self.scope.qualify(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
+        if q in jaxapi.PYTREE_CLASSES:
+            return q
         cls = info.param_classes.get(name)
-        return cls if cls is not None and self.a.framework_of(cls) else None
+        return cls if cls is not None and self.a.pytree_class(cls) else None
+
+    def _held_apply_fn(self, class_name: str, attr: str) -> FuncValue | None:
+        """`state.apply_fn(params, x)` of a TrainState built with `apply_fn=model.apply` of the one linen
+        Module class this file does so with: that module's `__call__`."""
+        if self.variant is not None:  # walk this again if a TrainState.create(apply_fn=...) is met later
+            self.a.apply_fn_readers.add((self.info, self.variant.key))
+        if len(self.a.apply_fn_classes) != 1:
+            return None
+        if not any((cls == class_name or cls in self.a.library_bases(class_name)) and keyword == attr
+                   for cls, keyword in jaxapi.CONSTRUCTORS.values()):
+            return None
+        call = self.a.method(next(iter(self.a.apply_fn_classes)), "__call__")
+        return FuncValue(call, bound_self=True, skip_args=1) if call is not None else None
+
+    def _returned_instance(self, info: FunctionInfo) -> InstanceValue | None:
+        """The object a builder function returns on every path (`return TrainState.create(...)`,
+        `return Model(...)`), when it is a pytree jitlint knows."""
+        if not isinstance(info.node, cst.FunctionDef):
+            return None
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [info.node.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Return):
+                call = node.value
+                if not isinstance(call, cst.Call):
+                    return None
+                q = info.scope.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+                if q in jaxapi.CONSTRUCTORS:
+                    found.add(jaxapi.CONSTRUCTORS[q][0])
+                elif isinstance(call.func, cst.Name) and call.func.value in self.a.classes:
+                    found.add(call.func.value)
+                else:
+                    return None
+            if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                stack.extend(node.children)
+        return InstanceValue(found.pop()) if len(found) == 1 else None
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
         if keyword is None:

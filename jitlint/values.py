@@ -69,8 +69,14 @@ def join(*taints: "Taint | None") -> "Taint | None":
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
         elements=_join_elements(taints),
-        class_name=first.class_name if all(t.class_name == first.class_name for t in found) else None,
+        class_name=_one_class(found),
     )
+
+
+def _one_class(taints) -> str | None:
+    """The class of a joined pytree: the one class known for it (a walk before it was learned knew none)."""
+    classes = {t.class_name for t in taints if t.class_name is not None}
+    return classes.pop() if len(classes) == 1 else None
 
 
 def _join_elements(taints) -> "tuple[Taint | None, ...] | None":

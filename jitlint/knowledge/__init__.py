@@ -12,6 +12,9 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
   an object whose function fields are the same object at every access (NamedTuples of functions).
 - BOUND_METHOD_BASES: base classes whose instances' methods are fresh bound methods on each access.
 - MODULE_BASES: model base classes -> framework ("linen", "nnx", "equinox").
+- PYTREE_CLASSES: library pytree classes -> field -> "leaf" / "subtree" / "static"; CONSTRUCTORS: calls
+  building one (and the keyword holding a model's apply function); PYTREE_BASES / PYTREE_DECORATORS: what
+  makes a local class a pytree; STATIC_FIELD_CALLS: field(...) calls marking a field static.
 - APPLY_METHODS: linen methods that run `__call__` -> how many leading arguments they take first.
 - MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.
 - EXPORTERS: calls that only lower/serialize a jitted function (it is never dispatched).

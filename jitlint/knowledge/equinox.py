@@ -21,3 +21,4 @@ STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_arra
                 "equinox.filter_eval_shape", "equinox.tree_equal"}
 
 MODULE_BASES = {"equinox.Module": "equinox"}
+STATIC_FIELD_CALLS = {"equinox.field": ("static", True)}

@@ -36,3 +36,16 @@ BOUND_METHOD_BASES = {"flax.linen.Module", "flax.nnx.Module"}
 MODULE_BASES = {"flax.linen.Module": "linen", "flax.nnx.Module": "nnx"}
 # linen Module methods that run `__call__` with the arguments after the first (the variables / the rngs).
 APPLY_METHODS = {"apply": 1, "init": 1, "init_with_output": 1}
+
+# Pytree classes whose fields jitlint knows: qualified name -> field -> "leaf" (a traced array under jit),
+# "subtree" (a container of leaves) or "static" (pytree metadata: never traced).
+TRAIN_STATE = "flax.training.train_state.TrainState"
+PYTREE_CLASSES = {
+    TRAIN_STATE: {"step": "leaf", "params": "subtree", "opt_state": "subtree", "apply_fn": "static", "tx": "static"},
+}
+# Calls that build one: qualified name -> (class, the keyword holding its model's apply function).
+CONSTRUCTORS = {TRAIN_STATE + ".create": (TRAIN_STATE, "apply_fn")}
+# Base classes of local pytree dataclasses, and the call marking one of their fields static.
+PYTREE_BASES = {"flax.struct.PyTreeNode", TRAIN_STATE}
+PYTREE_DECORATORS = {"flax.struct.dataclass"}
+STATIC_FIELD_CALLS = {"flax.struct.field": ("pytree_node", False)}

@@ -202,3 +202,8 @@ BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and
               "not_equal", "isclose", "signbit", "isreal", "iscomplex", "any", "all", "isin",
               "array_equal", "bitwise_not", "invert", "bernoulli"}
 BOOL_DTYPES = {"bool", "bool_", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool_", "numpy.bool"}
+
+# Local classes deriving from these are pytrees whose fields are leaves (unless marked static).
+PYTREE_BASES = {"typing.NamedTuple", "chex.dataclass"}
+PYTREE_DECORATORS = {"jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class",
+                     "chex.dataclass"}
