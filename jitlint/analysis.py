@@ -83,18 +83,23 @@ class ModuleAnalysis:
     def run(self) -> "ModuleAnalysis":
         Evaluator(self, None).run_module()
         self._budget = 50 * (len(self.functions) + 10)  # bounds re-walks, whatever the code looks like
-        self._drain()
-        # Every function not reached by tracing is still walked once, eagerly, to find transforms.
-        # (Walking may create lambda infos: iterate by position so they are walked too.)
+        # Eager code first: what it passes to jitted functions (objects of known classes, factories'
+        # arguments) is then known when the traced bodies are walked, so no walk sees less than the run.
+        # Every function not reached by tracing is walked once, eagerly, to find transforms; walking may
+        # create lambda infos, so iterate by position, and again after tracing reached more code.
         i = 0
-        while i < len(self.functions):
-            info = self.functions[i]
-            i += 1
-            if not info.eager_done and not info.traced:
-                info.eager_done = True
-                Evaluator(self, info).run_function()
-                self._drain()
-        return self
+        while True:
+            while i < len(self.functions):
+                info = self.functions[i]
+                i += 1
+                if not info.eager_done and not info.traced:
+                    info.eager_done = True
+                    Evaluator(self, info).run_function()
+            if not self._worklist:
+                return self
+            self._drain()
+            if self._budget <= 0:
+                return self
 
     def _drain(self) -> None:
         """Walk queued (function, context) pairs until values stop growing (or the budget runs out)."""
@@ -179,7 +184,12 @@ class ModuleAnalysis:
         return variant, changed
 
     def _enqueue_context_refresh(self, info: FunctionInfo) -> None:
-        """A defaulted parameter turned out to be passed: restart its contexts with it traced."""
+        """A caller told more about the parameters (a default is passed, a Module's class): restart its
+        contexts. Contexts not walked yet are replaced, not kept beside the better ones."""
+        if not any(v.returns_known for v in info.variants.values()):
+            self._worklist = [(i, v) for i, v in self._worklist if i is not info]
+            self._queued = {(q, key) for q, key in self._queued if q != id(info)}
+            info.variants.clear()
         for parent, fv, chain, node, decorated in self._context_starts.get(id(info), []):
             Evaluator(self, parent)._start_context(fv, chain, node, decorated, restart=True)
 
