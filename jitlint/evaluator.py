@@ -1093,9 +1093,9 @@ class Evaluator:
             owner = info.class_name
         else:
             v = self.lookup(base.value)
-            if isinstance(v, InstanceValue):
+            if isinstance(v, InstanceValue) or isinstance(v, Taint) and v.class_name is not None:
                 owner = v.class_name
-        if owner is None:
+        if owner is None or owner not in self.a.classes:
             return None
         m = self.a.method(owner, func.attr.value)
         if m is None and func.attr.value in jaxapi.APPLY_METHODS and self.a.framework_of(owner) == "linen":
@@ -1309,8 +1309,8 @@ class Evaluator:
         chain = [(q, expr), *chain]
         binding = self._start_context(fv, chain, expr)
         if transform.returns_function:  # not `out, f_jvp = jax.linearize(f, x)`: values, not a function
-            self._last_call_value = FuncValue(fv.info, fv.bound, fv.bound_self,
-                                              q if transform.kind == "jit" else None, binding=binding)
+            self._last_call_value = dataclasses.replace(fv, transform=q if transform.kind == "jit" else None,
+                                                        binding=binding, partial=False)
 
     def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
         node = info.node
