@@ -68,6 +68,8 @@ class ModuleAnalysis:
         # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
         self.apply_fn_classes: set[str] = set()
         self.apply_fn_readers: set[tuple[FunctionInfo, tuple]] = set()
+        # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
+        self.attribute_values: dict[tuple[str, str], Value] = {}
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules
@@ -87,6 +89,11 @@ class ModuleAnalysis:
         # arguments) is then known when the traced bodies are walked, so no walk sees less than the run.
         # Every function not reached by tracing is walked once, eagerly, to find transforms; walking may
         # create lambda infos, so iterate by position, and again after tracing reached more code.
+        # Constructors first: what `self.x = ...` stores is read by the other methods.
+        for info in self.functions:
+            if info.class_name and info.name in ("__init__", "setup", "__post_init__") and not info.traced:
+                info.eager_done = True
+                Evaluator(self, info).run_function()
         i = 0
         while True:
             while i < len(self.functions):

@@ -372,6 +372,20 @@ class Evaluator:
                     self._slice_element(el)
             else:
                 self.expr(target.value)
+                owner = self._self_class(target.value)
+                if owner is not None and isinstance(value, (FuncValue, InstanceValue)):
+                    # `self.step = jax.jit(self._step)`, `self.block = Block(...)`: what the object holds.
+                    key = (owner, target.attr.value)
+                    old = self.a.attribute_values.get(key, value)
+                    self.a.attribute_values[key] = value if old == value else None
+
+    def _self_class(self, expr: cst.BaseExpression) -> str | None:
+        """The class of `self` when `expr` is the first parameter of a method."""
+        info = self.info
+        if isinstance(expr, cst.Name) and info is not None and info.is_method and info.positional and \
+                expr.value == info.positional[0]:
+            return info.class_name
+        return None
 
     def _note_assignment(self, name: str, source: cst.BaseExpression | None) -> None:
         """Remember what a name is assigned (for the static-argument rules), and whether it changes
@@ -1018,8 +1032,10 @@ class Evaluator:
             if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
                 return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)
             return None  # NumPy on constants stays NumPy; on tracers it raises (a rule reports it)
-        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES):
+        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
             return self._array_result(any_arg, in_jit, expr, q)
+        if q in jaxapi.TREE_FUNCTIONS:
+            return _as_container(any_arg)
         if q in ("range", "len", "isinstance", "print", "hash", "id", "repr", "str", "format", "type"):
             return None
         if q in ("max", "min", "sorted"):
@@ -1083,10 +1099,27 @@ class Evaluator:
                          consts=tuple(consts.items()))
 
     def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
-        """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`."""
+        """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`; through what the
+        object holds: `self.step` set to `jax.jit(...)` in `__init__`, `self.block(x)` / `self.block.f(x)` of
+        `self.block = Block(...)`."""
         base = func.value
+        held_owner = self._self_class(base.value) if isinstance(base, cst.Attribute) else None
+        if held_owner is not None:
+            held = self.a.attribute_values.get((held_owner, base.attr.value))
+            if isinstance(held, InstanceValue) and held.class_name in self.a.classes:
+                m = self.a.method(held.class_name, func.attr.value)
+                return FuncValue(m, bound_self=True) if m is not None and not m.is_property else None
+            return None
         if not isinstance(base, cst.Name):
             return None
+        self_owner = self._self_class(base)
+        if self_owner is not None and self.a.method(self_owner, func.attr.value) is None:
+            held = self.a.attribute_values.get((self_owner, func.attr.value))
+            if isinstance(held, FuncValue):
+                return held
+            if isinstance(held, InstanceValue) and held.class_name in self.a.classes:
+                call = self.a.method(held.class_name, "__call__")
+                return FuncValue(call, bound_self=True) if call is not None else None
         owner: str | None = None
         info = self.info
         if info is not None and info.is_method and info.positional and base.value == info.positional[0]:

@@ -22,3 +22,4 @@ STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_arra
 
 MODULE_BASES = {"equinox.Module": "equinox"}
 STATIC_FIELD_CALLS = {"equinox.field": ("static", True)}
+TREE_FUNCTIONS = {"equinox.apply_updates", "equinox.combine", "equinox.tree_at"}

@@ -49,3 +49,7 @@ CONSTRUCTORS = {TRAIN_STATE + ".create": (TRAIN_STATE, "apply_fn")}
 PYTREE_BASES = {"flax.struct.PyTreeNode", TRAIN_STATE}
 PYTREE_DECORATORS = {"flax.struct.dataclass"}
 STATIC_FIELD_CALLS = {"flax.struct.field": ("pytree_node", False)}
+
+# Activations re-exported by flax (`nn.relu`, `nnx.gelu`): jax.nn functions, arrays out.
+ARRAY_FUNCTIONS = {f"flax.{ns}.{name}" for ns in ("linen", "nnx") for name in (
+    "relu", "relu6", "gelu", "sigmoid", "softmax", "log_softmax", "silu", "swish", "tanh", "elu", "leaky_relu", "one_hot", "celu", "selu", "softplus", "log_sigmoid", "hard_tanh", "glu", "normalize", "standardize")}
