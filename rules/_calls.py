@@ -343,3 +343,44 @@ def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
             return "unhashable"
         return "unhashable" if "__eq__" in methods else "identity"
     return "value"  # not defined here: assume it hashes by value
+
+
+# ------------------------------------------------------------------------------ values passed through helpers
+
+
+def forwarded(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression, depth: int = 0):
+    """Where a value reaching a jitted call as a parameter of the enclosing function comes from: for
+    `def run(x, sizes): return split(x, sizes)`, each call `run(x, [2, 3])` in this file gives
+    (that call's site, its argument `[2, 3]`, its abstract value, "run")."""
+    func = site.func
+    if depth > 2 or func is None or not isinstance(expr, cst.Name) or expr.value not in func.params or \
+            expr.value in func.assignments:
+        return
+    param = expr.value
+    for outer in a.call_sites.values():
+        if outer.callee is None or outer.callee.info is not func:
+            continue
+        found = _argument_for(outer, func, param)
+        if found is None:
+            continue
+        arg_expr, value = found
+        yield outer, arg_expr, value, func.name
+        yield from forwarded(a, outer, arg_expr, depth + 1)
+
+
+def _argument_for(site: CallSite, info: FunctionInfo, param: str):
+    positional = list(info.positional)
+    if site.callee is not None and (site.callee.bound_self or info.is_method) and positional:
+        positional = positional[1:]
+    i = 0
+    for arg, value in zip(site.node.args, site.arg_values):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == param:
+                return arg.value, value
+            continue
+        if i < len(positional) and positional[i] == param:
+            return arg.value, value
+        i += 1
+    return None

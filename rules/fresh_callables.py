@@ -14,8 +14,8 @@ from typing import Iterator
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import (callee_name, fresh_callable, identity_hashed_object, is_function_value, jitted_calls,
-                     repeated_functions)
+from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
+                     jitted_calls, repeated_functions)
 
 
 class FreshCallableStaticArg(Rule):
@@ -82,6 +82,15 @@ class FreshCallableStaticArg(Rule):
                     yield Report(arg.expr, f"{fresh} is passed to static parameter `{arg.param}` of jitted "
                                            f"`{callee_name(sig)}`: a new object on every call misses the compile cache, "
                                            "so each call recompiles; define it once and pass the same object")
+                    continue
+                # Through a helper's parameter: report where the new object is built.
+                for outer, expr, value, via in forwarded(ctx.analysis, site, arg.expr):
+                    fresh = fresh_callable(ctx, outer, expr, value, repeated)
+                    if fresh is not None:
+                        yield Report(expr, f"{fresh} is passed to `{via}`, which hands it to static parameter "
+                                           f"`{arg.param}` of jitted `{callee_name(sig)}`: a new object on every call "
+                                           "misses the compile cache, so each call recompiles; define it once and "
+                                           "pass the same object")
 
 
 class CallableToTracedArg(Rule):

@@ -17,7 +17,7 @@ from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import callee_name, class_hash_kind, jitted_calls
+from ._calls import callee_name, class_hash_kind, forwarded, jitted_calls
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
 _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
@@ -484,6 +484,14 @@ class UnhashableStaticArg(Rule):
                 yield Report(arg.expr, f"{kind} is passed to static parameter `{arg.param}` of jitted "
                                        f"`{callee_name(sig)}`: static arguments must be hashable, so the call raises "
                                        "ValueError; pass a tuple, or make it a traced argument")
+                continue
+            # Through a helper's parameter: report at the call that builds the value.
+            for outer, expr, _, via in forwarded(ctx.analysis, site, arg.expr):
+                kind = _unhashable(ctx, outer, expr)
+                if kind is not None:
+                    yield Report(expr, f"{kind} is passed to `{via}`, which hands it to static parameter "
+                                       f"`{arg.param}` of jitted `{callee_name(sig)}`: static arguments must be "
+                                       "hashable, so the call raises ValueError; pass a tuple")
 
 
 class InvalidStaticSpec(Rule):
