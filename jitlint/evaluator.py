@@ -1413,7 +1413,7 @@ class Evaluator:
             for i in argnums or (0,):
                 if 0 <= i < len(free):
                     params[free[i]] = Taint(GRAD_TRACED, free[i])
-            self.a.request(info, Context("grad", f"`{q.replace('jax.', 'jax.')}`", False), params,
+            self.a.request(info, Context("grad", q, False), params,
                            self._closure() if info.parent is self.info and self.info else None, False)
             return binding
         first = tracing[0]
