@@ -17,7 +17,7 @@ from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
 
-from ._calls import callee_name, class_hash_kind, forwarded, jitted_calls
+from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
 _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
@@ -154,6 +154,49 @@ def _static_calls(ctx: RuleContext):
             if arg.static is True:
                 yield site, sig, arg
 
+
+
+def _module_fields_per_iteration(ctx: RuleContext):
+    """An equinox Module built on every iteration with a Python number field that changes, passed to a
+    filtered transform: the field is static there, so each value is a new compile."""
+    a = ctx.analysis
+    for site, sig, args in jitted_calls(ctx):
+        if not sig.filtered or site.loop is None or site.func is None:
+            continue
+        varying = _varying_names(site)
+        for arg in args:
+            if not isinstance(arg.value, InstanceValue) or a.framework_of(arg.value.class_name) != "equinox":
+                continue
+            cls = arg.value.class_name
+            built = [arg.expr] if isinstance(arg.expr, cst.Call) else site.func.assignments.get(
+                arg.expr.value, []) if isinstance(arg.expr, cst.Name) else []
+            for call in built:
+                if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == cls):
+                    continue
+                for field, value in _constructor_fields(a, cls, call):
+                    if a.field_kind(cls, field, True) == "static" and _names_in(value) & varying and \
+                            is_python_scalar(site, value):
+                        yield Report(value, f"field `{field}` of the `{cls}` passed to `{callee_name(sig)}` gets "
+                                            f"`{ctx.short(value)}`, which changes every iteration: a non-array field "
+                                            f"is static under `{sig.transform}`, so each value is a new compile; "
+                                            "keep its values few (bucket them), or make it an array field if it only "
+                                            "enters arithmetic")
+
+
+def _constructor_fields(a, cls: str, call: cst.Call):
+    """(field, argument) pairs of `Cls(...)` for a dataclass-style Module (no `__init__` of its own)."""
+    fields = []
+    for node in a.module.body:
+        if isinstance(node, cst.ClassDef) and node.name.value == cls:
+            for stmt in node.body.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    fields += [small.target.value for small in stmt.body
+                               if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)]
+    own_init = a.method(cls, "__init__") is not None
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    out = [] if own_init else list(zip(fields, (arg.value for arg in positional)))
+    out += [(arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None and arg.keyword.value in fields]
+    return out
 
 
 def _subject(sig, arg) -> str:
@@ -296,6 +339,7 @@ class LoopVaryingStaticArg(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
+        yield from _module_fields_per_iteration(ctx)
         for site, sig, arg in _static_calls(ctx):
             if site.loop is None or _is_bool_expr(arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
                 continue
