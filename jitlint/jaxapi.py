@@ -9,7 +9,6 @@ from __future__ import annotations
 from jitlint.knowledge import LIBRARIES
 from jitlint.knowledge._types import Transform  # noqa: F401  (re-exported for the evaluator)
 from jitlint.knowledge.jax import *  # noqa: F401,F403  (JAX's own tables, extended below)
-from jitlint.knowledge import jax as _jax
 
 
 def _merged(name: str, empty):
@@ -49,7 +48,8 @@ MEMOIZERS = _merged("MEMOIZERS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 
 # Derived: the transforms whose wrapper holds a compile cache keyed on the wrapped function's identity.
-JIT_WRAPPERS = {name for name, t in TRANSFORMS.items() if t.kind == "jit" and name not in _jax.NOT_DISPATCHED}
+NOT_DISPATCHED = _merged("NOT_DISPATCHED", set())
+JIT_WRAPPERS = {name for name, t in TRANSFORMS.items() if t.kind == "jit" and name not in NOT_DISPATCHED}
 
 
 def stable_field_factory(qualified: str | None) -> str | None:

@@ -16,7 +16,11 @@ TRANSFORMS = {
     "flax.nnx.vmap": Transform("vmap", traces_constants=False, graph_nodes=True),
     "flax.nnx.grad": GRAD,
     "flax.nnx.value_and_grad": GRAD,
+    "flax.nnx.remat": Transform("jit", "static_argnums", None, graph_nodes=True),
+    "flax.nnx.checkpoint": Transform("jit", "static_argnums", None, graph_nodes=True),
+    "flax.nnx.eval_shape": Transform("jit", graph_nodes=True),
 }
+NOT_DISPATCHED = {"flax.nnx.remat", "flax.nnx.checkpoint", "flax.nnx.eval_shape"}
 
 LAX_BODIES = {
     "flax.nnx.scan": ((0,), ("f",)),
