@@ -70,6 +70,7 @@ class ModuleAnalysis:
         self.apply_fn_readers: set[tuple[FunctionInfo, tuple]] = set()
         # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
         self.attribute_values: dict[tuple[str, str], Value] = {}
+        self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules

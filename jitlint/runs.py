@@ -211,29 +211,46 @@ def inside_traced_code(func: "FunctionInfo | None") -> str | None:
 def only_lowered(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
     """`jax.jit(f).lower(...)`, or a name bound to the wrapper used only as `g.lower(...)`/`g.trace(...)` or
     handed to `jax.export.export`: the wrapper is compiled ahead of time, never called."""
-    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    uses = _name_uses(a, func)
+    if id(creation_node) in uses.lowered_ids:
+        return True
     names = {name for name, exprs in (func.assignments if func else a.module_assignments).items()
              if creation_node in exprs}
-    uses = 0
-    lowered = 0
-    for node in _walk(body):
-        if isinstance(node, cst.Call):
-            f = node.func
-            if isinstance(f, cst.Attribute) and f.attr.value in jaxapi.LOWERING_METHODS and (
-                    f.value is creation_node or isinstance(f.value, cst.Name) and f.value.value in names):
-                lowered += 1
-            elif a.call_names.get(node) in jaxapi.EXPORTERS and node.args and (
-                    node.args[0].value is creation_node or isinstance(node.args[0].value, cst.Name)
-                    and node.args[0].value.value in names):
-                lowered += 1
-        if isinstance(node, cst.Name) and node.value in names:
-            uses += 1
-    if not names:
-        return lowered > 0
-    return lowered > 0 and lowered == uses - _assigned_count(func, a, names)
+    return bool(names) and all(0 < uses.reads.get(n, 0) == uses.lowered.get(n, 0) for n in names)
 
 
-def _assigned_count(func, a, names) -> int:
-    # Each `g = jax.jit(...)` target is a Name use too; it is not a call.
-    table = func.assignments if func is not None else a.module_assignments
-    return sum(len(table.get(n, [])) for n in names)
+class _Uses:
+    """How the names of one function body (or the module) are read: in all, and as a wrapper handed only
+    to lowering; and which expressions are lowered directly. Built once per body (bodies with many jit
+    creations would otherwise be walked once per creation)."""
+
+    def __init__(self, a: "ModuleAnalysis", func: "FunctionInfo | None") -> None:
+        self.reads: dict[str, int] = {}
+        self.lowered: dict[str, int] = {}
+        self.lowered_ids: set[int] = set()
+        body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+        for node in _walk(body):
+            if isinstance(node, cst.Call):
+                f = node.func
+                target = None
+                if isinstance(f, cst.Attribute) and f.attr.value in jaxapi.LOWERING_METHODS:
+                    target = f.value
+                elif a.call_names.get(node) in jaxapi.EXPORTERS and node.args:
+                    target = node.args[0].value
+                if target is not None:
+                    self.lowered_ids.add(id(target))
+                    if isinstance(target, cst.Name):
+                        self.lowered[target.value] = self.lowered.get(target.value, 0) + 1
+            elif isinstance(node, cst.Name):
+                self.reads[node.value] = self.reads.get(node.value, 0) + 1
+        # Assignment targets are Name nodes too, not reads.
+        for name, exprs in (func.assignments if func is not None else a.module_assignments).items():
+            if name in self.reads:
+                self.reads[name] -= len(exprs)
+
+
+def _name_uses(a: "ModuleAnalysis", func: "FunctionInfo | None") -> _Uses:
+    uses = a.name_uses.get(id(func))
+    if uses is None:
+        uses = a.name_uses[id(func)] = _Uses(a, func)
+    return uses

@@ -24,6 +24,13 @@ from ._calls import repeated_functions
 def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False) -> str | None:
     """Where the wrapper is re-created over and over with the same meaning, or None."""
     a = ctx.analysis
+    if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops) and \
+            not runs.builds_collection(a, creation.loop, creation.node):
+        place = "inside a loop"
+    elif creation.func is not None and creation.func in repeated:
+        place = f"in `{creation.func.name}`, which runs repeatedly ({repeated[creation.func]})"
+    else:
+        return None
     traced = runs.inside_traced_code(creation.func)
     if traced == "staged" or traced == "grad" and stable:
         return None  # inlined into the outer trace, once
@@ -31,12 +38,7 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
         return None  # built once per key
     if runs.only_lowered(a, creation.func, creation.node):
         return None  # compiled ahead of time, never dispatched
-    if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops) and \
-            not runs.builds_collection(a, creation.loop, creation.node):
-        return "inside a loop"
-    if creation.func is not None and creation.func in repeated:
-        return f"in `{creation.func.name}`, which runs repeatedly ({repeated[creation.func]})"
-    return None
+    return place
 
 
 def _assigned_sources(ctx: RuleContext, creation: JitCreation, name: str) -> list[cst.BaseExpression]:
