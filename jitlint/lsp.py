@@ -209,15 +209,11 @@ def noqa_edit(positions: Positions, comments: LineComments, line: int, code: str
 
 
 def fix_still_parses(source: str, finding: Finding) -> bool:
-    """Like `jitlint check --fix`, offer a fix only if the text still parses after it (checked with
-    CPython's parser, which is fast enough to run for every fix in a large selection)."""
-    from jitlint.fixes import apply_edits
+    """Like `jitlint check --fix`, offer a fix only if this Python compiles the text after it and it
+    keeps every comment."""
+    from jitlint.fixes import fix_applies
 
-    try:
-        ast.parse(apply_edits(source, finding.fix.edits))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    return fix_applies(source, finding)
 
 
 # ------------------------------------------------------------------------------------------ settings

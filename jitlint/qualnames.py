@@ -36,6 +36,8 @@ def canonical(name: str | None) -> str | None:
         return None
     if name in _ALIASES:
         return _ALIASES[name]
+    if name.startswith("builtins.") and name.count(".") == 1:
+        return name[len("builtins."):]  # `builtins.print`, `from builtins import print as p`: the builtin
     if name.startswith("flax.experimental.nnx."):
         return "flax.nnx." + name[len("flax.experimental.nnx."):]
     return name

@@ -12,6 +12,7 @@ import libcst as cst
 
 from jitlint import jaxapi
 from jitlint.finding import Severity
+from jitlint.fixes import comments
 from jitlint.rule import FixSpec, Report, Rule, RuleContext
 
 from ._helpers import calls, describe, mentions_traced, where
@@ -97,7 +98,7 @@ class PrintTracedValue(Rule):
                 call,
                 f"`print` of traced value {shown} {where(site)}: it runs once, at trace time, and shows "
                 f"a tracer instead of the values (and nothing on later calls); use `jax.debug.print`",
-                fix=_debug_print_fix(call, site),
+                fix=_debug_print_fix(ctx, call, site),
             )
 
 
@@ -178,9 +179,11 @@ class LogTracedValue(Rule):
                     break
 
 
-def _debug_print_fix(call: cst.Call, site) -> FixSpec | None:
+def _debug_print_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
     """print(a, f"b={b:.2f}") -> jax.debug.print("{} b={:.2f}", a, b), when it can be done exactly."""
-    if site.scope.lookup("jax") != "jax":
+    if site.scope.lookup("jax") != "jax" or _jax_rebound(ctx):
+        return None
+    if comments(ctx.code(call)) != []:  # a comment between the arguments would be lost (or not tokenizable)
         return None
     pieces: list[str] = []
     args: list[cst.Arg] = []
@@ -211,6 +214,45 @@ def _debug_print_fix(call: cst.Call, site) -> FixSpec | None:
         func=cst.Attribute(cst.Attribute(cst.Name("jax"), cst.Name("debug")), cst.Name("print")),
         args=new_args)
     return FixSpec("Use jax.debug.print", call, replacement)
+
+
+def _jax_rebound(ctx: RuleContext) -> bool:
+    """Is the name `jax` bound anywhere in the file other than by `import jax[.sub]`? (`jax = None`,
+    a parameter `jax`, `import numpy as jax` ...: then `jax.debug.print` may not name the module.)
+    Read with CPython's ast, whose Store/Del contexts mark every binding; once per file."""
+    known = getattr(ctx, "_jax_rebound", None)
+    if known is None:
+        known = ctx._jax_rebound = _binds_jax(ctx.module.code)
+    return known
+
+
+def _binds_jax(code: str) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "jax" and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.arg) and node.arg == "jax":
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == "jax":
+            return True
+        if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name == "jax":
+            return True
+        if isinstance(node, ast.MatchMapping) and node.rest == "jax":
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and "jax" in node.names:
+            return True
+        if isinstance(node, ast.Import) and any(
+                a.asname == "jax" and a.name != "jax" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and any(
+                (a.asname or a.name) in ("jax", "*") for a in node.names):
+            return True
+    return False
 
 
 def _fstring_to_format(fs: cst.FormattedString, args: list[cst.Arg]) -> str | None:
