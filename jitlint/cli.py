@@ -28,6 +28,16 @@ def _jobs(value: str) -> int:
     return n
 
 
+def _size(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {value!r}")
+    return n
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jitlint", description="Find jax.jit pitfalls before the code runs.")
@@ -57,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
     check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
                        help="worker processes (default: one per CPU core; 1: no workers)")
+    check.add_argument("--max-file-size", type=_size, metavar="BYTES",
+                       help="report files larger than this instead of reading them (default: 10 MiB)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument("--cache-dir", metavar="DIR",
                        help="cache folder (default: .jitlint_cache in the config's folder, else the current one)")
@@ -144,6 +156,7 @@ def _load_config(args):
         exclude=tuple(args.exclude) if args.exclude is not None else None,
         extend_exclude=(*base.extend_exclude, *args.extend_exclude) if args.extend_exclude else None,
         force_exclude=True if args.force_exclude else None,
+        max_file_size=args.max_file_size,
     )
 
 
@@ -185,12 +198,15 @@ def _check(args) -> int:
         if not args.no_cache:
             cache_dir = Path(args.cache_dir) if args.cache_dir else (config.root or Path.cwd()) / ".jitlint_cache"
         run = engine.lint_paths(paths, config, jobs=args.jobs or engine.default_jobs(), cache_dir=cache_dir,
-                                progress=progress)
+                                progress=progress, fix=args.fix)
         results.extend(run.files)
         for message in run.messages:
             sys.stderr.write(message + "\n")
-    if args.fix:
-        results = _apply_fixes(results, config, args)
+        for r in run.files:
+            if r.fixes_applied:
+                sys.stderr.write(f"{r.path}: applied {r.fixes_applied} fix{'es' if r.fixes_applied != 1 else ''}\n")
+            if r.fix_error:
+                sys.stderr.write(f"jitlint: error: {r.path}: {r.fix_error}\n")
     findings = sorted(f for r in results for f in r.findings)
     for r in results:
         for warning in r.warnings:
@@ -237,32 +253,6 @@ def _decoded_lines(data: bytes) -> list[str]:
         return decode_source(data).splitlines()
     except (UnicodeDecodeError, SyntaxError, LookupError):
         return []
-
-
-def _apply_fixes(results, config, args):
-    import io
-    import tokenize
-
-    from jitlint import engine
-    from jitlint.fixes import fixed_source, write_atomically
-
-    fixed_results = []
-    for r in results:
-        if r.path == (args.stdin_filename or "-") or not any(f.fix for f in r.findings):
-            fixed_results.append(r)
-            continue
-        path = Path(r.path)
-        data = path.read_bytes()
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-        new_text, applied = fixed_source(text, r.findings)
-        if applied and new_text != text:
-            write_atomically(path, new_text, encoding)
-            sys.stderr.write(f"{r.path}: applied {applied} fix{'es' if applied != 1 else ''}\n")
-            fixed_results.append(engine.lint_file(path, config))
-        else:
-            fixed_results.append(r)
-    return fixed_results
 
 
 def _rule(args) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 import sys
 import tokenize
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    fixes_applied: int = 0  # `lint_paths(fix=True)`: fixes written to the file (its findings are after them)
+    fix_error: str | None = None  # ... or why the fixed text could not be written (findings before them)
 
 
 @dataclass
@@ -74,6 +77,35 @@ def decode_source(data: bytes) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
+
+
+class SourceError(OSError):
+    """A path that is not read as source: not a regular file, or over the size limit."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.strerror = message
+
+
+def read_source(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """A file's bytes, for regular files only (a FIFO would block, `/dev/zero` never ends), and at most
+    `limit` bytes (Config.max_file_size): OSError otherwise, with a message for the user."""
+    limit = Config.max_file_size if limit is None else limit
+    # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then tells what was opened
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceError("not a regular file")
+        if st.st_size > limit:
+            raise SourceError(f"file is larger than the {limit}-byte limit (max-file-size), not read")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:  # it grew while being read
+            raise SourceError(f"file is larger than the {limit}-byte limit (max-file-size), not read")
+        return data
+    finally:
+        os.close(fd)
 
 
 def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> Finding:
@@ -334,24 +366,28 @@ def discover(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str,
     """Python files under `paths`; a missing path is yielded as (path, error)."""
     for raw in paths:
         p = Path(raw)
-        if p.is_file():
-            if config.force_exclude and config.is_excluded(p):
-                continue
-            yield p
-        elif p.is_dir():
+        if os.path.isdir(p):
             if config.force_exclude and config.is_excluded(p) and raw not in (".", "./"):
                 continue
             yield from _walk(p, config)
+        elif os.path.lexists(p):  # a file, or a FIFO, device or dangling link: reading it says which
+            if config.force_exclude and config.is_excluded(p):
+                continue
+            yield p
         else:
             yield (raw, "no such file or directory")
 
 
-def _walk(root: Path, config: Config) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root):
+def _walk(root: Path, config: Config) -> Iterator[Path | tuple[str, str]]:
+    """Python files under `root`; a folder that cannot be listed is yielded as (folder, error)."""
+    errors: list[OSError] = []
+    for folder, dirs, files in os.walk(root, onerror=errors.append):
+        yield from _unreadable(errors)
         keep = []
         for d in sorted(dirs):
             full = Path(folder, d)
-            if config.is_excluded(full) or (full / "pyvenv.cfg").is_file():
+            # os.path.isfile, not Path.is_file: an unreadable folder answers False, not PermissionError
+            if config.is_excluded(full) or os.path.isfile(full / "pyvenv.cfg"):
                 continue
             keep.append(d)
         dirs[:] = keep
@@ -360,12 +396,19 @@ def _walk(root: Path, config: Config) -> Iterator[Path]:
                 full = Path(folder, name)
                 if not config.is_excluded(full):
                     yield full
+    yield from _unreadable(errors)
+
+
+def _unreadable(errors: list[OSError]) -> Iterator[tuple[str, str]]:
+    while errors:
+        exc = errors.pop(0)
+        yield (str(exc.filename), f"cannot read folder: {exc.strerror or exc}")
 
 
 def lint_file(path: Path, config: Config, index: "ProjectIndex | None" = None) -> FileResult:
     display = str(path)
     try:
-        data = path.read_bytes()
+        data = read_source(path, config.max_file_size)
     except OSError as exc:
         return _select(FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
     module_name, is_package = module_name_for(path)
@@ -385,7 +428,7 @@ def build_index(files: Iterable[Path]) -> "ProjectIndex":
         if not module:
             continue
         try:
-            tree, _ = parse_python(decode_source(path.read_bytes()))
+            tree, _ = parse_python(decode_source(read_source(path)))
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             continue
         if tree is not None:
@@ -413,11 +456,13 @@ class _File:
 
 
 def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int = 1,
-               cache_dir: str | os.PathLike | None = None, progress=None) -> RunResult:
+               cache_dir: str | os.PathLike | None = None, progress=None, fix: bool = False) -> RunResult:
     """Discover files, index their jitted functions, then lint each one against that index.
 
     `jobs`: worker processes (1: all in this process). `cache_dir`: read and update the cache there
     (None: no cache). `progress`: an object with `start(label, total)`, `advance(n)` and `done()`.
+    `fix`: apply the available fixes; the workers fix and re-lint, this process writes each file
+    atomically (FileResult.fixes_applied, or FileResult.fix_error when it cannot be written).
     """
     from jitlint import prefilter
     from jitlint.cache import Cache, Resolver, content_hash
@@ -437,7 +482,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
             continue
         display = str(item)
         try:
-            data = item.read_bytes()
+            data = read_source(item, config.max_file_size)
         except OSError as exc:
             results[order] = _select(
                 FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
@@ -471,7 +516,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
             stats.skipped += 1
         else:
             hit = cache.get_lint(f.display, f.digest, f.module, f.package, facts.refs, resolver) if cache else None
-            if hit is None:
+            if hit is None or (fix and any(x.fix is not None for x in hit[0])):
                 todo.append(f)
                 continue  # its bytes go to pass 2
             results[f.order] = FileResult(f.display, *hit)
@@ -479,8 +524,13 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
         f.data = None
 
     # Pass 2: libcst and the rules, for the files that can have findings.
-    linted = _run(_pass2_batch, todo, jobs, (config, index), progress, "linting", stats)
-    for f, (result, looked_up, opaque) in linted:
+    linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
+    for f, (result, looked_up, opaque, fixed) in linted:
+        if fixed is not None:
+            result = _write_fixed(f.display, result, *fixed)
+            results[f.order] = result
+            f.data = None
+            continue  # not cached: the file's bytes changed (or the findings are those before the fixes)
         results[f.order] = result
         if cache is not None and not opaque:
             refs = set(f.facts.refs)
@@ -536,22 +586,72 @@ class _RecordingIndex:
         return getattr(self._index, name)
 
 
-def _pass2(task, config: Config, index: "ProjectIndex") -> tuple[FileResult, list[str], bool]:
-    """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable)."""
+_FIX_ROUNDS = 5  # fixes whose edits overlap wait for the next round; each round re-lints the new text
+
+
+def _pass2(task, config: Config, index: "ProjectIndex", fix: bool = False):
+    """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable, fixed).
+    `fixed`, when `fix` changed the text: (the new bytes, fixes applied, the result before them)."""
     display, module, package, data = task
     recorder = _RecordingIndex(index) if index is not None else None
+    fixed = None
     try:
         text, error = _decode(data, display)
         result = _select(FileResult(display, [error]), config) if error is not None else \
             _lint_relevant(text, display, config, True, module, package, recorder)
+        if fix and error is None and any(x.fix is not None for x in result.findings):
+            fixed = _fix_and_relint(data, text, result, config, module, package, recorder)
+            if fixed is not None:
+                fixed, result = (fixed[0], fixed[1], result), fixed[2]
     except Exception as exc:  # a jitlint bug must not stop the run
         result = _select(FileResult(display, [_file_error(
             display, f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it")]),
             config)
-        return result, [], True
+        return result, [], True, None
     if recorder is None:
-        return result, [], False
-    return result, sorted(recorder.looked_up), recorder.opaque
+        return result, [], False, fixed
+    return result, sorted(recorder.looked_up), recorder.opaque, fixed
+
+
+def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, module: str | None,
+                    package: bool, index) -> tuple[bytes, int, FileResult] | None:
+    """Apply the fixes round after round (each fixed text is one this Python compiles, with every comment
+    kept), re-linting in between: (the new file bytes, fixes applied, the findings after them)."""
+    from jitlint.fixes import fixed_source
+
+    display = result.path
+    applied = 0
+    for _ in range(_FIX_ROUNDS):
+        new_text, n = fixed_source(text, result.findings)
+        if not n:
+            break
+        text, applied = new_text, applied + n
+        result = _lint_relevant(text, display, config, True, module, package, index)
+        if not any(x.fix is not None for x in result.findings):
+            break
+    if not applied:
+        return None
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        # decode_source dropped a BOM; "utf-8-sig" writes it back
+        new_data = text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return None
+    return new_data, applied, result
+
+
+def _write_fixed(display: str, after: FileResult, new_data: bytes, applied: int, before: FileResult) -> FileResult:
+    """Write a fixed file in place (atomically): the findings after the fixes, or before them with the
+    reason when the file cannot be written (a read-only folder ...)."""
+    from jitlint.fixes import write_atomically
+
+    try:
+        write_atomically(Path(display), new_data)
+    except OSError as exc:
+        before.fix_error = f"cannot write the fixes: {exc.strerror or exc}"
+        return before
+    after.fixes_applied = applied
+    return after
 
 
 # ------------------------------------------------------------------------------------------ workers
@@ -565,8 +665,8 @@ def _pass1_batch(tasks: list) -> list:
 
 
 def _pass2_batch(tasks: list) -> list:
-    config, index = _worker_state
-    return [_pass2(task, config, index) for task in tasks]
+    config, index, fix = _worker_state
+    return [_pass2(task, config, index, fix) for task in tasks]
 
 
 def _init_worker(state) -> None:
