@@ -18,7 +18,9 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-              "extend-exclude"}
+              "extend-exclude", "max-file-size"}
+# Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
 
 class ConfigError(Exception):
@@ -35,6 +37,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     root: Path | None = None  # folder of the pyproject.toml the settings came from
     force_exclude: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -125,27 +128,43 @@ def find_pyproject(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
-            if "jitlint" in data.get("tool", {}):
+            # A pyproject.toml that does not parse may hold [tool.jitlint]: say so (as --config does)
+            # rather than lint with settings the user did not write (the defaults, or a parent's).
+            if _jitlint_table(_read_toml(candidate), candidate) is not None:
                 return candidate
     return None
+
+
+def _read_toml(pyproject: Path) -> dict:
+    try:
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read settings: {exc}") from None
+
+
+def _jitlint_table(data: dict, pyproject: Path) -> dict | None:
+    """[tool.jitlint] of a parsed pyproject.toml (None: there is none); ConfigError if it is not a table."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{pyproject}: `tool` must be a table")
+    table = tool.get("jitlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: `tool.jitlint` must be a table ([tool.jitlint])")
+    return table
 
 
 def load_config(pyproject: Path | None) -> Config:
     if pyproject is None:
         return Config()
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{pyproject}: cannot read settings: {exc}") from None
-    table = data.get("tool", {}).get("jitlint", {})
+    table = _jitlint_table(_read_toml(pyproject), pyproject) or {}
     return config_from_table(table, pyproject.parent, str(pyproject))
 
 
 def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlint]") -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: the settings must be a table of key = value")
     unknown = set(table) - KNOWN_KEYS
     if unknown:
         raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))} "
@@ -172,7 +191,10 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
             raise ConfigError(f"{where}: per-file-ignores `{pattern}` must be a list of codes")
         per_file.append((pattern, tuple(codes)))
     ignore = (strings("ignore") or ()) + (strings("extend-ignore") or ())
-    return Config(root=root).with_overrides(
+    max_size = table.get("max-file-size")
+    if max_size is not None and (not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 0):
+        raise ConfigError(f"{where}: `max-file-size` must be a number of bytes")
+    return Config(root=root).with_overrides(max_file_size=max_size,
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))
