@@ -121,7 +121,7 @@ class Cache:
     def _load(self, path: Path, kind: str) -> dict[str, dict]:
         try:
             data = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError, MemoryError):  # RecursionError: "[[[[...]]]]"
             return {}
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("kind") == kind
                 and data.get("engine") == self.engine
@@ -159,7 +159,10 @@ class Cache:
                 return None
             if resolver.hits([*refs, *extra]) != hits:
                 return None  # a jitted function it uses (or might use) changed, appeared or went away
-            findings = [Finding.from_dict({**f, "path": path}) for f in entry["findings"]]
+            records = entry["findings"]
+            if not (isinstance(records, list) and all(_valid_finding(f) for f in records)):
+                return None
+            findings = [Finding.from_dict({**f, "path": path}) for f in records]
             warnings = entry["warnings"]
             if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
                 return None
@@ -208,6 +211,34 @@ class Cache:
         for entry in os.scandir(self.root):
             if entry.is_dir(follow_symlinks=False) and entry.name != self.engine and "-py" in entry.name:
                 shutil.rmtree(entry.path, ignore_errors=True)
+
+
+_FINDING_KEYS = {"line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}
+_SEVERITIES = {"error", "warning", "info"}
+
+
+def _position(value) -> bool:
+    return type(value) is int and 1 <= value < 1 << 31  # not a bool, a float or a text
+
+
+def _valid_range(record: dict) -> bool:
+    return (all(_position(record[k]) for k in ("line", "col", "end_line", "end_col"))
+            and (record["line"], record["col"]) <= (record["end_line"], record["end_col"]))
+
+
+def _valid_finding(record) -> bool:
+    """The shape of Finding.to_dict() without its path: a damaged record is a miss, never printed."""
+    if not (isinstance(record, dict) and set(record) == _FINDING_KEYS and _valid_range(record)
+            and isinstance(record["code"], str) and isinstance(record["message"], str)
+            and record["severity"] in _SEVERITIES):
+        return False
+    fix = record["fix"]
+    if fix is None:
+        return True
+    return (isinstance(fix, dict) and set(fix) == {"title", "edits"} and isinstance(fix["title"], str)
+            and isinstance(fix["edits"], list) and bool(fix["edits"])
+            and all(isinstance(e, dict) and set(e) == {"line", "col", "end_line", "end_col", "new_text"}
+                    and _valid_range(e) and isinstance(e["new_text"], str) for e in fix["edits"]))
 
 
 def _write_marker_files(root: Path) -> None:
