@@ -187,22 +187,38 @@ def _select(result: FileResult, config: Config) -> FileResult:
 
 def _analyse(source: str, path: str, config: Config, module_name: str | None, is_package: bool,
              index: "ProjectIndex | None") -> list[Finding]:
-    import libcst as cst
-
-    from jitlint.analysis import analyze
     from jitlint.registry import enabled_rules
-    from jitlint.rule import RuleContext
 
     rules = enabled_rules(config, path)
     if not rules:
         return []
+    try:
+        return _analyse_with(rules, source, path, module_name, is_package, index)
+    except RecursionError:
+        pass  # nesting CPython accepts (it compiled in pass 1): again, with room to recurse
+    from jitlint.deep import run_deep
+
+    try:
+        return run_deep(_analyse_with, rules, source, path, module_name, is_package, index)
+    except RecursionError:
+        return [_file_error(path, "file is too deeply nested to analyse")]
+
+
+def _analyse_with(rules, source: str, path: str, module_name: str | None, is_package: bool,
+                  index: "ProjectIndex | None") -> list[Finding]:
+    """libcst, the analysis and the rules; RecursionError escapes (see `_analyse`)."""
+    import libcst as cst
+
+    from jitlint.analysis import analyze
+    from jitlint.rule import RuleContext
+
     try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
         message = exc.message.replace("parser error: ", "")
         return [_file_error(path, f"syntax not supported by libcst: {message}", exc.raw_line, exc.raw_column + 1)]
     except RecursionError:
-        return [_file_error(path, "file is too deeply nested to parse")]
+        raise
     except Exception as exc:  # libcst raises a few other errors on odd input (e.g. NUL bytes)
         return [_file_error(path, f"cannot parse file: {type(exc).__name__}: {exc}")]
     try:
@@ -213,7 +229,7 @@ def _analyse(source: str, path: str, config: Config, module_name: str | None, is
             return []
         return _to_findings(module, path, reports, source)
     except RecursionError:
-        return [_file_error(path, "file is too deeply nested to analyse")]
+        raise
     except Exception as exc:  # a jitlint bug must not hide the other files' findings
         return [_file_error(path, f"internal error while analysing this file ({type(exc).__name__}: {exc}); "
                                   "please report it")]
@@ -253,6 +269,8 @@ def _positions(module, source: str, nodes) -> dict:
 
     try:
         found = _statement_positions(module, source, nodes)
+    except RecursionError:
+        raise  # the whole-module way would recurse deeper still
     except Exception:  # any surprise: the whole-module way below is always right
         found = None
     if found is not None:

@@ -88,7 +88,7 @@ class Facts:
 def _valid_error(error) -> bool:
     return (isinstance(error, dict) and set(error) == {"line", "col", "end_line", "end_col", "message"}
             and isinstance(error["message"], str)
-            and all(isinstance(error[k], int) for k in ("line", "col", "end_line", "end_col")))
+            and all(type(error[k]) is int and error[k] >= 1 for k in ("line", "col", "end_line", "end_col")))
 
 
 def _strings(value) -> bool:
@@ -114,7 +114,7 @@ def _valid_summary(summary) -> bool:
                 and _strings(sig["positional"]) and _strings(sig["kwonly"])
                 and (sig["static"] is None or _strings(sig["static"]))
                 and all(isinstance(sig[k], bool) for k in ("varargs", "varkw", "filtered"))
-                and isinstance(sig["line"], int)):
+                and type(sig["line"]) is int):
             return False
     return True
 
@@ -127,13 +127,46 @@ def is_relevant(facts: Facts, index=None) -> bool:
 
 
 def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
-    """CPython's parse, with its warnings (invalid escapes, ...) silenced: they are not jitlint's."""
+    """CPython's parse, with its warnings (invalid escapes, ...) silenced: they are not jitlint's.
+    Nesting the parser accepts but `ast`'s objects are too deep for at the default recursion limit
+    is parsed again with room to recurse (jitlint.deep)."""
+    try:
+        return _parse(text), None
+    except RecursionError:
+        pass
+    except Exception as exc:  # SyntaxError; ValueError (NUL bytes); MemoryError
+        return None, exc
+    from jitlint.deep import run_deep
+
+    try:
+        return run_deep(_parse, text), None
+    except Exception as exc:  # RecursionError: the parser's own limit
+        return None, exc
+
+
+def _parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
+    """What CPython's compiler refuses after parsing (`return` outside a function, a misplaced
+    `from __future__`, `nonlocal` at module level ...): files `python` would not run, reported as ruff
+    and flake8 (pyflakes) report them. Compiling the tree costs about a fifth of parsing it; a tree
+    too deep for that is decided by compiling the text, as `python` does (it has room for more)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(text), None
-    except Exception as exc:  # SyntaxError; ValueError (NUL bytes); RecursionError, MemoryError (nesting)
-        return None, exc
+            try:
+                compile(tree, path, "exec", dont_inherit=True)
+            except RecursionError:  # as `python` would: from the text, at the usual limit, on a fresh stack
+                from jitlint.deep import run_deep
+
+                run_deep(compile, text, path, "exec", 0, True, same_as_script=True)
+    except Exception as exc:  # SyntaxError; RecursionError, MemoryError ("too complex")
+        return exc
+    return None
 
 
 _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names
@@ -225,6 +258,8 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
 
     facts = Facts(suppressed=file_is_suppressed(text))
     tree, error = parse_python(text)
+    if error is None:
+        error = compile_error(tree, text, path)
     if error is not None:
         facts.error = syntax_error(error)
         return facts
@@ -247,7 +282,7 @@ def syntax_error(exc: Exception) -> dict:
         message = f"syntax error: {exc.msg}"
         line, col = exc.lineno or 1, max(exc.offset or 1, 1)
     elif isinstance(exc, (RecursionError, MemoryError)):
-        message = "file is too deeply nested to parse"
+        message = "file is too deeply nested to parse or compile"
     elif isinstance(exc, ValueError):  # e.g. NUL bytes
         message = f"cannot parse file: {exc}"
     else:
