@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from jitlint import __version__
+from jitlint.reporters import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    sys.stderr.write(f"jitlint: error: {message}\n")
+    sys.stderr.write(f"jitlint: error: {printable(message)}\n")
     return EXIT_ERROR
 
 
@@ -201,21 +202,22 @@ def _check(args) -> int:
                                 progress=progress, fix=args.fix)
         results.extend(run.files)
         for message in run.messages:
-            sys.stderr.write(message + "\n")
+            sys.stderr.write(printable(message) + "\n")
         for r in run.files:
             if r.fixes_applied:
-                sys.stderr.write(f"{r.path}: applied {r.fixes_applied} fix{'es' if r.fixes_applied != 1 else ''}\n")
+                s = "es" if r.fixes_applied != 1 else ""
+                sys.stderr.write(f"{printable(r.path)}: applied {r.fixes_applied} fix{s}\n")
             if r.fix_error:
-                sys.stderr.write(f"jitlint: error: {r.path}: {r.fix_error}\n")
+                sys.stderr.write(f"jitlint: error: {printable(r.path)}: {printable(r.fix_error)}\n")
     findings = sorted(f for r in results for f in r.findings)
     for r in results:
         for warning in r.warnings:
-            sys.stderr.write(warning + "\n")
+            sys.stderr.write(printable(warning) + "\n")
     if args.show_source:
         for f in findings:
             if f.path not in sources:
                 try:
-                    sources[f.path] = _decoded_lines(Path(f.path).read_bytes())
+                    sources[f.path] = _decoded_lines(engine.read_source(f.path, config.max_file_size))
                 except OSError:
                     pass
     out = sys.stdout
@@ -247,10 +249,14 @@ def _check(args) -> int:
 
 
 def _decoded_lines(data: bytes) -> list[str]:
+    """The lines as Python numbers them: broken at \n, \r\n and \r only (`str.splitlines` also breaks
+    at \f, \x1c-\x1e, \x85, \u2028 ..., which would show the wrong line)."""
+    import re
+
     from jitlint.engine import decode_source
 
     try:
-        return decode_source(data).splitlines()
+        return re.split(r"\r\n|\r|\n", decode_source(data))
     except (UnicodeDecodeError, SyntaxError, LookupError):
         return []
 

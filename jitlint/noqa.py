@@ -12,6 +12,8 @@ from dataclasses import dataclass
 _NOQA = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[^#]*))?", re.IGNORECASE)
 _CODE = re.compile(r"^[A-Z]+[0-9]+$")
 _FILE_NOQA = re.compile(r"#\s*jitlint\s*:\s*noqa\b", re.IGNORECASE)
+# Python's lines (`str.splitlines` also breaks at \f, \x85, \u2028 ...)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ def comments_by_line(source: str) -> dict[int, str]:
             if tok.type == tokenize.COMMENT:
                 out[tok.start[0]] = tok.string
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        for i, line in enumerate(source.splitlines(), 1):
+        for i, line in enumerate(_LINE_BREAK.split(source), 1):
             if "#" in line:
                 out[i] = line[line.index("#"):]
     return out
@@ -67,7 +69,7 @@ def file_is_suppressed(source: str) -> bool:
     """`# jitlint: noqa` on a line of its own skips the whole file (like `# flake8: noqa`)."""
     if "jitlint" not in source:
         return False
-    return any(_FILE_NOQA.match(line.strip()) for line in source.splitlines())
+    return any(_FILE_NOQA.match(line.strip()) for line in _LINE_BREAK.split(source))
 
 
 class Suppressions:

@@ -9,8 +9,16 @@ from typing import Iterable, TextIO
 from jitlint.finding import Finding
 
 
+def printable(text: str) -> str:
+    """Text for a terminal: control characters (a newline or an escape sequence in a file name, a
+    message quoting one) written as Python escapes, so one finding is one line and nothing is run."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == "\t" else repr(ch)[1:-1] for ch in text)
+
+
 def text_line(f: Finding) -> str:
-    return f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}"
+    return printable(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}")
 
 
 def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,
@@ -21,7 +29,7 @@ def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,
             lines = sources.get(f.path)
             if lines and 0 < f.line <= len(lines):
                 src = lines[f.line - 1].rstrip("\r\n")
-                out.write(f"    {src}\n")
+                out.write(f"    {printable(src)}\n")
                 width = max(1, (f.end_col - f.col) if f.end_line == f.line else len(src) - f.col + 1)
                 out.write("    " + " " * (f.col - 1) + "^" * width + "\n")
 
