@@ -81,3 +81,382 @@ def test_warnings_for_malformed_noqa():
     result = check_source(text, "w.py")
     assert [f.code for f in result.findings] == ["JIT501"]
     assert result.warnings and "w.py:5: warning" in result.warnings[0]
+
+
+# ------------------------------------------------------------------------------------------ issue 16
+# Each failure of the reliability pass, with its input as a file under tests/fixtures/robustness/.
+
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from conftest import jitlint_exe  # noqa: E402
+from jitlint.config import Config  # noqa: E402
+from jitlint.engine import lint_paths  # noqa: E402
+
+ROBUST = Path(__file__).parent / "fixtures" / "robustness"
+_EXPECT = re.compile(r"#\s*expect:\s*(JIT\d{3}(?:\s*,\s*JIT\d{3})*)")
+
+
+def expected(path: Path) -> set[tuple[int, str]]:
+    """`# expect:` markers, with lines counted as Python counts them (\\n, \\r\\n, \\r only)."""
+    text = path.read_bytes().decode("utf-8")
+    return {(n, code) for n, line in enumerate(re.split(r"\r\n|\r|\n", text), 1)
+            for m in _EXPECT.finditer(line) for code in re.split(r"\s*,\s*", m.group(1))}
+
+
+def fix_copy(tmp_path: Path, name: str, *extra) -> tuple[Path, subprocess.CompletedProcess]:
+    target = tmp_path / name
+    shutil.copyfile(ROBUST / name, target)
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "--fix", *extra, str(target)],
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return target, proc
+
+
+@pytest.mark.parametrize("name", ["fix_lone_cr.py", "fix_one_cr.py"])
+def test_fix_with_lone_cr_line_ends_rewrites_the_print_line(tmp_path, name):
+    """1: line starts counted at \\r too: the print is replaced, nothing else."""
+    original = (ROBUST / name).read_bytes()
+    target, proc = fix_copy(tmp_path, name)
+    assert "applied 1 fix" in proc.stderr
+    new = target.read_bytes()
+    assert new == original.replace(b"print(x)", b'jax.debug.print("{}", x)')
+    assert b"return x" in new and compile(new, name, "exec")
+
+
+@pytest.mark.parametrize("name", ["fix_fstring_quotes.py", "fix_inner_comment.py", "fix_shadowed_jax.py",
+                                  "fix_shadowed_jax_module.py"])
+def test_fixes_that_would_be_wrong_are_not_written(tmp_path, name):
+    """2: a fixed text this Python does not compile; 3: a comment inside the call; 4: `jax` rebound.
+    The finding stays, the file is unchanged."""
+    original = (ROBUST / name).read_bytes()
+    target, proc = fix_copy(tmp_path, name)
+    assert target.read_bytes() == original
+    assert "applied" not in proc.stderr and "JIT501" in proc.stdout
+
+
+def test_comment_or_rebound_jax_means_no_fix_offered():
+    from jitlint.engine import lint_file
+
+    for name in ("fix_inner_comment.py", "fix_shadowed_jax.py", "fix_shadowed_jax_module.py"):
+        findings = lint_file(ROBUST / name, Config())
+        assert [f.code for f in findings.findings] == ["JIT501"] and findings.findings[0].fix is None, name
+
+
+def test_fix_in_a_read_only_folder_is_reported_per_file(world_tmp):
+    """5: a PermissionError from the temporary file becomes a message; the other file is fixed."""
+    tmp_path = world_tmp
+    locked, free = tmp_path / "locked", tmp_path / "free"
+    locked.mkdir(), free.mkdir()
+    for folder in (locked, free):
+        shutil.copyfile(ROBUST / "builtins_print.py", folder / "a.py")
+    os.chmod(free, 0o777)
+    for folder in (locked, free):
+        os.chmod(folder / "a.py", 0o666)
+    os.chmod(locked, 0o555)
+    try:
+        proc = run_unprivileged([jitlint_exe(), "check", "--no-cache", "--fix", str(locked), str(free)])
+    finally:
+        os.chmod(locked, 0o755)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert f"jitlint: error: {locked / 'a.py'}: cannot write the fixes: Permission denied" in proc.stderr
+    assert f"{free / 'a.py'}: applied 2 fixes" in proc.stderr
+    assert (locked / "a.py").read_bytes() == (ROBUST / "builtins_print.py").read_bytes()
+    assert "builtins.print" not in (free / "a.py").read_text()
+    assert proc.stdout.count("JIT501") == 2 and proc.returncode == 1  # the unfixed file's findings
+
+
+def run_unprivileged(cmd, **kwargs):
+    """Run as a user that file permissions apply to (root ignores them): `nobody` when we are root."""
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to test permissions as root"
+        cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+@pytest.fixture
+def world_tmp():
+    """A folder `nobody` can reach (pytest's tmp_path is private to its user)."""
+    folder = Path(tempfile.mkdtemp(prefix="jitlint-robust-"))
+    os.chmod(folder, 0o777)
+    yield folder
+    for root, dirs, _ in os.walk(folder):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_fix_relints_in_the_workers(tmp_path):
+    """6: fixing and re-linting happen in pass 2's workers; the findings reported are those after it."""
+    for i in range(40):
+        shutil.copyfile(ROBUST / "builtins_print.py", tmp_path / f"m{i}.py")
+        (tmp_path / f"pad{i}.py").write_text("import jax\n" + "x = jax.jit(lambda v: v)\n" * 400)
+    run = lint_paths([str(tmp_path)], Config(), jobs=2, fix=True)
+    fixed = [r for r in run.files if r.fixes_applied]
+    assert run.stats.workers == 2 and len(fixed) == 40
+    assert all(r.fixes_applied == 2 and r.findings == [] for r in fixed)
+    again = lint_paths([str(tmp_path)], Config(), jobs=2, fix=True)
+    assert not any(r.fixes_applied for r in again.files)
+
+
+def test_unreadable_folder_is_reported(world_tmp):
+    """7: a folder that cannot be listed (in a tree, and given itself) is reported; the rest is linted."""
+    shutil.copyfile(ROBUST / "builtins_print.py", world_tmp / "ok.py")
+    locked = world_tmp / "locked"
+    locked.mkdir()
+    shutil.copyfile(ROBUST / "builtins_print.py", locked / "hidden.py")
+    os.chmod(locked, 0o000)
+    proc = run_unprivileged([jitlint_exe(), "check", "--no-cache", str(world_tmp), str(locked)])
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.count("cannot read folder: Permission denied") == 2, proc.stdout
+    assert proc.stdout.count("ok.py:") == 2 and proc.returncode == 1
+
+
+@pytest.mark.parametrize("config, message", [
+    ("tool_jitlint_int.toml", "`tool.jitlint` must be a table"),
+    ("tool_jitlint_list.toml", "`tool.jitlint` must be a table"),
+    ("tool_int.toml", "`tool` must be a table"),
+    ("malformed.toml", "cannot read settings"),
+])
+@pytest.mark.parametrize("how", ["discovered", "--config"])
+def test_bad_pyproject_is_a_clear_error(tmp_path, config, message, how):
+    """8: wrong types are errors, not TypeError/AttributeError; discovery says so as --config does."""
+    shutil.copyfile(ROBUST / "configs" / config, tmp_path / "pyproject.toml")
+    shutil.copyfile(ROBUST / "builtins_print.py", tmp_path / "a.py")
+    extra = ["--config", str(tmp_path / "pyproject.toml")] if how == "--config" else []
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", *extra, "a.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("jitlint: error: ") and message in proc.stderr, proc.stderr
+
+
+def test_fifo_device_link_and_size_limit(tmp_path):
+    """9: only regular files are read (a FIFO would block, /dev/zero never ends), up to max-file-size."""
+    os.mkfifo(tmp_path / "pipe.py")
+    os.symlink("/dev/zero", tmp_path / "zero.py")
+    shutil.copyfile(ROBUST / "builtins_print.py", tmp_path / "big.py")
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert "Traceback" not in proc.stderr
+    assert "pipe.py:1:1: JIT000 cannot read file: not a regular file" in proc.stdout
+    assert "zero.py:1:1: JIT000 cannot read file: not a regular file" in proc.stdout
+    assert proc.stdout.count("big.py:") == 2
+    shutil.copyfile(ROBUST / "configs" / "max_file_size_100.toml", tmp_path / "pyproject.toml")
+    for args in (["."], ["--isolated", "--max-file-size", "100", "."]):
+        proc = subprocess.run([jitlint_exe(), "check", "--no-cache", *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+        assert "big.py:1:1: JIT000 cannot read file: file is larger than the 100-byte limit" in proc.stdout
+
+
+def test_damaged_cache_records_are_misses(tmp_path):
+    """10: a deeply nested cache document, and cached findings of the wrong types: results as without
+    the cache, on every run."""
+    project = tmp_path / "p"
+    project.mkdir()
+    shutil.copyfile(ROBUST / "builtins_print.py", project / "a.py")
+    cache_dir = tmp_path / "cache"
+    clean = lint_paths([str(project)], Config(), cache_dir=cache_dir).findings
+    assert len(clean) == 2
+    lint_file = next(cache_dir.glob("*/lint-*.json"))
+    good = json.loads(lint_file.read_text())
+    corruptions = json.loads((ROBUST / "cache_records.json").read_text())
+    for name, change in corruptions.items():
+        data = json.loads(json.dumps(good))
+        for entry in data["entries"].values():
+            record = entry["findings"][0]
+            record.update(change)
+        lint_file.write_text(json.dumps(data))
+        assert lint_paths([str(project)], Config(), cache_dir=cache_dir).findings == clean, name
+    for path in cache_dir.glob("*/*.json"):
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    first = lint_paths([str(project)], Config(), cache_dir=cache_dir)  # ignored, rewritten at the end
+    assert first.findings == clean and first.stats.cached == 0
+    second = lint_paths([str(project)], Config(), cache_dir=cache_dir)
+    assert second.findings == clean and second.stats.cached == 1
+
+
+def test_deep_nesting_that_cpython_accepts_is_linted():
+    """13: 199 nested calls, and 2,900 nested unary operators, in a file with a finding."""
+    from jitlint.engine import lint_file
+
+    for name in ("deep_call_nesting_199.py", "deep_unary_2900.py"):
+        path = ROBUST / name
+        # CPython accepts it (at a script's top level: pytest's own frames would use up the limit here)
+        subprocess.run([sys.executable, "-c", "import sys; p = sys.argv[1]; compile(open(p).read(), p, 'exec')",
+                        str(path)], check=True, timeout=60)
+        found = {(f.line, f.code) for f in lint_file(path, Config()).findings}
+        assert found == expected(path), name
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in ROBUST.glob("show_source_*.py")))
+def test_show_source_counts_lines_as_python(name):
+    """14: \\x0c, \\x85, \\u2028, \\u2029, \\x1c are not line breaks for Python."""
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "--show-source", str(ROBUST / name)],
+                          capture_output=True, text=True, timeout=60, encoding="utf-8")
+    [(line, code)] = expected(ROBUST / name)
+    lines = proc.stdout.splitlines()
+    assert f":{line}:5: {code}" in lines[0]
+    assert lines[1] == "        print(x)  # expect: JIT501" and lines[2] == "        ^^^^^^^^"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in ROBUST.glob("compile_*.py")))
+def test_what_the_compiler_refuses_is_jit000(name):
+    """15: refused after parsing (future import, return/await outside a function, nonlocal at module level)."""
+    from jitlint.engine import lint_file
+
+    path = ROBUST / name
+    with pytest.raises(SyntaxError) as refused:
+        compile(path.read_bytes(), name, "exec", dont_inherit=True)
+    findings = lint_file(path, Config()).findings
+    assert [(f.line, f.code) for f in findings] == sorted(expected(path))
+    assert findings[0].message == f"syntax error: {refused.value.msg}"
+
+
+def test_stdlib_sample_jit000_exactly_where_compile_refuses():
+    """15 (and the whole standard library, bench/stdlib_check.py): a sample of CPython's own test files."""
+    import sysconfig
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from stdlib_check import compare
+
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    sample = [p for p in [lib / "test" / "test_future_stmt", lib / "test" / "tokenizedata",
+                          lib / "lib2to3" / "tests" / "data", lib / "json", lib / "ast.py"] if p.exists()]
+    if not sample:
+        pytest.skip("this Python has no standard library sources")  # e.g. a stripped install
+    out = compare(sample)
+    assert "Traceback" not in out["stderr"] and out["returncode"] in (0, 1)
+    assert out["refused"] and out["flagged"] == set(out["refused"])
+
+
+def test_builtins_print_is_print():
+    """16: `builtins.print(x)` and `from builtins import print as p` in jitted code."""
+    from jitlint.engine import lint_file
+
+    path = ROBUST / "builtins_print.py"
+    assert {(f.line, f.code) for f in lint_file(path, Config()).findings} == expected(path)
+
+
+def test_names_are_escaped_in_text_output(tmp_path):
+    """17: a newline or an escape sequence in a file name (or --stdin-filename) is not printed raw."""
+    name = "evil\n\x1b[31mred.py"
+    shutil.copyfile(ROBUST / "builtins_print.py", tmp_path / name)
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert "\x1b" not in proc.stdout and proc.stdout.count("\n") == 3  # two findings and the summary
+    assert "evil\\n\\x1b[31mred.py:9:5: JIT501" in proc.stdout
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "--stdin-filename", name, "-"],
+                          input=(ROBUST / "builtins_print.py").read_text(), capture_output=True, text=True,
+                          timeout=60)
+    assert "\x1b" not in proc.stdout and "evil\\n\\x1b[31mred.py:10:5: JIT501" in proc.stdout
+
+
+# ------------------------------------------------------------------------------------------ the LSP
+
+def _hover(root: Path) -> dict:
+    return {"textDocument": {"uri": (root / "a.py").as_uri()}, "position": {"line": 0, "character": 0}}
+
+
+@pytest.mark.parametrize("case", ["no_content_length", "length_too_small", "length_too_large", "lf_only",
+                                  "garbage"])
+def test_lsp_recovers_after_a_framing_error(tmp_path, case):
+    """11: after a malformed message the server answers the next request (and says what was wrong)."""
+    from lspwire import WireClient
+
+    client = WireClient(cwd=tmp_path)
+    try:
+        client.initialize(tmp_path)
+        body = json.dumps({"jsonrpc": "2.0", "id": 900, "method": "textDocument/hover",
+                           "params": _hover(tmp_path)}).encode()
+        bad = {"no_content_length": b"Content-Type: application/vscode-jsonrpc\r\n\r\n" + body,
+               "length_too_small": b"Content-Length: %d\r\n\r\n" % (len(body) - 5) + body,
+               "length_too_large": b"Content-Length: %d\r\n\r\n" % (len(body) + 40) + body,
+               "lf_only": b"Content-Length: %d\n\n" % len(body) + body,
+               "garbage": b"\x00\xffnot a header\r\n"}[case]
+        answer, before = client.wait_for(client.request("textDocument/hover", _hover(tmp_path), raw_prefix=bad),
+                                         timeout=30)
+        assert answer == {"jsonrpc": "2.0", "id": client._next_id, "result": None}
+        errors = [m["error"] for m in before if m.get("id", 0) is None and "error" in m]
+        answered_900 = [m for m in before if m.get("id") == 900]
+        if case == "lf_only":  # LF line ends are read as the header they are
+            assert answered_900 and not errors
+        elif case == "garbage":
+            assert not answered_900
+        else:
+            assert not answered_900 and len(errors) == 1 and errors[0]["code"] == -32700
+        assert client.call("textDocument/hover", _hover(tmp_path))["result"] is None  # and stays in step
+    finally:
+        client.close()
+
+
+async def test_lsp_forgets_notification_futures():
+    """12: pygls 2.1.1 kept a future per notification; the server's protocol drops them once done.
+    (bench/lsp_memory.py shows the resident memory over 10,000 edits.)"""
+    import asyncio
+
+    from jitlint.lsp import create_server
+
+    server = create_server()
+    protocol = server.protocol
+    futures = protocol._request_futures
+
+    async def handler(params):
+        return None
+
+    def plain(params):
+        return None
+
+    for _ in range(200):
+        protocol._execute_handler("n-" + os.urandom(4).hex(), handler, protocol._check_handler_result, args=(None,))
+        protocol._execute_handler("s-" + os.urandom(4).hex(), plain, protocol._check_handler_result, args=(None,))
+    await asyncio.sleep(0.05)
+    for _ in range(100):
+        if not futures:
+            break
+        await asyncio.sleep(0.05)
+    assert futures == {}
+
+
+def test_sentinel_file_is_never_executed(tmp_path):
+    """Static mode reads, never runs: a file that writes a sentinel when imported, decorated, called or
+    run as a script is linted by `jitlint check`, flake8 and the LSP, and no sentinel appears."""
+    from lspwire import WireClient
+
+    sentinel = tmp_path / "SENTINEL"
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copyfile(ROBUST / "sentinel.py", project / "sentinel.py")
+    (project / "__init__.py").write_text("")
+    env = {**os.environ, "JITLINT_SENTINEL": str(sentinel)}
+    check = subprocess.run([jitlint_exe(), "check", "--no-cache", "--fix", "."], cwd=project, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert "applied 1 fix" in check.stderr, check.stderr
+    shutil.copyfile(ROBUST / "sentinel.py", project / "sentinel.py")
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "JIT", "."], cwd=project, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert "JIT501" in flake8.stdout, flake8.stdout + flake8.stderr
+    client = WireClient(cwd=project, env={"JITLINT_SENTINEL": str(sentinel)})
+    try:
+        client.initialize(project)
+        uri = (project / "sentinel.py").as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                                "text": (project / "sentinel.py").read_text()}})
+        report = client.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert [d["code"] for d in report["result"]["items"]] == ["JIT501"]
+    finally:
+        client.close()
+    assert not sentinel.exists() and not (project / "sentinel-written").exists()
+    assert sentinel.parent.exists() and os.access(sentinel.parent, os.W_OK)  # it could have been written
+    # the control: run, the same file does write it
+    subprocess.run([sys.executable, str(ROBUST / "sentinel.py")], env=env, check=True, timeout=120,
+                   capture_output=True)
+    assert sentinel.read_text() == "called"
