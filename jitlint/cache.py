@@ -14,8 +14,8 @@ reported, to an entry that holds the SHA-1 of the file's bytes, its module name 
 The engine key is jitlint's version, the Python version and a fingerprint of jitlint's own source files
 (an edited rule must not reuse old results); the config key covers `Config.fingerprint()` and the folder
 that relative per-file-ignores patterns are matched against. A file that is not valid JSON of the
-expected shape and version is ignored (and replaced at the end of the run), never trusted; an entry that
-does not parse is a miss. Files are written whole to a temporary name, then renamed: a reader sees the
+expected shape and version, or whose first line is not the SHA-1 of the JSON after it (any damage), is
+ignored (and replaced at the end of the run), never trusted; an entry that does not parse is a miss. Files are written whole to a temporary name, then renamed: a reader sees the
 old file or the new one.
 """
 
@@ -119,10 +119,7 @@ class Cache:
 
     # ------------------------------------------------------------------------------ reading
     def _load(self, path: Path, kind: str) -> dict[str, dict]:
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError, RecursionError, MemoryError):  # RecursionError: "[[[[...]]]]"
-            return {}
+        data = read_file(path)
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("kind") == kind
                 and data.get("engine") == self.engine
                 and (kind == "facts" or data.get("config") == self.config)
@@ -241,6 +238,17 @@ def _valid_finding(record) -> bool:
                     and _valid_range(e) and isinstance(e["new_text"], str) for e in fix["edits"]))
 
 
+def read_file(path: Path):
+    """The JSON document of a cache file, or None when it is missing, damaged or not one."""
+    try:
+        digest, _, payload = path.read_bytes().partition(b"\n")
+        if digest != content_hash(payload).encode():
+            return None  # damaged (a flipped bit in a message is still valid JSON): never trusted
+        return json.loads(payload)
+    except (OSError, ValueError, RecursionError, MemoryError):  # RecursionError: "[[[[...]]]]"
+        return None
+
+
 def _write_marker_files(root: Path) -> None:
     tag = root / "CACHEDIR.TAG"
     if not tag.exists():
@@ -254,9 +262,10 @@ def _write_json(path: Path, data: dict) -> None:
     """Write whole, then rename: readers see the old file or the new one, never a part."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{os.urandom(4).hex()}.jitlint-tmp")
     try:
+        payload = json.dumps(data, separators=(",", ":")).encode("utf-8")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, separators=(",", ":"))
+        with os.fdopen(fd, "wb") as out:
+            out.write(content_hash(payload).encode() + b"\n" + payload)
         os.replace(tmp, path)
     except BaseException:
         try:

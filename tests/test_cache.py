@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import jitlint
+from jitlint.cache import _write_json, read_file
 from jitlint.config import Config
 from jitlint.engine import lint_paths
 
@@ -178,18 +179,24 @@ def _damage_each(root: Path, damage) -> None:
 
 
 def _replace_entries(path: Path, change) -> None:
-    data = json.loads(path.read_text())
+    data = read_file(path)
     for entry in data["entries"].values():
         change(entry)
-    path.write_text(json.dumps(data))
+    _write_json(path, data)  # signed: the records themselves are what is damaged
+
+
+def _edit_text(path: Path, old: str, new: str) -> None:
+    _write_json(path, json.loads(json.dumps(read_file(path), separators=(",", ":")).replace(old, new)))
 
 
 DAMAGES = {
     "garbage": lambda p: p.write_bytes(b"\x00\xffnot json at all{{{"),
     "truncated": lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
-    "wrong-shape": lambda p: p.write_text(json.dumps([1, 2, 3])),
-    "foreign-version": lambda p: p.write_text(p.read_text().replace('"engine":"', '"engine":"0.0.0-other')),
-    "foreign-format": lambda p: p.write_text(p.read_text().replace('"format":1', '"format":99')),
+    "wrong-shape": lambda p: _write_json(p, [1, 2, 3]),
+    "unsigned": lambda p: p.write_text(json.dumps(read_file(p))),
+    "flipped-bit": lambda p: p.write_bytes(p.read_bytes().replace(b"print", b"prinu")),
+    "foreign-version": lambda p: _edit_text(p, '"engine":"', '"engine":"0.0.0-other'),
+    "foreign-format": lambda p: _edit_text(p, '"format":1', '"format":99'),
     "bad-entries": lambda p: _replace_entries(p, lambda e: e.update(
         facts={"refs": 5, "error": None, "suppressed": "no", "trace": 1, "summary": None},
         findings=[{"line": "x"}], hits=[])),
@@ -206,7 +213,7 @@ def test_damaged_cache_is_ignored_and_rebuilt(project, run_jitlint, damage):
     _damage_each(project, DAMAGES[damage])
     assert check(run_jitlint, project) == expected
     for path in cache_files(project):  # rewritten whole, and trusted again
-        data = json.loads(path.read_text())
+        data = read_file(path)
         assert data["format"] == 1 and data["engine"].startswith(jitlint.__version__)
     assert check(run_jitlint, project) == expected
 
@@ -217,7 +224,7 @@ def test_entry_of_a_deleted_file_is_dropped(project, run_jitlint):
     out = check(run_jitlint, project)
     assert "bad.py" not in out
     for path in cache_files(project):
-        assert "bad.py" not in json.loads(path.read_text())["entries"]
+        assert "bad.py" not in read_file(path)["entries"]
 
 
 def test_unwritable_cache_warns_and_still_lints(project, run_jitlint):

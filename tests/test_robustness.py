@@ -266,15 +266,17 @@ def test_damaged_cache_records_are_misses(tmp_path):
     cache_dir = tmp_path / "cache"
     clean = lint_paths([str(project)], Config(), cache_dir=cache_dir).findings
     assert len(clean) == 2
+    from jitlint.cache import _write_json, read_file
+
     lint_file = next(cache_dir.glob("*/lint-*.json"))
-    good = json.loads(lint_file.read_text())
+    good = read_file(lint_file)
     corruptions = json.loads((ROBUST / "cache_records.json").read_text())
     for name, change in corruptions.items():
         data = json.loads(json.dumps(good))
         for entry in data["entries"].values():
             record = entry["findings"][0]
             record.update(change)
-        lint_file.write_text(json.dumps(data))
+        _write_json(lint_file, data)  # signed: the record itself is what is damaged
         assert lint_paths([str(project)], Config(), cache_dir=cache_dir).findings == clean, name
     for path in cache_dir.glob("*/*.json"):
         path.write_text("[" * 100_000 + "]" * 100_000)

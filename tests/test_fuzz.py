@@ -1,0 +1,208 @@
+"""Generated inputs: programs (hypothesmith) inside jitted functions through `check_source` and `--fix`,
+random byte damage to cache files, random LSP edit sequences against `check_source`, and malformed
+JSON-RPC framing.
+
+Sized for CI (well under 3 minutes on 2 cores). For a longer run set JITLINT_FUZZ_EXAMPLES, a multiplier
+of every test's example count (e.g. `JITLINT_FUZZ_EXAMPLES=50 pytest tests/test_fuzz.py`, about an
+hour); hypothesis' database (.hypothesis/) keeps any failure found for the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import textwrap
+import warnings
+from pathlib import Path
+
+import hypothesmith
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jitlint.config import Config
+from jitlint.engine import PARSE_ERROR_CODE, check_source, lint_paths
+from jitlint.fixes import compiles
+
+SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
+ROBUST = Path(__file__).parent / "fixtures" / "robustness"
+
+
+def fuzz_settings(examples: int):
+    return settings(max_examples=examples * SCALE, deadline=None, derandomize=SCALE == 1,
+                    suppress_health_check=list(HealthCheck), database=None if SCALE == 1 else settings().database)
+
+
+def compiles_here(code: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(code, "<gen>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return False
+    return True
+
+
+def in_jitted_function(code: str) -> str:
+    """The generated statements as the body of a jitted function that prints a traced value first."""
+    body = textwrap.indent(code if code.strip() else "pass\n", "    ")
+    return ("import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef f(x, y):\n    print(x)\n    z = jnp.sin(y)\n"
+            + body + ("\n" if not body.endswith("\n") else "") + "    return x\n")
+
+
+def internal_errors(findings) -> list:
+    return [f for f in findings if f.code == PARSE_ERROR_CODE and "internal error" in f.message]
+
+
+programs = hypothesmith.from_grammar(start="file_input").filter(compiles_here)
+
+
+@fuzz_settings(300)
+@given(programs)
+def test_generated_programs_lint_without_internal_errors(code):
+    source = in_jitted_function(code)
+    result = check_source(source, "gen.py")
+    assert not internal_errors(result.findings), (source, result.findings)
+    if compiles_here(source):  # the print before the generated code is seen (unless the body refuses)
+        assert any(f.code == "JIT501" and f.line == 7 for f in result.findings) or any(
+            f.code == PARSE_ERROR_CODE for f in result.findings), (source, result.findings)
+
+
+@fuzz_settings(150)
+@given(programs)
+def test_generated_programs_fix(tmp_path_factory, code):
+    """--fix: every written output compiles here, a second --fix changes nothing, the fixed print is gone."""
+    source = in_jitted_function(code)
+    if not compiles_here(source):
+        return
+    folder = tmp_path_factory.mktemp("fix")
+    path = folder / "gen.py"
+    path.write_text(source, encoding="utf-8")
+    first = lint_paths([str(folder)], Config(), fix=True)
+    new = path.read_text(encoding="utf-8")
+    assert compiles(new), new
+    assert not internal_errors(first.findings)
+    if first.files[0].fixes_applied:
+        assert new != source and "jax.debug.print(\"{}\", x)" in new
+        assert not any(f.code == "JIT501" and f.line == 7 for f in first.findings)
+    second = lint_paths([str(folder)], Config(), fix=True)
+    assert path.read_text(encoding="utf-8") == new and not second.files[0].fixes_applied
+    assert second.findings == first.findings
+
+
+# ------------------------------------------------------------------------------------------ the cache
+
+
+@pytest.fixture(scope="module")
+def cached_project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cache")
+    project = root / "p"
+    project.mkdir()
+    for name in ("builtins_print.py", "fix_inner_comment.py", "compile_return_outside.py"):
+        shutil.copyfile(ROBUST / name, project / name)
+    cache = root / "cache"
+    clean = lint_paths([str(project)], Config(), cache_dir=cache)
+    files = {p.name: p.read_bytes() for p in cache.glob("*/*.json")}
+    return project, cache, clean, files
+
+
+@fuzz_settings(300)
+@given(st.data())
+def test_damaged_cache_gives_the_same_results(cached_project, data):
+    project, cache, clean, files = cached_project
+    folder = next(cache.glob("*-py*"))
+    for name, content in files.items():
+        blob = bytearray(content)
+        for _ in range(data.draw(st.integers(0, 6), label=f"damages to {name}")):
+            kind = data.draw(st.sampled_from(["flip", "delete", "insert", "truncate", "digit"]))
+            at = data.draw(st.integers(0, max(0, len(blob) - 1)))
+            if kind == "flip" and blob:
+                blob[at] ^= 1 << data.draw(st.integers(0, 7))
+            elif kind == "delete":
+                del blob[at:at + data.draw(st.integers(1, 20))]
+            elif kind == "insert":
+                blob[at:at] = data.draw(st.binary(min_size=1, max_size=8) | st.sampled_from(
+                    [b"[", b"{", b'"', b"-1", b"true", b"1.5", b"null", b'"3"']))
+            elif kind == "truncate":
+                del blob[at:]
+            elif kind == "digit" and blob:  # a plausible change: a number becomes another number
+                digits = [i for i, b in enumerate(blob) if 48 <= b <= 57]
+                if digits:
+                    blob[digits[at % len(digits)]] = data.draw(st.integers(48, 57))
+        (folder / name).write_bytes(bytes(blob))
+    run = lint_paths([str(project)], Config(), cache_dir=cache)
+    assert [(r.path, r.findings, r.warnings) for r in run.files] == \
+        [(r.path, r.findings, r.warnings) for r in clean.files]
+
+
+# ------------------------------------------------------------------------------------------ the LSP
+
+
+@pytest.fixture(scope="module")
+def lsp(tmp_path_factory):
+    from lspwire import WireClient
+
+    root = tmp_path_factory.mktemp("lsp")
+    client = WireClient(cwd=root)
+    client.initialize(root)
+    client.root = root
+    client.docs = 0
+    yield client
+    client.close()
+
+
+SNIPPETS = ["print(x)\n", "    print(x)\n", "@jax.jit\n", "def g(x):\n", "if x > 0:\n", "return x\n", "\r", "\x0c",
+            "\u2028", "é😀", "(", ")", "\n", "    ", "jax.debug.print('{}', x)\n", "for i in range(x):\n",
+            "# noqa\n", "  # noqa: JIT501", "import jax\n", "x = jnp.ones(3)\n", "\"\"\"", "\\\n"]
+
+
+@fuzz_settings(300)
+@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 30), st.sampled_from(SNIPPETS)), min_size=1, max_size=12))
+def test_random_lsp_edits_match_check_source(lsp, edits):
+    """The diagnostics pulled after a sequence of edits are what `check_source` says of the final text."""
+    lsp.docs += 1
+    path = lsp.root / f"doc{lsp.docs}.py"
+    uri = path.as_uri()
+    text = (ROBUST / "builtins_print.py").read_text()
+    lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
+                                                         "text": text}})
+    for version, (where, cut, snippet) in enumerate(edits, 1):
+        at = int(where * len(text))
+        text = text[:at] + snippet + text[at + min(cut, len(text) - at):]
+        lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                              "contentChanges": [{"text": text}]})
+    report = lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
+    lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    expected = check_source(text, str(path), Config(root=lsp.root)).findings
+    got = [(d["code"], d["range"]["start"]["line"], d["message"]) for d in report["items"]]
+    assert got == [(f.code, f.line - 1, f.message) for f in expected], text
+
+
+@fuzz_settings(200)
+@given(st.lists(st.sampled_from(["header", "length-", "length+", "lf", "garbage", "split", "valid"]),
+                min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_malformed_framing_then_a_valid_request_is_answered(lsp, damages, rnd: random.Random):
+    from lspwire import frame
+
+    hover = {"textDocument": {"uri": (lsp.root / "none.py").as_uri()}, "position": {"line": 0, "character": 0}}
+    raw = b""
+    for damage in damages:
+        body = json.dumps({"jsonrpc": "2.0", "method": "$/noSuchNotification", "params": {"n": rnd.random()}}).encode()
+        if damage == "header":
+            raw += b"Content-Type: x\r\n\r\n" + body
+        elif damage == "length-":
+            raw += b"Content-Length: %d\r\n\r\n" % rnd.randint(0, len(body) - 1) + body
+        elif damage == "length+":
+            raw += b"Content-Length: %d\r\n\r\n" % (len(body) + rnd.randint(1, 50)) + body
+        elif damage == "lf":
+            raw += b"Content-Length: %d\n\n" % len(body) + body
+        elif damage == "garbage":
+            raw += bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 40)))
+        elif damage == "split":
+            raw += frame(body)[: rnd.randint(1, 10)]
+        else:
+            raw += frame(body)
+    answer, _ = lsp.wait_for(lsp.request("textDocument/hover", hover, raw_prefix=raw), timeout=30)
+    assert answer.get("result", "missing") is None
