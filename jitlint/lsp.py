@@ -18,7 +18,6 @@ Neovim 0.11, utf-16 in most others). Every position goes through pygls' position
 from __future__ import annotations
 
 import argparse
-import ast
 import asyncio
 import functools
 import io
