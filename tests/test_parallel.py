@@ -66,8 +66,8 @@ def test_a_failing_worker_falls_back_to_this_process(monkeypatch):
     files = [engine._File(i, str(p), None, False, data=p.read_bytes()) for i, p in enumerate(paths)]
     config = Config(select=("ALL",))
     stats = engine.RunStats()
-    done = {id(f): out for f, out in engine._run(fails_in_workers, files, 2, (config, None, False), None, "linting",
-                                                        stats)}
+    state = (config, None, False)  # (config, index, fix)
+    done = {id(f): out for f, out in engine._run(fails_in_workers, files, 2, state, None, "linting", stats)}
     assert stats.workers == 2 and len(done) == len(files)
     for f in files:
         result, _, _, fixed = done[id(f)]
