@@ -157,7 +157,7 @@ def _load_config(args):
         exclude=tuple(args.exclude) if args.exclude is not None else None,
         extend_exclude=(*base.extend_exclude, *args.extend_exclude) if args.extend_exclude else None,
         force_exclude=True if args.force_exclude else None,
-        max_file_size=args.max_file_size,
+        max_file_size=getattr(args, "max_file_size", None),  # `jitlint run` has no such flag
     )
 
 
