@@ -197,9 +197,9 @@ def world_tmp():
 
 def test_fix_relints_in_the_workers(tmp_path):
     """6: fixing and re-linting happen in pass 2's workers; the findings reported are those after it."""
+    padding = "# padding, so that the files are worth two processes\n" * 60  # 3 KB each
     for i in range(40):
-        shutil.copyfile(ROBUST / "builtins_print.py", tmp_path / f"m{i}.py")
-        (tmp_path / f"pad{i}.py").write_text("import jax\n" + "x = jax.jit(lambda v: v)\n" * 400)
+        (tmp_path / f"m{i}.py").write_text((ROBUST / "builtins_print.py").read_text() + padding)
     run = lint_paths([str(tmp_path)], Config(), jobs=2, fix=True)
     fixed = [r for r in run.files if r.fixes_applied]
     assert run.stats.workers == 2 and len(fixed) == 40
