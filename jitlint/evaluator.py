@@ -58,6 +58,9 @@ class Evaluator:
         self.env = {}
         for name in info.params:
             self.env[name] = self.variant.params.get(name) if self.traced else info.eager_values.get(name)
+            value = self.env[name]
+            if isinstance(value, Taint) and not value.is_array and annotation_kind(info.annotations.get(name)) == "array":
+                self.env[name] = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
         if info.is_method and info.positional and self.traced:
             self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
         node = info.node

@@ -79,10 +79,11 @@ def calls(analysis: ModuleAnalysis, call: cst.Call, *names: str) -> bool:
 
 
 def certain_tracer(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED) -> Taint | None:
-    """The taint of `expr` when it is surely a traced *array* (not a container of tracers, and not a
-    field of an equinox/nnx module that may be a static Python value)."""
+    """The taint of `expr` when it is surely a traced value (not a container of tracers, nor a value of
+    unknown kind). An nnx argument itself counts (a Module there would be a type error either way); the
+    fields of such arguments, which may be static Python values, never reach here as taints."""
     t = traced_in(analysis, expr, min_level)
-    if t is None or t.container or t.opaque or (t.filtered and not t.is_array):
+    if t is None or t.container or t.opaque or t.class_name is not None:
         return None
     return t
 

@@ -176,11 +176,13 @@ def _module_fields_per_iteration(ctx: RuleContext):
                 for field, value in _constructor_fields(a, cls, call):
                     if a.field_kind(cls, field, True) == "static" and _names_in(value) & varying and \
                             is_python_scalar(site, value):
-                        yield Report(value, f"field `{field}` of the `{cls}` passed to `{callee_name(sig)}` gets "
-                                            f"`{ctx.short(value)}`, which changes every iteration: a non-array field "
-                                            f"is static under `{sig.transform}`, so each value is a new compile; "
-                                            "keep its values few (bucket them), or make it an array field if it only "
-                                            "enters arithmetic")
+                        yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, a `{cls}` built on every iteration, is "
+                                               f"passed to `{callee_name(sig)}` with field `{field}` = "
+                                               f"`{ctx.short(value)}`, which changes every iteration: a non-array "
+                                               f"field is static under `{sig.transform}`, so each value is a new "
+                                               "compile; keep its values few (bucket them), or make it an array field "
+                                               "if it only enters arithmetic")
+                        break
 
 
 def _constructor_fields(a, cls: str, call: cst.Call):

@@ -94,8 +94,14 @@ class Observations:
         for path, lines in (coverage.get("files") or {}).items():
             self.lines.setdefault(norm(path), set()).update(lines)
         self.errors: dict[str, list[dict]] = {}
+        # Errors by the lines they passed through: where raised, then each user caller they propagated out
+        # of (a static finding may point at the caller that built the bad value).
+        self.errors_via: dict[str, list[tuple[int, dict]]] = {}
         for err in data.get("errors", []):
             self.errors.setdefault(norm(err["path"]), []).append(err)
+            for via_path, via_line in err.get("via") or ():
+                if isinstance(via_line, int):
+                    self.errors_via.setdefault(norm(via_path), []).append((via_line, err))
         self.jit_sites: dict[str, list[dict]] = {}
         for site in data.get("jit_sites", []):
             self.jit_sites.setdefault(norm(site["path"]), []).append(site)
@@ -136,6 +142,7 @@ class Observations:
             if record.def_path == path:
                 lines |= self.def_lines(record)
             lines |= {t.call_line for t in record.traces if t.call_path == path}
+            lines |= {line for t in record.traces for via_path, line in t.via if via_path == path}
             lines |= {s["line"] for s in record.jit_sites if s["path"] == path}
             if any(lo <= line <= hi for line in lines if line is not None):
                 found.append(record)
@@ -151,10 +158,17 @@ class Observations:
         raises = _rule_raises(finding.code)
         errors = [e for e in self.errors.get(path, []) if lo <= e["line"] <= hi]
         matching = [e for e in errors if not raises or set(raises) & set(e.get("mro", [e["type"]]))]
+        if not matching and raises:
+            passed = [e for line, e in self.errors_via.get(path, []) if lo <= line <= hi]
+            matching = [e for e in passed if set(raises) & set(e.get("mro", [e["type"]]))]
+            errors = errors or matching
         if matching:
             for e in errors:
                 self.used_errors.add(id(e))
-            return _error_status(matching)
+            status = _error_status(matching)
+            if not lo <= matching[0]["line"] <= hi:
+                status.evidence += f" (at line {matching[0]['line']}, called through this line)"
+            return status
 
         outputs = [o for o in self.outputs.get(path, []) if lo <= o["line"] <= hi]
         if fam == PRINT_FAMILY:

@@ -59,6 +59,7 @@ class Trace:
     avals: list | None
     other_causes: tuple[str, ...] = ()  # also true: e.g. a static length changed along with the shape
     statics: dict | None = None  # {parameter: repr} of the untraced arguments, when the probe saw the body
+    via: tuple[tuple[str, int], ...] = ()  # the user callers on the way to the jitted call
 
     def causes(self) -> tuple[str, ...]:
         return (self.cause, *self.other_causes)
@@ -269,9 +270,10 @@ def build_functions(data: dict) -> list[FunctionRecord]:
                 cause, detail = text_cause, text_detail
                 if cause in ("shape", "dtype", "weak_type") and miss.get("avals") is not None and seen_avals:
                     cause, detail = "unknown", "JAX blamed argument types, but these types were compiled before"
+        via = tuple((norm(p), int(n)) for p, n in (miss.get("via") or ()) if isinstance(n, int))
         record.traces.append(Trace(norm(miss.get("call_path")), miss.get("call_line"), bool(miss.get("nested")),
                                    cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other,
-                                   miss.get("statics")))
+                                   miss.get("statics"), via))
         record.compiles += int(miss.get("compiles") or 0)
         record.trace_s += float(miss.get("trace_s") or 0.0)
         record.lower_s += float(miss.get("lower_s") or 0.0)

@@ -273,7 +273,7 @@ class MonitoringCoverage:
 class Miss:
     """One tracing-cache miss of one function (a trace), with what it cost."""
 
-    __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "never_seen",
+    __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "via", "never_seen",
                  "same_line_hint", "reason", "nested", "avals", "statics", "trace_s", "lower_s", "compile_s",
                  "compiles", "t")
 
@@ -498,8 +498,13 @@ class Probe:
                 reason.append(line.strip())
         miss.reason = "\n".join(reason)
         frame = innermost_user_frame(sys._getframe(1), self.is_user)
+        miss.via = []
         if frame is not None:
             miss.call_path, miss.call_line = frame.f_code.co_filename, frame.f_lineno
+            outer = innermost_user_frame(frame.f_back, self.is_user)
+            while outer is not None and len(miss.via) < 6:  # the callers on the way to the jitted call
+                miss.via.append([outer.f_code.co_filename, outer.f_lineno])
+                outer = innermost_user_frame(outer.f_back, self.is_user)
         elif head:
             miss.call_path, miss.call_line = head.group("path"), int(head.group("line"))
         else:
@@ -752,9 +757,15 @@ class Probe:
         if isinstance(exc, _NOT_INTERESTING):
             return
         try:
-            if getattr(exc, "_jitlint_seen", False):
+            seen = getattr(exc, "_jitlint_seen", None)
+            if seen is not None:
+                # Propagating out through a caller: remember the lines it passed (a helper's caller that
+                # built the bad value is where a static finding points).
+                with self.lock:
+                    if len(seen["via"]) < 8 and [path, line] not in seen["via"] and (path, line) != (
+                            seen["path"], seen["line"]):
+                        seen["via"].append([path, line])
                 return
-            exc._jitlint_seen = True
         except Exception:
             return
         key = (path, line, type(exc).__name__)
@@ -770,9 +781,13 @@ class Probe:
                 entry = self.errors[key] = {
                     "path": key[0], "line": key[1], "type": key[2],
                     "mro": [c.__name__ for c in type(exc).__mro__],
-                    "message": message[:300], "count": 0,
+                    "message": message[:300], "count": 0, "via": [],
                     "while_tracing": self.open_misses[-1].name if self.open_misses else None}
             entry["count"] += 1
+        try:
+            exc._jitlint_seen = entry
+        except Exception:
+            pass
 
     # ---- running ----------------------------------------------------------------------------
     def start_coverage(self):
