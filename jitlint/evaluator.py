@@ -62,7 +62,10 @@ class Evaluator:
             if isinstance(value, Taint) and not value.is_array and annotation_kind(info.annotations.get(name)) == "array":
                 self.env[name] = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
         if info.is_method and info.positional and self.traced:
-            self.env[info.positional[0]] = None  # `self` is a Python object: static or bound
+            # `self` is a Python object (static or bound), or, for a Module passed through a transform as
+            # a pytree (nnx, equinox), that traced pytree: its array fields are leaves.
+            me = self.variant.params.get(info.positional[0])
+            self.env[info.positional[0]] = me if isinstance(me, Taint) and me.class_name is not None else None
         node = info.node
         if isinstance(node, cst.Lambda):
             self.returns.append(self.expr(node.body))
@@ -918,7 +921,8 @@ class Evaluator:
         if isinstance(callee_value, Taint) and callee_value.class_name is not None:
             call = self.a.method(callee_value.class_name, "__call__")
             if call is not None:
-                return self._call_local(expr, FuncValue(call, bound_self=True), arg_values, in_jit)
+                return self._call_local(expr, FuncValue(call, bound_self=True), arg_values, in_jit,
+                                        self_value=callee_value)
         if isinstance(func, cst.Attribute):
             method = self._resolve_method(func)
             if method is None and receiver is not None and receiver.class_name is not None:
@@ -929,7 +933,8 @@ class Evaluator:
                     if method is not None:
                         return self._call_local(expr, method, arg_values, in_jit)
             if method is not None:
-                return self._call_local(expr, method, arg_values, in_jit, skip_first=True)
+                me = receiver if receiver is not None and receiver.class_name is not None else None
+                return self._call_local(expr, method, arg_values, in_jit, skip_first=True, self_value=me)
             if isinstance(func.value, cst.Name) and func.value.value in self.a.classes:
                 m = self.a.method(func.value.value, func.attr.value)
                 if m is not None:
@@ -1144,7 +1149,7 @@ class Evaluator:
         return FuncValue(m, bound_self=True)
 
     def _call_local(self, expr: cst.Call, fv: FuncValue, arg_values: list[Value], in_jit: bool,
-                    skip_first: bool = False) -> Taint | None:
+                    skip_first: bool = False, self_value: Taint | None = None) -> Taint | None:
         info = fv.info
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
@@ -1162,6 +1167,8 @@ class Evaluator:
             return None
         self._last_call_value = FuncValue(returned) if returned is not None else None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        if self_value is not None and info.is_method and info.positional:
+            params[info.positional[0]] = self_value
         traces_constants = bool(self.info and self.info.traces_constants)
         variant = self.a.request(info, Context("helper", f"called from traced `{self.info.name}`", traces_constants),
                                  params, self._closure() if info.parent is self.info else None, traces_constants)
