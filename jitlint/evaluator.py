@@ -987,6 +987,9 @@ class Evaluator:
         if transform is not None:
             self._apply_transform(expr, q, transform, arg_values)
             return None
+        if q in jaxapi.LIFTED_TRANSFORMS:
+            self._lift_module(expr, q)
+            return None
         if q in jaxapi.CONSTRUCTORS:
             cls, apply_keyword = jaxapi.CONSTRUCTORS[q]
             self._last_call_value = InstanceValue(cls)
@@ -1467,6 +1470,23 @@ class Evaluator:
             return q
         cls = info.param_classes.get(name)
         return cls if cls is not None and self.a.pytree_class(cls) else None
+
+    def _lift_module(self, expr: cst.Call, q: str) -> None:
+        """`nn.scan(Block, ...)`: Block's `__call__` runs traced (its inputs are tracers) when applied."""
+        pos = positional_args(expr)
+        target = pos[0].value if pos else None
+        if not (isinstance(target, cst.Name) and target.value in self.a.classes):
+            return
+        call = self.a.method(target.value, "__call__")
+        if call is None:
+            return
+        free = call.positional[1:]
+        params: dict[str, Value] = {p: Taint(TRACED, p) for p in free if p not in call.defaults}
+        for name in [*free, *call.kwonly]:
+            if name in call.defaults:
+                params[name] = call.default_const(name)
+        short = q.replace("flax.linen.", "nn.")
+        self.a.request(call, Context("lax", f"`{short}` body", True), params, None, True)
 
     def _held_apply_fn(self, class_name: str, attr: str) -> FuncValue | None:
         """`state.apply_fn(params, x)` of a TrainState built with `apply_fn=model.apply` of the one linen

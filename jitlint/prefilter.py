@@ -5,7 +5,8 @@ parsed with libcst only when a rule could report something in it. Every rule nee
 
 * a trace context (JIT4xx/5xx/6xx) or a jit wrapper (JIT1xx), started only by a name of
   `jaxapi.TRANSFORMS` (jit, vmap, grad, checkpoint, eval_shape, ...) or of `jaxapi.LAX_BODIES` /
-  `jaxapi.LAX_SWITCH` (scan, fori_loop, cond, switch, ...): `TRACE_NAMES`;
+  `jaxapi.LAX_SWITCH` (scan, fori_loop, cond, switch, ...), or a lifted linen transform (`nn.scan`):
+  `TRACE_NAMES`;
 * a call of a jitted function (JIT2xx/3xx): defined in the same file (with a jit wrapper, so a
   `TRACE_NAMES` reference again), or defined in another linted file and found in the project index.
 
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
     from jitlint.index import ModuleSummary
 
 # Every wrapper that can start tracing or hold a compile cache (transparent ones too: cheap to keep).
-TRACE_NAMES: frozenset[str] = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH})
+TRACE_NAMES: frozenset[str] = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH,
+                                       *jaxapi.LIFTED_TRANSFORMS})
 TOKENS: frozenset[str] = frozenset(name.rsplit(".", 1)[-1] for name in TRACE_NAMES)
 _TOKEN_RE = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, TOKENS), key=len, reverse=True)))
 _IMPORT_RE = re.compile(r"\bimport\b")
