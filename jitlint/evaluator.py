@@ -1504,25 +1504,18 @@ class Evaluator:
     def _returned_instance(self, info: FunctionInfo) -> InstanceValue | None:
         """The object a builder function returns on every path (`return TrainState.create(...)`,
         `return Model(...)`), when it is a pytree jitlint knows."""
-        if not isinstance(info.node, cst.FunctionDef):
-            return None
         found: set[str] = set()
-        stack: list[cst.CSTNode] = [info.node.body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Return):
-                call = node.value
-                if not isinstance(call, cst.Call):
-                    return None
-                q = info.scope.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
-                if q in jaxapi.CONSTRUCTORS:
-                    found.add(jaxapi.CONSTRUCTORS[q][0])
-                elif isinstance(call.func, cst.Name) and call.func.value in self.a.classes:
-                    found.add(call.func.value)
-                else:
-                    return None
-            if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                stack.extend(node.children)
+        for ret in runs.own_returns(info):
+            call = ret.value
+            if not isinstance(call, cst.Call):
+                return None
+            q = info.scope.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            if q in jaxapi.CONSTRUCTORS:
+                found.add(jaxapi.CONSTRUCTORS[q][0])
+            elif isinstance(call.func, cst.Name) and call.func.value in self.a.classes:
+                found.add(call.func.value)
+            else:
+                return None
         return InstanceValue(found.pop()) if len(found) == 1 else None
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
@@ -1625,19 +1618,11 @@ _UNKNOWN = object()
 
 def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
     """The nested def a factory returns (`return loss_fn` on every path), else None."""
-    if not isinstance(info.node, cst.FunctionDef):
+    names = {r.value.value if isinstance(r.value, cst.Name) else None for r in runs.own_returns(info)}
+    if len(names) != 1:
         return None
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [info.node.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Return):
-            if not (isinstance(node.value, cst.Name) and node.value.value in info.local_defs):
-                return None
-            found.add(node.value.value)
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(node.children)
-    return info.local_defs[found.pop()] if len(found) == 1 else None
+    name = names.pop()
+    return info.local_defs.get(name) if name is not None else None
 
 
 def _as_container(taint: Taint | None) -> Taint | None:

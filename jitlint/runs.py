@@ -63,12 +63,12 @@ def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: c
     if isinstance(iterable, cst.Name):
         if iterable.value in a.classes:
             return _is_enum(a, iterable.value)
-        sources = _assigned(a, func, iterable.value)
+        sources = assigned(a, func, iterable.value)
         return len(sources) == 1 and is_fixed_sweep(a, func, sources[0], _depth + 1)
     return False
 
 
-def _assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
+def assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
     """What `name` is assigned, in the innermost function that assigns it, else at module level."""
     f = func
     while f is not None:
@@ -110,19 +110,17 @@ def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
 
 def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
     """Every `return` of `info` hands back a function: a nested def, a lambda, or a transform's result."""
+    returns = own_returns(info)
+    return bool(returns) and all(
+        isinstance(r.value, cst.Name) and r.value.value in info.local_defs or isinstance(r.value, cst.Lambda)
+        or isinstance(r.value, cst.Call) and a.call_names.get(r.value) in jaxapi.TRANSFORMS for r in returns)
+
+
+def own_returns(info: "FunctionInfo") -> list[cst.Return]:
+    """The `return` statements of a def's own body (not of defs, lambdas or classes nested in it)."""
     if not isinstance(info.node, cst.FunctionDef):
-        return False
-    found = False
-    for node in _walk(info.node.body):
-        if isinstance(node, cst.Return):
-            value = node.value
-            if isinstance(value, cst.Name) and value.value in info.local_defs or isinstance(value, cst.Lambda):
-                found = True
-            elif isinstance(value, cst.Call) and a.call_names.get(value) in jaxapi.TRANSFORMS:
-                found = True
-            else:
-                return False
-    return found
+        return []
+    return [node for node in _walk(info.node.body) if isinstance(node, cst.Return)]
 
 
 # ------------------------------------------------------------------------------ memoized code

@@ -41,24 +41,13 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     return place
 
 
-def _assigned_sources(ctx: RuleContext, creation: JitCreation, name: str) -> list[cst.BaseExpression]:
-    f = creation.func
-    while f is not None:
-        if name in f.assignments:
-            return f.assignments[name]
-        if name in f.params:
-            return []
-        f = f.parent
-    return ctx.analysis.module_assignments.get(name, [])
-
-
 def _object_kind(ctx: RuleContext, creation: JitCreation, base: cst.BaseExpression) -> tuple[str, str] | None:
     """What `base` in `jax.jit(base.f)` is: ("stable", ...) for an object whose function fields are the same
     object at every access (a NamedTuple of functions), ("fresh", ...) for one whose methods are bound
     methods (a Flax module), None when unknown."""
     a = ctx.analysis
     sources = [base] if isinstance(base, cst.Call) else (
-        _assigned_sources(ctx, creation, base.value) if isinstance(base, cst.Name) else [])
+        runs.assigned(ctx.analysis, creation.func, base.value) if isinstance(base, cst.Name) else [])
     for source in sources:
         if not isinstance(source, cst.Call):
             continue
@@ -115,7 +104,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             q = (creation.func.scope if creation.func else a.scope).qualify(wrapped)
             if q is not None:
                 return "stable", f"`{wrapped.value}`"
-            sources = _assigned_sources(ctx, creation, wrapped.value)
+            sources = runs.assigned(ctx.analysis, creation.func, wrapped.value)
             in_loop = creation.loop is not None and wrapped.value in _loop_assigned(ctx, creation)
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
                 return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
