@@ -643,6 +643,15 @@ class Evaluator:
         if isinstance(expr, (cst.Name, cst.Attribute)) and self.qualify_call_target(expr) in (
                 "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"):
             return False
+        if isinstance(expr, cst.Call) and self.qualify_call_target(expr.func) == "hasattr" and len(expr.args) == 2:
+            # A traced array has the array attributes; a known constant has those of its type.
+            target, attr = self.static_value(expr.args[0].value), literal_const(expr.args[1].value)
+            if attr is not None and isinstance(attr.value, str):
+                if isinstance(target, Taint) and target.is_array and attr.value in jaxapi.STATIC_ATTRS:
+                    return True
+                if isinstance(target, Const):
+                    return hasattr(target.value, attr.value)
+            return None
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             op = expr.comparisons[0].operator
             left, right = self.static_value(expr.left), self.static_value(expr.comparisons[0].comparator)
@@ -1039,6 +1048,8 @@ class Evaluator:
             return dataclasses.replace(rest, container=True, is_array=False, elements=None) if rest else None
         if q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."):
             return None
+        if q in jaxapi.CONSTANT_COLLECTIVES and arg_values and isinstance(arg_values[0], Const):
+            return None  # `lax.psum(1, "i")` is a Python int (the axis size) inside the mapped function
         if q.startswith("numpy."):
             if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
                 return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)

@@ -12,7 +12,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi
+from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
 from jitlint.rule import Report, Rule, RuleContext
@@ -46,12 +46,8 @@ def _names_in(expr: cst.CSTNode) -> set[str]:
 
 
 def _assigned(ctx: RuleContext, site, name: str) -> list[cst.BaseExpression]:
-    """What a name is assigned where the call can see it: locally, else at module level."""
-    if site.func is not None and name in site.func.assignments:
-        return site.func.assignments[name]
-    if site.func is not None and name in site.func.params:
-        return []
-    return ctx.analysis.module_assignments.get(name, [])
+    """What a name is assigned where the call can see it (the enclosing functions, else the module)."""
+    return runs.assigned(ctx.analysis, site.func, name)
 
 
 def _is_bool_expr(expr: cst.BaseExpression) -> bool:
@@ -59,6 +55,35 @@ def _is_bool_expr(expr: cst.BaseExpression) -> bool:
         isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)) or (
         isinstance(expr, cst.Name) and expr.value in ("True", "False")) or (
         isinstance(expr, cst.BooleanOperation) and _is_bool_expr(expr.left) and _is_bool_expr(expr.right))
+
+
+def _bounded(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A value from a small fixed set, whatever the iteration: a bool, a literal, a choice between bounded
+    values (`3 if i < 50 else 5`), an element of a literal dict or tuple (`SIZES[key]`), `i % 4`."""
+    if depth > 4:
+        return False
+    if _is_bool_expr(expr) or isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)) or \
+            isinstance(expr, cst.Name) and expr.value == "None":
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _bounded(ctx, site, expr.expression, depth + 1)
+    if isinstance(expr, cst.IfExp):
+        return _bounded(ctx, site, expr.body, depth + 1) and _bounded(ctx, site, expr.orelse, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Modulo) and isinstance(expr.right, cst.Integer) and \
+                int(expr.right.evaluated_value) <= 64:
+            return True  # `i % 4`: at most 4 values
+        return _bounded(ctx, site, expr.left, depth + 1) and _bounded(ctx, site, expr.right, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        container = expr.value
+        if isinstance(container, cst.Name):
+            sources = _assigned(ctx, site, container.value) or ctx.analysis.module_assignments.get(container.value, [])
+            container = sources[0] if len(sources) == 1 else container
+        return isinstance(container, (cst.Dict, cst.Tuple, cst.List)) and len(container.elements) <= 64
+    if isinstance(expr, cst.Name):
+        sources = _assigned(ctx, site, expr.value)
+        return bool(sources) and all(_bounded(ctx, site, src, depth + 1) for src in sources)
+    return False
 
 
 def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> str | None:
@@ -343,8 +368,8 @@ class LoopVaryingStaticArg(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         yield from _module_fields_per_iteration(ctx)
         for site, sig, arg in _static_calls(ctx):
-            if site.loop is None or _is_bool_expr(arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
-                continue
+            if site.loop is None or _bounded(ctx, site, arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
+                continue  # a few values: a few compiles, by design
             varying = _varying_names(site)
             used = sorted(_names_in(arg.expr) & varying)
             if not used:

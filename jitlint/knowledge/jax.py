@@ -207,3 +207,6 @@ BOOL_DTYPES = {"bool", "bool_", "jax.numpy.bool_", "jax.numpy.bool", "numpy.bool
 PYTREE_BASES = {"typing.NamedTuple", "chex.dataclass"}
 PYTREE_DECORATORS = {"jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class",
                      "chex.dataclass"}
+
+# Collectives that give a Python number when reduced over a Python constant (the axis size times it).
+CONSTANT_COLLECTIVES = {"jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin"}
