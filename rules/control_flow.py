@@ -20,7 +20,12 @@ from jitlint.rule import Report, Rule, RuleContext
 
 from ._helpers import calls, certain_tracer, traced_in, condition_nodes, describe, membership_tested, truth_tested, where
 
-_FIX_COND = "use `jnp.where(cond, a, b)`, `lax.cond`/`lax.select`, or make the value static with `static_argnames`"
+def _fix_cond(site) -> str:
+    """The remedy for a Python branch on a tracer; marking it static only helps where jit traces it."""
+    fix = "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`"
+    if site.context.kind == "jit" and site.func.jit_binding is not None:
+        fix += ", or make the value static with `static_argnames`"
+    return fix
 
 
 class IfOnTracedValue(Rule):
@@ -93,7 +98,7 @@ class IfOnTracedValue(Rule):
             if traced is not None:
                 kind = "while" if isinstance(node, cst.While) else "if"
                 yield Report(node.test, f"`{kind}` on traced value {describe(ctx, node.test, traced, site)} {where(site)} "
-                                        f"raises TracerBoolConversionError at trace time; {_FIX_COND}")
+                                        f"raises TracerBoolConversionError at trace time; {_fix_cond(site)}")
 
 
 class AssertOnTracedValue(Rule):
