@@ -1332,6 +1332,11 @@ class Evaluator:
             v = self.lookup(expr.value)
             if isinstance(v, FuncValue):
                 return v, []
+            if isinstance(v, (Taint, InstanceValue)) and v.class_name in self.a.classes:
+                # `jax.vmap(model)` of a Module: its `__call__` is what is transformed.
+                call = self.a.method(v.class_name, "__call__")
+                if call is not None:
+                    return FuncValue(call, bound_self=True), []
             fn = self.a.lookup_function(expr.value, self.info)
             return (FuncValue(fn), []) if fn else (None, [])
         if isinstance(expr, cst.Attribute):

@@ -44,7 +44,8 @@ def signature_for(ctx: RuleContext, site: CallSite) -> tuple[JitSignature, froze
     return None
 
 
-def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_self: bool) -> list[BoundArg]:
+def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_self: bool,
+               a: ModuleAnalysis | None = None) -> list[BoundArg]:
     positional = [p for p in sig.positional if p not in bound]
     if skip_self and positional:
         positional = positional[1:]
@@ -62,7 +63,7 @@ def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_se
             continue
         if sig.filtered:
             # equinox keeps every non-array argument static: a Python number or string is a cache key.
-            static = True if is_python_scalar(site, arg.value) else None
+            static = True if is_python_scalar(site, arg.value, a) else None
         else:
             static = None if sig.static is None else param in sig.static
         out.append(BoundArg(arg.value, value, param, static))
@@ -72,30 +73,49 @@ def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_se
 _SCALAR_BUILTINS = {"int", "float", "len", "round", "str", "bool", "abs", "min", "max", "sum"}
 
 
-def is_python_scalar(site: CallSite, expr: cst.BaseExpression, depth: int = 0) -> bool:
+def is_python_scalar(site: CallSite, expr: cst.BaseExpression, a: ModuleAnalysis | None = None) -> bool:
     """A Python number, bool or string built by eager code (a literal, a loop counter, arithmetic on those,
-    `len(...)`, `int(...)`): never an array."""
-    if depth > 4:
+    `len(...)`, `int(...)`, `math.*`, a local function returning such values): never an array."""
+    return _scalar(expr, site.func, lambda name: _counter_of(site, name), site.scope.qualify, a, 0)
+
+
+def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int) -> bool:
+    if depth > 16:
         return False
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
         return True
     if isinstance(expr, cst.Name):
-        if expr.value in ("True", "False"):
+        if expr.value in ("True", "False") or counter(expr.value):
             return True
-        if _counter_of(site, expr.value):
-            return True
-        sources = site.func.assignments.get(expr.value, []) if site.func is not None else []
-        return bool(sources) and all(not isinstance(src, cst.AugAssign) and is_python_scalar(site, src, depth + 1)
-                                     or isinstance(src, cst.AugAssign) and is_python_scalar(site, src.value, depth + 1)
-                                     for src in sources)
+        sources = func.assignments.get(expr.value, []) if func is not None else []
+        return bool(sources) and all(
+            _scalar(src.value if isinstance(src, cst.AugAssign) else src, func, counter, qualify, a, depth + 1)
+            for src in sources)
+    if isinstance(expr, cst.Attribute):
+        return (qualify(expr) or "") in ("math.pi", "math.e", "math.tau", "math.inf")
     if isinstance(expr, cst.UnaryOperation):
-        return is_python_scalar(site, expr.expression, depth + 1)
+        return _scalar(expr.expression, func, counter, qualify, a, depth + 1)
     if isinstance(expr, cst.BinaryOperation):
-        return is_python_scalar(site, expr.left, depth + 1) and is_python_scalar(site, expr.right, depth + 1)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in _SCALAR_BUILTINS:
-        if expr.func.value in ("len", "int", "float", "str", "bool", "round"):
-            return True
-        return all(is_python_scalar(site, arg.value, depth + 1) for arg in expr.args)
+        return _scalar(expr.left, func, counter, qualify, a, depth + 1) and \
+            _scalar(expr.right, func, counter, qualify, a, depth + 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    args_scalar = all(_scalar(arg.value, func, counter, qualify, a, depth + 1) for arg in expr.args)
+    if isinstance(expr.func, cst.Name) and expr.func.value in _SCALAR_BUILTINS:
+        return expr.func.value in ("len", "int", "float", "str", "bool", "round") or args_scalar
+    q = qualify(expr.func) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
+    if q is not None and q.startswith("math.") and args_scalar:
+        return True  # math functions of Python numbers return Python numbers
+    if a is not None and isinstance(expr.func, cst.Name) and args_scalar:
+        callee = a.lookup_function(expr.func.value, func)
+        if callee is not None:
+            # A schedule `def lr_at(step): return 0.1 * math.cos(step)`: its parameters are the Python
+            # numbers passed here.
+            params = set(callee.params)
+            returns = runs.own_returns(callee)
+            return bool(returns) and all(
+                r.value is not None and _scalar(r.value, callee, params.__contains__, callee.scope.qualify, a,
+                                                depth + 1) for r in returns)
     return False
 
 
@@ -121,7 +141,7 @@ def jitted_calls(ctx: RuleContext):
         if found is None:
             continue
         sig, bound, skip_self = found
-        yield site, sig, bound_args(sig, site, bound, skip_self)
+        yield site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)
 
 
 def callee_name(sig: JitSignature) -> str:

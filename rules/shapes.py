@@ -211,8 +211,11 @@ class SizeDependentOutput(Rule):
                     "a", "ar", "arr", "condition", "ar1", "ar2", "x")]
             short = q.replace("jax.numpy.", "jnp.")
             traced = next(((e, t) for e, t in ((e, certain_tracer(a, e)) for e in checked) if t), None)
+            maybe = next(((e, t) for e, t in ((e, traced_in(a, e)) for e in checked) if t), None)
             if traced is not None:
                 what = f"traced value {describe(ctx, traced[0], traced[1], site)}"
+            elif maybe is not None:
+                what = f"`{ctx.short(maybe[0], 30)}`, computed from traced `{maybe[1].origin}`"
             elif checked and site.constants_traced:
                 what = "a constant (inside `jit`, `jnp` turns it into a tracer too)"
             else:

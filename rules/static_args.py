@@ -200,7 +200,7 @@ def _module_fields_per_iteration(ctx: RuleContext):
                     continue
                 for field, value in _constructor_fields(a, cls, call):
                     if a.field_kind(cls, field, True) == "static" and _names_in(value) & varying and \
-                            is_python_scalar(site, value):
+                            is_python_scalar(site, value, a):
                         yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, a `{cls}` built on every iteration, is "
                                                f"passed to `{callee_name(sig)}` with field `{field}` = "
                                                f"`{ctx.short(value)}`, which changes every iteration: a non-array "
