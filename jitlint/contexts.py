@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import jaxapi
+from jitlint.index import JitSignature, static_params
 from jitlint.names import Scope, dotted
 from jitlint.literals import literal_const
 from jitlint.values import Const, Taint, Value
@@ -85,6 +86,13 @@ class JitBinding:
         return self.target.static_param_names(self.static_argnums, self.static_argnames, self.bound,
                                               self.bound_self) | set(self.bound)
 
+    def signature(self, path: str, info: "FunctionInfo | None" = None) -> JitSignature:
+        """This jitted callable as its callers see it: the same JitSignature the project index builds
+        for the jitted functions of other files, so rules read one type whatever file defines it."""
+        info = info or self.target
+        return JitSignature.build(info.qualname, self.transform, info.positional, info.kwonly,
+                                  info.vararg is not None, info.kwarg is not None, self.static_params(), path)
+
 
 class FunctionInfo:
     """A function definition (or lambda) and what the analysis learned about it."""
@@ -152,14 +160,7 @@ class FunctionInfo:
 
     def static_param_names(self, argnums: tuple[int, ...], argnames: tuple[str, ...],
                            bound: frozenset[str] = frozenset(), bound_self: bool = False) -> set[str]:
-        static = set(argnames)
-        free = self.free_positional(bound, bound_self)
-        n = len(free)
-        for i in argnums:
-            j = i + n if i < 0 else i
-            if 0 <= j < n:
-                static.add(free[j])
-        return static
+        return static_params(self.free_positional(bound, bound_self), argnums, argnames)
 
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.qualname}>"

@@ -13,7 +13,7 @@ import ast
 from dataclasses import asdict, dataclass, field
 
 from jitlint import jaxapi
-from jitlint.qualnames import canonical, resolve_relative
+from jitlint.names import import_bindings, qualify
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,16 @@ class JitSignature:
     filtered: bool = False  # equinox/nnx: every non-array argument is static
     path: str = ""
     line: int = 0
+
+    @classmethod
+    def build(cls, qualname: str, transform: str, positional, kwonly=(), varargs: bool = False,
+              varkw: bool = False, static: "set[str] | tuple[str, ...] | None" = (), path: str = "",
+              line: int = 0) -> "JitSignature":
+        """The signature of `transform` applied to a function with these parameters; `static`: the names
+        static_argnums/static_argnames make static (see `static_params`), None when not literal."""
+        return cls(qualname, transform, tuple(positional), tuple(kwonly), varargs, varkw,
+                   tuple(sorted(static)) if static is not None else None, jaxapi.TRANSFORMS[transform].filtered,
+                   path, line)
 
     def param_of(self, position: int | None, keyword: str | None, skip_self: bool = False) -> str | None:
         if keyword is not None:
@@ -79,46 +89,17 @@ class ModuleSummary:
 # ---------------------------------------------------------------------------------------------- ast side
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def _imports(tree: ast.Module, module: str | None, is_package: bool) -> dict[str, str]:
+    """The module-level import bindings (what a re-export through this module resolves to)."""
     out: dict[str, str] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    out[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".")[0]
-                    out[head] = head
-        elif isinstance(stmt, ast.ImportFrom):
-            base = stmt.module or ""
-            if stmt.level:
-                base = resolve_relative(module, is_package, stmt.level, base)
-            for alias in stmt.names:
-                if alias.name == "*":
-                    continue
-                out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out.update(import_bindings(stmt, module, is_package))
     return out
 
 
 def _qualify(node: ast.AST, imports: dict[str, str]) -> str | None:
-    name = _dotted(node)
-    if name is None:
-        return None
-    head, _, rest = name.partition(".")
-    if head not in imports:
-        return None
-    return canonical(imports[head] + ("." + rest if rest else ""))
+    return qualify(node, imports.get)
 
 
 def _literal(node: ast.AST | None):
@@ -155,13 +136,24 @@ def _jit_of(node: ast.AST, imports: dict[str, str]) -> tuple[str, ast.Call | Non
     return None
 
 
+def static_params(positional, argnums, argnames) -> set[str]:
+    """The parameters that `static_argnums` (indexes into `positional`, negative from the end) and
+    `static_argnames` make static: the one rule, for the analysis and the index alike."""
+    static = set(argnames)
+    n = len(positional)
+    for i in argnums:
+        j = i + n if i < 0 else i
+        if 0 <= j < n:
+            static.add(positional[j])
+    return static
+
+
 def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, options: ast.Call | None,
                qualname: str, path: str, line: int) -> JitSignature:
     args = fn.args
     positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
-    kwonly = tuple(a.arg for a in args.kwonlyargs)
     t = jaxapi.TRANSFORMS[transform]
-    static: tuple[str, ...] | None = ()
+    static: set[str] | None = set()
     if options is not None:
         keywords = {kw.arg: kw.value for kw in options.keywords if kw.arg}
         nums = _literal(keywords.get(t.static_nums_kw)) if t.static_nums_kw else ()
@@ -169,14 +161,9 @@ def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, optio
         if nums is None or names is None or not all(isinstance(n, int) for n in nums):
             static = None
         else:
-            found = {n for n in names if isinstance(n, str)}
-            for i in nums:
-                j = i + len(positional) if i < 0 else i
-                if 0 <= j < len(positional):
-                    found.add(positional[j])
-            static = tuple(sorted(found))
-    return JitSignature(qualname, transform, positional, kwonly, args.vararg is not None, args.kwarg is not None,
-                        static, t.filtered, path, line)
+            static = static_params(positional, nums, [n for n in names if isinstance(n, str)])
+    return JitSignature.build(qualname, transform, positional, (a.arg for a in args.kwonlyargs),
+                              args.vararg is not None, args.kwarg is not None, static, path, line)
 
 
 def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False) -> ModuleSummary:

@@ -17,8 +17,8 @@ Two stages, both sound (they may keep a file that has no finding, never drop one
    without any token has no trace context; one without any `import` cannot reach the index either.
    `check_source` without a project index uses this to skip the name walk below.
 2. Names: every file is parsed once with CPython's `ast` anyway (its syntax check, and the index summary
-   of pass 1), so the names its code refers to are resolved through its import bindings exactly like
-   `jitlint.names.Scope` does (`references`). On JAX code the words alone keep most files (`cond`,
+   of pass 1), so the names its code refers to are resolved through its import bindings by the one
+   resolver the analysis uses too (`jitlint.names`; `references`). On JAX code the words alone keep most files (`cond`,
    `map`, `grad`, `checkpoint` are common words: 83% of the lines of docs/performance.md's corpus);
    resolved names keep only files that really refer to a transform, or to a name the project index
    resolves to a jitted function (59%). `jitlint check` resolves the names of every file: with an index,
@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from jitlint import jaxapi
-from jitlint.qualnames import canonical, resolve_relative
+from jitlint.names import extend, import_bindings
+from jitlint.qualnames import canonical
 
 if TYPE_CHECKING:
     from jitlint.index import ModuleSummary
@@ -199,22 +200,9 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
         if cls is Name:
             names.append(node)
             continue
-        if cls is Import:
-            for alias in node.names:
-                if alias.asname:
-                    bindings.setdefault(alias.asname, set()).add(alias.name)
-                else:
-                    head = alias.name.split(".")[0]
-                    bindings.setdefault(head, set()).add(head)
-            continue
-        if cls is ImportFrom:
-            base = node.module or ""
-            if node.level:
-                base = resolve_relative(module, is_package, node.level, base)
-            for alias in node.names:
-                if alias.name != "*":
-                    bindings.setdefault(alias.asname or alias.name, set()).add(
-                        f"{base}.{alias.name}" if base else alias.name)
+        if cls is Import or cls is ImportFrom:
+            for local, qualified in import_bindings(node, module, is_package):
+                bindings.setdefault(local, set()).add(qualified)
             continue
         if cls is Attribute:
             attributes.append(node)
@@ -244,9 +232,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
         if not found:
             continue
         for q in found:
-            for part in reversed(parts):
-                q = canonical(f"{q}.{part}")
-            out.add(q)
+            out.add(extend(q, reversed(parts)))
     return out
 
 

@@ -31,12 +31,7 @@ def signature_for(ctx: RuleContext, site: CallSite) -> tuple[JitSignature, froze
         if binding is None or callee.transform is None and callee.info.jit_binding is None:
             return None
         info = callee.info
-        static = binding.static_params()
-        t = jaxapi.TRANSFORMS[binding.transform]
-        sig = JitSignature(info.qualname, binding.transform, tuple(info.positional), tuple(info.kwonly),
-                           info.vararg is not None, info.kwarg is not None,
-                           tuple(sorted(static)) if static is not None else None, t.filtered, ctx.path)
-        return sig, callee.bound, callee.bound_self and info.is_method
+        return binding.signature(ctx.path, info), callee.bound, callee.bound_self and info.is_method
     if site.qualified and ctx.index is not None:
         sig = ctx.index.lookup(site.qualified)
         if sig is not None:

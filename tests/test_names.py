@@ -61,3 +61,25 @@ def test_local_rebinding_hides_an_import():
     inner.shadow("jax")
     assert inner.qualify(cst.parse_expression("jax.jit")) is None
     assert scope.qualify(cst.parse_expression("jax.jit")) == "jax.jit"
+
+
+@pytest.mark.parametrize("source", [
+    "import jax\nimport jax.numpy as jnp\nfrom jax import lax as L\n",
+    "from .model import step as s, other\nfrom . import model\nfrom ..core import *\n",
+    "from flax.experimental import nnx\nimport equinox.internal\n",
+])
+def test_ast_and_libcst_bind_the_same_names(source):
+    """Pass 1 (CPython ast) and pass 2 (libcst) share one resolver: same bindings, same qualified names."""
+    import ast
+
+    from jitlint.names import import_bindings, qualify
+
+    for module, package in [("pkg.sub.mod", False), ("pkg", True), (None, False)]:
+        from_ast = [b for stmt in ast.parse(source).body for b in import_bindings(stmt, module, package)]
+        from_cst = [b for stmt in cst.parse_module(source).body for small in stmt.body
+                    for b in import_bindings(small, module, package)]
+        assert from_ast == from_cst and from_ast
+        table = dict(from_ast)
+        for expr in ("jnp.where", "L.scan", "s", "model.step", "nnx.jit", "equinox.internal.x"):
+            assert qualify(ast.parse(expr, mode="eval").body, table.get) == \
+                qualify(cst.parse_expression(expr), table.get)
