@@ -1,7 +1,7 @@
 """The `jitlint check` cache (`.jitlint_cache/`): a file that has not changed is neither parsed nor linted.
 
-Two JSON files per jitlint build (`<cache dir>/<engine key>/`), each a map from the file's path, as
-reported, to an entry that holds the SHA-1 of the file's bytes, its module name and package flag:
+Two JSON files per jitlint build (`<cache dir>/<engine key>/`), each a map from the file's absolute path
+to an entry that holds the SHA-1 of the file's bytes, its module name and package flag:
 
 * `facts.json`: what pass 1 learned (jitlint.prefilter.Facts: syntax error, names the file refers to, its
   summary for the project index). It depends on nothing but the entry's key, so any configuration uses it.
@@ -105,7 +105,8 @@ class Resolver:
 class Cache:
     """One run's view of the cache folder: read at the start, written once at the end."""
 
-    def __init__(self, folder: Path, config) -> None:
+    def __init__(self, folder: Path, config, lint: bool = True) -> None:
+        """`lint=False`: only pass 1's facts are read and written (to build a project index)."""
         self.root = Path(folder)
         self.engine = engine_key()
         self.folder = self.root / self.engine
@@ -113,7 +114,8 @@ class Cache:
         self.facts_path = self.folder / "facts.json"
         self.lint_path = self.folder / f"lint-{self.config}.json"
         self.facts: dict[str, dict] = self._load(self.facts_path, "facts")
-        self.lint: dict[str, dict] = self._load(self.lint_path, "lint")
+        self.lint_loaded = lint
+        self.lint: dict[str, dict] = self._load(self.lint_path, "lint") if lint else {}
         self._dirty = False
         self.errors: list[str] = []
 
@@ -143,8 +145,10 @@ class Cache:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def get_lint(self, path: str, digest: str, module: str | None, package: bool, refs, resolver: Resolver):
-        """(findings, warnings) when the entry matches and the names it depends on resolve as before."""
+    def get_lint(self, path: str, digest: str, module: str | None, package: bool, refs, resolver: Resolver,
+                 display: str | None = None):
+        """(findings, warnings) when the entry matches and the names it depends on resolve as before;
+        the findings are reported at `display` (default: `path`)."""
         from jitlint.finding import Finding
 
         entry = self.lint.get(path)
@@ -159,7 +163,7 @@ class Cache:
             records = entry["findings"]
             if not (isinstance(records, list) and all(_valid_finding(f) for f in records)):
                 return None
-            findings = [Finding.from_dict({**f, "path": path}) for f in records]
+            findings = [Finding.from_dict({**f, "path": display or path}) for f in records]
             warnings = entry["warnings"]
             if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
                 return None
@@ -183,9 +187,9 @@ class Cache:
                            "warnings": list(warnings), "hits": hits, "extra": sorted(extra)}
         self._dirty = True
 
-    def save(self, seen: set[str]) -> None:
+    def save(self, seen: set[str], prune: bool = True) -> None:
         """Write both files if anything changed; entries of files gone from disk are dropped."""
-        for entries in (self.facts, self.lint):
+        for entries in (self.facts, self.lint) if prune else ():
             for path in [p for p in entries if p not in seen and not os.path.exists(p)]:
                 del entries[path]
                 self._dirty = True
@@ -197,7 +201,8 @@ class Cache:
             self._prune_other_builds()
             base = {"format": FORMAT, "engine": self.engine}
             _write_json(self.facts_path, {**base, "kind": "facts", "entries": self.facts})
-            _write_json(self.lint_path, {**base, "kind": "lint", "config": self.config, "entries": self.lint})
+            if self.lint_loaded:
+                _write_json(self.lint_path, {**base, "kind": "lint", "config": self.config, "entries": self.lint})
         except OSError as exc:
             self.errors.append(f"jitlint: warning: cannot write the cache in {self.root}: {exc}")
 

@@ -1,45 +1,33 @@
-"""Every code jitlint can report, by name, without importing the rules.
+"""The one catalogue of codes: every code jitlint can report (static rules, JIT9xx runtime codes, JIT000),
+by name, without importing the rules.
 
 The rule classes (jitlint.registry) import libcst, which costs about 0.2 s: more than a whole cached
-`jitlint check`. Validating `--select`/`--ignore` and printing `--statistics` need only codes and names,
-so they read this table. tests/test_startup.py checks that it equals the registry; when a rule is added
-or renamed, the test prints the line to put here.
+`jitlint check`. Validating selectors (`select`, `ignore`, `per-file-ignores`, flags, flake8 and LSP
+settings) and resolving `jitlint rule QUERY` need only codes and names, so they read `CODES`, which
+`jitlint docs` generates into jitlint/catalog_codes.py from the rules and runtime codes themselves.
 """
 
 from __future__ import annotations
 
-NOT_LINTED = "JIT000"
+from jitlint.catalog_codes import CODES
 
-NAMES: dict[str, str] = {
-    NOT_LINTED: "file-not-linted",
-    "JIT101": "jit-of-fresh-function-in-loop",
-    "JIT102": "jit-rewrap-in-loop",
-    "JIT201": "fresh-callable-static-arg",
-    "JIT202": "callable-to-traced-arg",
-    "JIT203": "identity-hashed-static-arg",
-    "JIT301": "loop-varying-static-arg",
-    "JIT302": "float-static-arg",
-    "JIT303": "data-derived-static-arg",
-    "JIT304": "unhashable-static-arg",
-    "JIT305": "invalid-static-argnums",
-    "JIT401": "if-on-traced-value",
-    "JIT402": "assert-on-traced-value",
-    "JIT403": "truth-value-of-tracer",
-    "JIT404": "concrete-value-of-tracer",
-    "JIT405": "builtin-max-min-of-tracer",
-    "JIT406": "numpy-on-tracer",
-    "JIT407": "python-index-of-tracer",
-    "JIT408": "traced-slice-bound",
-    "JIT409": "python-loop-over-traced-array",
-    "JIT501": "print-traced-value",
-    "JIT502": "log-traced-value",
-    "JIT601": "boolean-mask-index",
-    "JIT602": "boolean-mask-at-update",
-    "JIT603": "data-dependent-output-size",
-    "JIT604": "traced-shape",
-}
+NOT_LINTED = "JIT000"
+NAMES: dict[str, str] = {code: entry[0] for code, entry in CODES.items()}
 
 
 def unknown_selectors(selectors) -> list[str]:
-    """Selectors (`JIT5`, `JIT501`, `ALL`) that match no code."""
-    return [s for s in selectors if s != "ALL" and not any(code.startswith(s) for code in NAMES)]
+    """Selectors (`JIT5`, `JIT501`, `JIT901`, `ALL`) that match no code."""
+    return [s for s in selectors if s != "ALL" and not any(code.startswith(s) for code in CODES)]
+
+
+def lookup(query: str) -> list[str]:
+    """The codes a user means: a code (`JIT501`), a rule name (`print-traced-value`) or a prefix (`JIT4`)."""
+    text = query.strip()
+    if text.upper() in CODES:
+        return [text.upper()]
+    by_name = [code for code, entry in CODES.items() if entry[0] == text.lower()]
+    if by_name:
+        return by_name
+    if text.upper().startswith("JIT"):
+        return sorted(code for code in CODES if code.startswith(text.upper()))
+    return []

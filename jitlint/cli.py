@@ -1,6 +1,6 @@
-"""The `jitlint` command (ruff's conventions). A thin front end over `jitlint.engine`.
+"""The `jitlint` command (ruff's conventions). A thin front end over `jitlint.project.Project`.
 
-Exit codes: 0 no findings, 1 findings, 2 bad usage or internal error.
+Exit codes (jitlint.exitcodes): 0 no findings, 1 findings, 2 bad usage or internal error.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 from jitlint import __version__
+from jitlint.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from jitlint.reporters import printable
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def _csv(value: str) -> list[str]:
@@ -74,8 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--cache-dir", metavar="DIR",
                        help="cache folder (default: .jitlint_cache in the config's folder, else the current one)")
 
-    rule = sub.add_parser("rule", help="show a rule's documentation")
-    rule.add_argument("code", help="a rule code, e.g. JIT501")
+    rule = sub.add_parser("rule", help="show the documentation of a code")
+    rule.add_argument("code", metavar="CODE",
+                      help="a code (JIT501, JIT901), a rule name (print-traced-value) or a prefix (JIT4)")
 
     rules = sub.add_parser("rules", help="list all rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -135,71 +135,52 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
-def _load_config(args):
-    from jitlint.config import Config, ConfigError, find_pyproject, load_config
+def overrides(args):
+    """The settings given on the command line (also `jitlint run`'s)."""
+    from jitlint.config import Overrides
 
-    if args.isolated:
-        base = Config()
-    elif args.config:
-        path = Path(args.config)
-        if not path.is_file():
-            raise ConfigError(f"config file {args.config} not found")
-        base = load_config(path)
-    else:
-        paths = [p for p in (args.paths or ["."]) if p != "-"]
-        start = Path(paths[0]) if paths else Path.cwd()
-        base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
-    ignore = (*(args.ignore if args.ignore is not None else base.ignore), *(args.extend_ignore or ()))
-    return base.with_overrides(
-        select=tuple(args.select) if args.select is not None else None,
-        extend_select=(*base.extend_select, *args.extend_select) if args.extend_select else None,
-        ignore=tuple(ignore),
-        exclude=tuple(args.exclude) if args.exclude is not None else None,
-        extend_exclude=(*base.extend_exclude, *args.extend_exclude) if args.extend_exclude else None,
-        force_exclude=True if args.force_exclude else None,
-        max_file_size=getattr(args, "max_file_size", None),  # `jitlint run` has no such flag
-    )
+    def t(value):
+        return tuple(value) if value is not None else None
+
+    return Overrides(select=t(args.select), extend_select=t(args.extend_select), ignore=t(args.ignore),
+                     extend_ignore=t(args.extend_ignore), exclude=t(getattr(args, "exclude", None)),
+                     extend_exclude=t(getattr(args, "extend_exclude", None)),
+                     force_exclude=bool(getattr(args, "force_exclude", False)),
+                     max_file_size=getattr(args, "max_file_size", None))  # `jitlint run` has no such flag
 
 
 def _check(args) -> int:
     from jitlint.config import ConfigError
-
-    try:
-        config = _load_config(args)
-    except ConfigError as exc:
-        return _error(str(exc))
-    from jitlint.catalog import unknown_selectors  # not the registry: that imports libcst
-
-    bad = unknown_selectors([*config.select, *config.extend_select, *config.ignore,
-                             *(c for _, codes in config.per_file_ignores for c in codes)])
-    if bad:
-        return _error(f"unknown rule selector(s): {', '.join(bad)} (see `jitlint rules`)")
-
-    from jitlint import engine
+    from jitlint.engine import default_jobs, read_source, tune_gc
+    from jitlint.project import Project
 
     paths = args.paths or ["."]
-    results: list[engine.FileResult] = []
+    named = [p for p in paths if p != "-"]
+    start = Path(named[0]) if named else Path(args.stdin_filename or ".")
+    try:
+        project = Project.discover(start, config_file=args.config, isolated=args.isolated, overrides=overrides(args),
+                                   cache=not args.no_cache, cache_dir=args.cache_dir,
+                                   jobs=args.jobs or default_jobs())
+    except ConfigError as exc:
+        return _error(str(exc))
+    config = project.config
+
+    tune_gc()
+    results = []
     sources: dict[str, list[str]] = {}
     if "-" in paths:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "-"
-        if not (args.force_exclude and args.stdin_filename and config.is_excluded(Path(name))):
-            results.append(engine.check_source(data, name, config))
+        results.append(project.lint_text(data, name, exclude=bool(args.force_exclude and args.stdin_filename)))
         if args.show_source or args.fix:
             sources[name] = _decoded_lines(data)
-        paths = [p for p in paths if p != "-"]
-    if paths:
-        engine.tune_gc()
+    if named:
         progress = None
         if not args.quiet and sys.stderr.isatty():
             from jitlint.progress import Progress
 
             progress = Progress(sys.stderr)
-        cache_dir = None
-        if not args.no_cache:
-            cache_dir = Path(args.cache_dir) if args.cache_dir else (config.root or Path.cwd()) / ".jitlint_cache"
-        run = engine.lint_paths(paths, config, jobs=args.jobs or engine.default_jobs(), cache_dir=cache_dir,
-                                progress=progress, fix=args.fix)
+        run = project.fix(named, progress=progress) if args.fix else project.lint(named, progress=progress)
         results.extend(run.files)
         for message in run.messages:
             sys.stderr.write(printable(message) + "\n")
@@ -217,7 +198,7 @@ def _check(args) -> int:
         for f in findings:
             if f.path not in sources:
                 try:
-                    sources[f.path] = _decoded_lines(engine.read_source(f.path, config.max_file_size))
+                    sources[f.path] = _decoded_lines(read_source(f.path, config.max_file_size))
                 except OSError:
                     pass
     out = sys.stdout
@@ -262,12 +243,13 @@ def _decoded_lines(data: bytes) -> list[str]:
 
 
 def _rule(args) -> int:
-    from jitlint.registry import rule_by_code
+    from jitlint.catalog import lookup
+    from jitlint.docs import page
 
-    rule = rule_by_code(args.code)
-    if rule is None:
+    codes = lookup(args.code)
+    if not codes:
         return _error(f"unknown rule {args.code} (see `jitlint rules`)")
-    sys.stdout.write(rule.docs())
+    sys.stdout.write("\n".join(page(code) for code in codes))
     return EXIT_CLEAN
 
 

@@ -81,6 +81,10 @@ class Config:
             return Path(real[len(root.rstrip(os.sep)) + 1:]).as_posix()
         return p.as_posix()
 
+    def selectors(self) -> list[str]:
+        """Every code or prefix the settings name."""
+        return [*self.select, *self.extend_select, *self.ignore, *(c for _, codes in self.per_file_ignores for c in codes)]
+
     def fingerprint(self) -> str:
         """A stable text of everything that changes findings (for the cache key)."""
         return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
@@ -198,3 +202,75 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))
+
+
+# ------------------------------------------------------------------------------------------ the project
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
+
+
+def find_root(start: Path) -> Path | None:
+    """The project's root folder: that of the pyproject.toml holding [tool.jitlint], else the nearest
+    folder (from `start` upwards) with a pyproject.toml, setup.cfg or .git; None when there is none."""
+    pyproject = find_pyproject(start)
+    if pyproject is not None:
+        return pyproject.parent
+    start = start.resolve()
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return None
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line (or client) settings over [tool.jitlint]: None keeps the configured value;
+    `select`, `ignore` and `exclude` replace it, the `extend_*` ones add to it."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    extend_ignore: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] | None = None
+    force_exclude: bool = False
+    max_file_size: int | None = None
+
+
+def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None, isolated: bool = False,
+                   overrides: Overrides = Overrides()) -> Config:
+    """The settings a run uses: none (`isolated`), `config_file`'s, or those of the nearest pyproject.toml
+    with [tool.jitlint] above `start`; then `overrides`. ConfigError on a bad file or an unknown code."""
+    if isolated:
+        base = Config()
+    elif config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise ConfigError(f"config file {config_file} not found")
+        base = load_config(path)
+    else:
+        base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
+    o = overrides
+    ignore = (*(o.ignore if o.ignore is not None else base.ignore), *(o.extend_ignore or ()))
+    config = base.with_overrides(
+        select=tuple(o.select) if o.select is not None else None,
+        extend_select=(*base.extend_select, *o.extend_select) if o.extend_select else None,
+        ignore=tuple(ignore),
+        exclude=tuple(o.exclude) if o.exclude is not None else None,
+        extend_exclude=(*base.extend_exclude, *o.extend_exclude) if o.extend_exclude else None,
+        force_exclude=True if o.force_exclude else None,
+        max_file_size=o.max_file_size,
+    )
+    check_selectors(config)
+    return config
+
+
+def check_selectors(config: Config, where: str = "") -> None:
+    """ConfigError when a selector matches no code of the catalogue (static rules, runtime codes, JIT000)."""
+    from jitlint.catalog import unknown_selectors
+
+    bad = unknown_selectors(config.selectors())
+    if bad:
+        raise ConfigError(f"{where}unknown rule selector(s): {', '.join(bad)} (see `jitlint rules`)")

@@ -423,37 +423,6 @@ def _unreadable(errors: list[OSError]) -> Iterator[tuple[str, str]]:
         yield (str(exc.filename), f"cannot read folder: {exc.strerror or exc}")
 
 
-def lint_file(path: Path, config: Config, index: "ProjectIndex | None" = None) -> FileResult:
-    display = str(path)
-    try:
-        data = read_source(path, config.max_file_size)
-    except OSError as exc:
-        return _select(FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
-    module_name, is_package = module_name_for(path)
-    return check_source(data, display, config, module_name=module_name, is_package=is_package, index=index)
-
-
-def build_index(files: Iterable[Path]) -> "ProjectIndex":
-    """The project index of these files (pass 1's summaries alone, in this process, without the cache):
-    for front ends that lint one file at a time against the others (the LSP, the flake8 plugin)."""
-    from jitlint.index import ProjectIndex, summarize
-    from jitlint.prefilter import parse_python
-
-    names = _ModuleNames()
-    index = ProjectIndex()
-    for path in files:
-        module, is_package = names(path)
-        if not module:
-            continue
-        try:
-            tree, _ = parse_python(decode_source(read_source(path)))
-        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-            continue
-        if tree is not None:
-            index.add(summarize(tree, str(path), module, is_package))
-    return index
-
-
 # ------------------------------------------------------------------------------------------ runs
 
 
@@ -461,21 +430,68 @@ def build_index(files: Iterable[Path]) -> "ProjectIndex":
 class _File:
     """One file of a run, between the passes."""
 
-    order: int  # its place in the output
+    order: int  # its place in the output (-1: indexed only, not linted)
     display: str
     module: str | None
     package: bool
+    key: str = ""  # its absolute path: what the cache and the index know it by
     data: bytes | None = None
     digest: str = ""
     facts: "Facts | None" = None
 
-    def task(self) -> tuple[str, str | None, bool, bytes]:
-        return self.display, self.module, self.package, self.data
+    def task(self) -> tuple[str, str, str | None, bool, bytes]:
+        return self.display, self.key, self.module, self.package, self.data
 
 
-def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int = 1,
-               cache_dir: str | os.PathLike | None = None, progress=None, fix: bool = False) -> RunResult:
-    """Discover files, index their jitted functions, then lint each one against that index.
+def _read(order: int, path: Path, names: "_ModuleNames", cache, max_size: int | None) -> "_File | str":
+    """A file read for pass 1 (its facts from the cache when they are there), or why it cannot be read."""
+    from jitlint.cache import content_hash
+
+    try:
+        data = read_source(path, max_size)
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    display = str(path)
+    f = _File(order, display, *names(path), key=os.path.abspath(display), data=data, digest=content_hash(data))
+    if cache is not None:
+        f.facts = cache.get_facts(f.key, f.digest, f.module, f.package)
+    return f
+
+
+def _index_pass(files: list[_File], jobs: int, cache, progress, stats: RunStats) -> None:
+    """Pass 1 (CPython's ast) for every file whose facts the cache does not hold."""
+    todo = [f for f in files if f.facts is None]
+    for f, facts in _run(_pass1_batch, todo, jobs, None, progress, "indexing", stats):
+        f.facts = facts
+        if cache is not None:
+            cache.put_facts(f.key, f.digest, f.module, f.package, facts)
+    stats.indexed += len(todo)
+
+
+def index_files(paths: Iterable[Path], *, jobs: int = 1, cache_dir: str | os.PathLike | None = None,
+                config: Config | None = None) -> "tuple[ProjectIndex, RunResult]":
+    """The project index of these files (pass 1 alone, read from and written to the cache)."""
+    from jitlint.cache import Cache
+    from jitlint.index import ProjectIndex
+
+    config = config or Config()
+    cache = Cache(Path(cache_dir), config, lint=False) if cache_dir is not None else None
+    names = _ModuleNames()
+    files = [f for f in (_read(-1, p, names, cache, config.max_file_size) for p in paths) if isinstance(f, _File)]
+    run = RunResult([], RunStats(files=len(files)))
+    _index_pass(files, jobs, cache, None, run.stats)
+    if cache is not None:
+        cache.save({f.key for f in files}, prune=False)
+        run.messages.extend(cache.errors)
+    return ProjectIndex([f.facts.summary for f in files if f.facts.summary is not None]), run
+
+
+def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_files: Iterable[Path] = (),
+               jobs: int = 1, cache_dir: str | os.PathLike | None = None, progress=None,
+               fix: bool = False) -> RunResult:
+    """Discover files, index their jitted functions and those of `project_files`, then lint each
+    discovered file against that index. (Front ends call `jitlint.project.Project.lint`, which names
+    every file of the project in `project_files`.)
 
     `jobs`: worker processes (1: all in this process). `cache_dir`: read and update the cache there
     (None: no cache). `progress`: an object with `start(label, total)`, `advance(n)` and `done()`.
@@ -483,7 +499,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
     atomically (FileResult.fixes_applied, or FileResult.fix_error when it cannot be written).
     """
     from jitlint import prefilter
-    from jitlint.cache import Cache, Resolver, content_hash
+    from jitlint.cache import Cache, Resolver
     from jitlint.index import ProjectIndex
 
     config = config or Config()
@@ -498,27 +514,26 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
             raw, error = item
             results[order] = _select(FileResult(raw, [_file_error(raw, error)]), config)
             continue
-        display = str(item)
-        try:
-            data = read_source(item, config.max_file_size)
-        except OSError as exc:
-            results[order] = _select(
-                FileResult(display, [_file_error(display, f"cannot read file: {exc.strerror or exc}")]), config)
+        f = _read(order, item, names, cache, config.max_file_size)
+        if isinstance(f, str):
+            results[order] = _select(FileResult(str(item), [_file_error(str(item), f)]), config)
             continue
-        f = _File(order, display, *names(item), data=data, digest=content_hash(data))
-        if cache is not None:
-            f.facts = cache.get_facts(f.display, f.digest, f.module, f.package)
         files.append(f)
+    linted = {f.key for f in files}
+    others = []  # the rest of the project: indexed, not linted
+    for path in project_files:
+        key = os.path.abspath(path)
+        if key not in linted:
+            linted.add(key)
+            f = _read(-1, path, names, cache, config.max_file_size)
+            if isinstance(f, _File):
+                others.append(f)
 
     # Pass 1: CPython's ast, for every file the cache does not know.
-    todo = [f for f in files if f.facts is None]
-    for f, facts in _run(_pass1_batch, todo, jobs, None, progress, "indexing", stats):
-        f.facts = facts
-        if cache is not None:
-            cache.put_facts(f.display, f.digest, f.module, f.package, facts)
-    stats.indexed = len(todo)
-
-    index = ProjectIndex([f.facts.summary for f in files if f.facts.summary is not None])
+    _index_pass(files + others, jobs, cache, progress, stats)
+    index = ProjectIndex([f.facts.summary for f in files + others if f.facts.summary is not None])
+    for f in others:
+        f.data = None
     resolver = Resolver(index)
     is_relevant = prefilter.is_relevant
     todo = []
@@ -533,7 +548,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
             results[f.order] = FileResult(f.display)
             stats.skipped += 1
         else:
-            hit = cache.get_lint(f.display, f.digest, f.module, f.package, facts.refs, resolver) if cache else None
+            hit = cache.get_lint(f.key, f.digest, f.module, f.package, facts.refs, resolver, f.display) if cache else None
             if hit is None or (fix and any(x.fix is not None for x in hit[0])):
                 todo.append(f)
                 continue  # its bytes go to pass 2
@@ -553,7 +568,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
         if cache is not None and not opaque:
             refs = set(f.facts.refs)
             extra = [q for q in looked_up if q not in refs]
-            cache.put_lint(f.display, f.digest, f.module, f.package, result.findings, result.warnings,
+            cache.put_lint(f.key, f.digest, f.module, f.package, result.findings, result.warnings,
                            resolver.hits([*f.facts.refs, *extra]), extra)
         f.data = None
     stats.analysed = len(todo)
@@ -561,7 +576,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, jobs: int 
     run = RunResult([r for r in results if r is not None], stats)
     stats.not_linted = sum(1 for r in run.files if any(x.code == PARSE_ERROR_CODE for x in r.findings))
     if cache is not None:
-        cache.save({f.display for f in files})
+        cache.save({f.key for f in files + others})
         run.messages.extend(cache.errors)
     return run
 
@@ -570,12 +585,12 @@ def _pass1(task) -> "Facts":
     """Pass 1 of one file (display path, module, package flag, bytes): never raises."""
     from jitlint.prefilter import Facts, file_facts
 
-    display, module, package, data = task
+    display, key, module, package, data = task
     try:
         text, error = _decode(data, display)
         if error is not None:
             return Facts(error=_error_dict(error))
-        return file_facts(text, display, module, package)
+        return file_facts(text, key, module, package)
     except Exception as exc:  # a jitlint bug must not stop the run
         return Facts(error=_error_dict(_file_error(
             display, f"internal error while indexing this file ({type(exc).__name__}: {exc}); please report it")))
@@ -610,7 +625,7 @@ _FIX_ROUNDS = 5  # fixes whose edits overlap wait for the next round; each round
 def _pass2(task, config: Config, index: "ProjectIndex", fix: bool = False):
     """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable, fixed).
     `fixed`, when `fix` changed the text: (the new bytes, fixes applied, the result before them)."""
-    display, module, package, data = task
+    display, _, module, package, data = task
     recorder = _RecordingIndex(index) if index is not None else None
     fixed = None
     try:

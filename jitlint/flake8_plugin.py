@@ -1,8 +1,10 @@
-"""The flake8 plugin: a thin adapter from flake8 to `jitlint.engine.check_source`.
+"""The flake8 plugin: a thin adapter from flake8 to `jitlint.project.Project.lint_text`.
 
 flake8 does for jitlint's codes what it does for its own: selection (`--select`, `--ignore`,
-`--per-file-ignores`, ...), `# noqa`, `-j`, stdin and output. So the engine is asked for every jitlint
+`--per-file-ignores`, ...), `# noqa`, `-j`, stdin and output. So the project is asked for every jitlint
 code with no noqa applied, and the plugin only converts positions (flake8 columns are 0-based here).
+Each file is linted against the index of its whole project (the folder found as `jitlint check` finds
+it), so `flake8 pkg/train.py` sees the jitted functions the rest of the project defines.
 
 jitlint's own settings are flake8 options, read from the command line and from `[flake8]` in
 setup.cfg / tox.ini / .flake8 (flake8 never reads pyproject.toml): see `FLAKE8_OPTIONS`.
@@ -12,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Iterator
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator
 
 from jitlint import __version__
 from jitlint.config import Config
 
 if TYPE_CHECKING:
-    from jitlint.index import ProjectIndex
+    from jitlint.project import Project
 
 # Every jitlint setting exposed to flake8: flag -> extra arguments for flake8's `add_option`. Each one is
 # also read from the [flake8] section (as `jitlint-config` or `jitlint_config`); `normalize_paths` makes a
@@ -35,7 +35,7 @@ FLAKE8_OPTIONS: dict[str, dict[str, Any]] = {
 
 
 def _config_from_options(options: argparse.Namespace) -> Config:
-    from jitlint.config import ConfigError, load_config
+    from jitlint.config import ConfigError, check_selectors, load_config
 
     config = Config()
     if options.jitlint_config:
@@ -45,7 +45,8 @@ def _config_from_options(options: argparse.Namespace) -> Config:
         # flake8 names each file to the plugin, as pre-commit names them to `jitlint check`, so the
         # configured excludes apply as with --force-exclude. Without a config, flake8's --exclude decides.
         config = load_config(path).with_overrides(force_exclude=True)
-    # flake8 selects and ignores, so the engine must report every jitlint code.
+        check_selectors(config, f"{path}: ")  # the same codes are valid as for `jitlint check`
+    # flake8 selects and ignores, so the project must report every jitlint code.
     return config.with_overrides(select=("ALL",), extend_select=(), ignore=(), per_file_ignores=())
 
 
@@ -54,13 +55,11 @@ class JitlintChecker:
     version = __version__
 
     config: Config = Config(select=("ALL",))
-    # The files flake8 was asked to check, indexed once (lazily, in each worker) so that calls into
-    # other files are checked against their static parameters, as `jitlint check` does.
-    index_paths: tuple[str, ...] = ()
-    _index: "ProjectIndex | None" = None
+    filenames: tuple[str, ...] = ()  # what flake8 was asked to check (indexed when there is no project root)
+    _projects: dict = {}  # project root -> Project, built lazily in each worker process
 
     # flake8 picks the plugin type by parameter name: `tree` makes this an AST plugin. The tree itself
-    # is unused: the engine parses `lines` with libcst.
+    # is unused: the project parses `lines` with libcst.
     def __init__(self, tree: Any, filename: str, lines: list[str]):
         self.filename = filename
         self.lines = lines
@@ -81,31 +80,28 @@ class JitlintChecker:
 
         try:
             cls.config = _config_from_options(options)
-            cls.index_paths = tuple(p for p in getattr(options, "filenames", None) or () if p != "-")
-            cls._index = None
+            cls.filenames = tuple(p for p in getattr(options, "filenames", None) or () if p != "-")
+            cls._projects = {}
         except ConfigError as exc:
             from flake8.exceptions import ExecutionError
 
             raise ExecutionError(f"jitlint: {exc}") from None
 
     @classmethod
-    def project_index(cls) -> "ProjectIndex | None":
-        if cls._index is None and cls.index_paths:
-            from jitlint.engine import build_index, discover
+    def project_for(cls, path: Path) -> "Project":
+        from jitlint.config import find_root
+        from jitlint.project import Project
 
-            files = [item for item in discover(list(cls.index_paths), cls.config) if isinstance(item, Path)]
-            cls._index = build_index(files)
-        return cls._index
+        root = find_root(path if path.exists() else Path.cwd())
+        project = cls._projects.get(root)
+        if project is None:
+            project = cls._projects[root] = Project(root, cls.config, loose=cls.filenames, cache=root is not None)
+        return project
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from jitlint.engine import check_source, module_name_for
-
         path = Path(self.filename)
-        if self.config.force_exclude and self.config.is_excluded(path):
-            return
-        # A real file (not `stdin`) gets its module name, so relative imports resolve as in the CLI.
-        module_name, is_package = module_name_for(path) if path.is_file() else (None, False)
-        result = check_source("".join(self.lines), self.filename, self.config, apply_noqa=False,
-                              module_name=module_name, is_package=is_package, index=self.project_index())
+        project = self.project_for(path)
+        result = project.lint_text("".join(self.lines), self.filename, apply_noqa=False,
+                                   exclude=self.config.force_exclude)
         for f in result.findings:
             yield f.line, f.col - 1, f"{f.code} {f.message}", type(self)

@@ -49,9 +49,9 @@ except ImportError as exc:  # pragma: no cover - the `lsp` extra is not installe
     LanguageServer = LanguageServerProtocol = object  # type: ignore[misc,assignment]
 
 from jitlint import __version__, engine
-from jitlint.config import Config, ConfigError, config_from_table, find_pyproject, load_config
+from jitlint.config import Config, ConfigError, check_selectors, config_from_table, find_pyproject, find_root, load_config
 from jitlint.finding import Finding, Severity
-from jitlint.index import ProjectIndex, summarize
+from jitlint.project import Project
 
 logger = logging.getLogger("jitlint.lsp")
 
@@ -144,13 +144,9 @@ def _internal_error(path: str, exc: BaseException) -> Finding:
                    Severity.ERROR)
 
 
-def lint_text(source: str, path: str, config: Config, index: ProjectIndex | None = None) -> list[Finding]:
+def lint_text(project: Project, source: str, path: str, config: Config, exclude: bool) -> list[Finding]:
     """What `jitlint check` reports for this text (runs in the worker thread)."""
-    module_name, is_package = (None, False)
-    if Path(path).is_absolute():
-        module_name, is_package = engine.module_name_for(Path(path))
-    return engine.check_source(source, path, config, module_name=module_name, is_package=is_package,
-                               index=index).findings
+    return project.lint_text(source, path, config=config, exclude=exclude, build=False).findings
 
 
 def hover_markdown(finding: Finding) -> str:
@@ -401,9 +397,10 @@ class JitlintServer(LanguageServer):
         self._scheduled: dict[str, asyncio.Task] = {}
         self._result_ids = itertools.count(1)
         self._shown: set[str] = set()
-        # The workspace's jitted functions (jitlint.index), so calls into other files are checked as
-        # `jitlint check` checks them; open buffers replace their file's entry as they change.
-        self.index = ProjectIndex()
+        # The workspace's project (jitlint.project): its index holds the jitted functions of every file,
+        # so calls into other files are checked as `jitlint check` checks them; open buffers replace
+        # their file's entry as they change. Replaced once the workspace folders are known.
+        self.project = Project(None, cache=False)
         self.index_generation = 0
 
     # ---- the message loop (pygls' start_io, with jitlint's reader)
@@ -517,12 +514,10 @@ class JitlintServer(LanguageServer):
         except ConfigError as exc:
             self.show_once(f"jitlint: {exc}; ignoring the client settings")
             return base
-        from jitlint.registry import unknown_selectors
-
-        bad = unknown_selectors([*config.select, *config.extend_select, *config.ignore,
-                                 *(c for _, codes in config.per_file_ignores for c in codes)])
-        if bad:
-            self.show_once(f"jitlint: unknown rule selector(s) {', '.join(bad)} (see `jitlint rules`)")
+        try:
+            check_selectors(config)  # the codes `jitlint check` accepts: rules, JIT9xx and JIT000
+        except ConfigError as exc:
+            self.show_once(f"jitlint: {exc}")
         return config
 
     def folder_for(self, path: str | None) -> Path | None:
@@ -573,22 +568,8 @@ class JitlintServer(LanguageServer):
         path = doc.path if doc is not None else to_fs_path(unquote(uri))
         if not path or not path.endswith(".py"):
             return
-        module, is_package = engine.module_name_for(Path(path))
-        if not module:
-            return
-        if doc is not None:
-            text = doc.source
-        else:
-            try:
-                text = engine.decode_source(Path(path).read_bytes())
-            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-                text = ""
-        summary = summarize(text, path, module, is_package)
-        old = self.index.modules.get(module)
-        self.index.add(summary)
-        # Other files' findings depend on this one's jitted functions (and, for re-exports, imports).
-        if (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports):
-            self.index_changed()
+        if self.project.update(path, doc.source if doc is not None else None):
+            self.index_changed()  # other files' findings depend on this one's jitted functions or re-exports
 
     def index_changed(self) -> None:
         self.index_generation += 1
@@ -605,19 +586,15 @@ class JitlintServer(LanguageServer):
         if not folders:
             return
         config = self.config_for(folders[0], settings)
-
-        def work() -> ProjectIndex:
-            files = [item for item in engine.discover(folders, config) if isinstance(item, Path)]
-            return engine.build_index(files)
-
+        root = find_root(Path(folders[0])) or Path(folders[0])
+        project = Project(root, config)
         try:
-            built = await asyncio.get_running_loop().run_in_executor(None, work)
+            await asyncio.get_running_loop().run_in_executor(None, lambda: project.index)
         except Exception as exc:  # the index only adds cross-file findings: keep serving without it
             self.log(f"could not index the workspace: {exc}", types.MessageType.Warning)
             return
-        for module, summary in self.index.modules.items():
-            built.add(summary)  # open buffers edited meanwhile win over the files on disk
-        self.index = built
+        project.take_updates(self.project)  # open buffers win over the files on disk
+        self.project = project
         self.index_changed()
 
     async def lint(self, uri: str) -> LintResult | None:
@@ -646,18 +623,16 @@ class JitlintServer(LanguageServer):
 
     async def _run_lint(self, uri: str, fs_path: str | None, result: LintResult) -> LintResult:
         config, path = result.config, fs_path or uri
-        if fs_path and config.root and Path(fs_path).is_relative_to(config.root) and \
-                config.is_excluded(Path(fs_path)):
-            findings: list[Finding] = []  # excluded like `jitlint check --force-exclude` does
-        else:
-            try:
-                findings = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, lint_text, result.source, path, config, self.index)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
-                self.log(f"linting {uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
-                findings = [_internal_error(path, exc)]
+        # excluded like `jitlint check --force-exclude` does, for files of the workspace
+        exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+        try:
+            findings = await asyncio.get_running_loop().run_in_executor(
+                self.executor, lint_text, self.project, result.source, path, config, exclude)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
+            self.log(f"linting {uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+            findings = [_internal_error(path, exc)]
         result.findings = findings
         result.diagnostics = [to_diagnostic(f, result.positions) for f in findings]
         result.result_id = str(next(self._result_ids))

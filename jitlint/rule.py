@@ -57,6 +57,17 @@ class RuleContext:
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """What a run of the program (`jitlint run`) shows where the rule's finding is real, besides an
+    exception of `Rule.raises` raised at the finding's lines."""
+
+    retraces: frozenset[str] = frozenset()  # retrace causes (jitlint.runtime.evidence) of a function there
+    output: bool = False  # `print`/logging received a traced value there
+    unrolled: bool = False  # a Python loop iterated a traced array there while tracing
+    rewrap: bool = False  # `jax.jit` ran more than once there
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -71,6 +82,9 @@ class Rule:
     # For rules that report certain failures: the exception class names JAX raises (e.g.
     # "TracerBoolConversionError", "IndexError"); tests check real JAX raises one of them there.
     raises: ClassVar[tuple[str, ...]] = ()
+    # The runtime evidence that confirms a finding (jitlint.runtime.confirm reads it; a `# noqa` for the
+    # rule also silences the runtime-only finding of the same cause at that line).
+    confirmed_by: ClassVar[Confirmation] = Confirmation()
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:  # pragma: no cover - abstract
         raise NotImplementedError

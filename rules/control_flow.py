@@ -16,7 +16,7 @@ import libcst as cst
 from jitlint import jaxapi
 from jitlint.analysis import GRAD_TRACED
 from jitlint.finding import Severity
-from jitlint.rule import Report, Rule, RuleContext
+from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._helpers import calls, certain_tracer, traced_in, condition_nodes, describe, membership_tested, truth_tested, where
 
@@ -624,6 +624,7 @@ class LoopOverTracedArray(Rule):
     name = "python-loop-over-traced-array"
     summary = "A Python `for` over a traced array is unrolled into the compiled program"
     severity = Severity.INFO
+    confirmed_by = Confirmation(unrolled=True)
     what = """
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
         inside traced code.

@@ -12,7 +12,7 @@ from typing import Iterator
 
 
 from jitlint.finding import Severity
-from jitlint.rule import Report, Rule, RuleContext
+from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
                      jitted_calls, repeated_functions)
@@ -23,6 +23,7 @@ class FreshCallableStaticArg(Rule):
     name = "fresh-callable-static-arg"
     summary = "A lambda/partial/nested def built per call passed as a static argument recompiles every call"
     severity = Severity.WARNING
+    confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
     what = """
         Finds calls of a jitted function that pass, to a static parameter, a callable built anew on each
         call or iteration: a lambda, a `functools.partial` or `jax.tree_util.Partial`, a nested function of
@@ -98,6 +99,7 @@ class CallableToTracedArg(Rule):
     name = "callable-to-traced-arg"
     summary = "A function passed to a non-static parameter of a jitted function raises TypeError"
     severity = Severity.ERROR
+    confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
     raises = ("TypeError",)
     what = """
         Finds calls of a jitted function (`jax.jit`/`pjit`/`pmap`) that pass a plain Python function -- a
@@ -155,6 +157,7 @@ class IdentityHashedStaticArg(Rule):
     name = "identity-hashed-static-arg"
     summary = "An object built per call (hashed by identity) passed as a static argument recompiles every call"
     severity = Severity.WARNING
+    confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
     what = """
         Finds calls of a jitted function that pass, to a static parameter, an object built on each call or
         iteration whose class hashes by identity (no `__hash__`/`__eq__`, not a frozen dataclass, NamedTuple

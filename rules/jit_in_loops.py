@@ -16,7 +16,7 @@ from jitlint import jaxapi, runs
 from jitlint.qualnames import canonical
 from jitlint.analysis import FuncValue, JitCreation
 from jitlint.finding import Severity
-from jitlint.rule import Report, Rule, RuleContext
+from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import repeated_functions
 
@@ -171,6 +171,7 @@ class JitOfFreshFunction(Rule):
     name = "jit-of-fresh-function-in-loop"
     summary = "jit of a new function object (lambda, nested def, partial, bound method) where it runs repeatedly"
     severity = Severity.WARNING
+    confirmed_by = Confirmation(retraces=frozenset({"new_function"}))
     what = """
         Finds `jax.jit(...)` (and `pjit`, `pmap`, `equinox.filter_jit`, `flax.nnx.jit`) applied to a new
         function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method`, or
@@ -268,6 +269,7 @@ class JitRewrapInLoop(Rule):
     name = "jit-rewrap-in-loop"
     summary = "jit of a stable function re-created where it runs repeatedly (extra dispatch overhead)"
     severity = Severity.INFO
+    confirmed_by = Confirmation(rewrap=True, retraces=frozenset({"new_function"}))
     what = """
         Finds `jax.jit(f)` of a stable function re-created inside a data-driven loop or a function called
         from one: a module-level or imported function, a function built once before the loop, a function

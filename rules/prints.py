@@ -13,7 +13,7 @@ import libcst as cst
 from jitlint import jaxapi
 from jitlint.finding import Severity
 from jitlint.fixes import comments
-from jitlint.rule import FixSpec, Report, Rule, RuleContext
+from jitlint.rule import Confirmation, FixSpec, Report, Rule, RuleContext
 
 from ._helpers import calls, describe, mentions_traced, where
 
@@ -25,6 +25,7 @@ class PrintTracedValue(Rule):
     name = "print-traced-value"
     summary = "`print` of a traced value inside jitted code shows a tracer once, at trace time"
     severity = Severity.WARNING
+    confirmed_by = Confirmation(output=True)
     fixable = True
     what = """
         Finds `print(...)` calls inside traced code (a `jax.jit`-decorated function, a function passed
@@ -107,6 +108,7 @@ class LogTracedValue(Rule):
     name = "log-traced-value"
     summary = "`logging` of a traced value inside jitted code records a tracer once, at trace time"
     severity = Severity.WARNING
+    confirmed_by = Confirmation(output=True)
     what = """
         Finds `logging` calls (`logging.info(...)`, `logger.warning(...)` on a logger from
         `logging.getLogger`, `absl.logging`) inside traced code whose arguments include a traced value.

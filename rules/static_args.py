@@ -15,7 +15,7 @@ import libcst as cst
 from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.finding import Severity
-from jitlint.rule import Report, Rule, RuleContext
+from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls
 
@@ -304,11 +304,16 @@ def _is_object(ctx: RuleContext, site, expr: cst.BaseExpression, value) -> bool:
     return False
 
 
+# A static argument fed changing or unhashable values: the retraces a run shows.
+STATIC_RETRACES = Confirmation(retraces=frozenset({"static", "structure"}))
+
+
 class LoopVaryingStaticArg(Rule):
     code = "JIT301"
     name = "loop-varying-static-arg"
     summary = "A static argument fed a loop variable (or a value reassigned in the loop) compiles per value"
     severity = Severity.WARNING
+    confirmed_by = STATIC_RETRACES
     what = """
         Finds calls of a jitted function inside a loop that pass, to a static parameter, the loop variable
         or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`).
@@ -388,6 +393,7 @@ class FloatStaticArg(Rule):
     name = "float-static-arg"
     summary = "A static argument fed a computed float that changes (a learning rate schedule) compiles per value"
     severity = Severity.WARNING
+    confirmed_by = STATIC_RETRACES
     what = """
         Finds calls that pass a computed float that changes between calls -- `lr = 0.1 / (epoch + 1)`,
         `BASE_LR * (step + 1)` in a loop -- to a static parameter of a jitted function. (Floats read from
@@ -460,6 +466,7 @@ class DataDerivedStaticArg(Rule):
     name = "data-derived-static-arg"
     summary = "A static argument fed a per-batch length or a value read from array data compiles per value"
     severity = Severity.WARNING
+    confirmed_by = STATIC_RETRACES
     what = """
         Finds static arguments fed data-derived counts: `len(batch)` or `batch.shape[0]` of data that
         changes each iteration, `int(x.sum())`, `x.item()`.
@@ -516,6 +523,7 @@ class UnhashableStaticArg(Rule):
     name = "unhashable-static-arg"
     summary = "A list, dict, set or array passed as a static argument raises ValueError"
     severity = Severity.ERROR
+    confirmed_by = STATIC_RETRACES
     raises = ("ValueError",)
     what = "Finds lists, dicts, sets and NumPy/JAX arrays passed to static parameters of jitted functions."
     why = """
@@ -570,6 +578,7 @@ class InvalidStaticSpec(Rule):
     name = "invalid-static-argnums"
     summary = "`static_argnums`/`static_argnames` that do not match the function's parameters"
     severity = Severity.ERROR
+    confirmed_by = STATIC_RETRACES
     raises = ("ValueError",)
     what = """
         Finds `jax.jit(f, static_argnums=...)` / `static_argnames=...` (decorator, `partial` or call form)

@@ -33,3 +33,24 @@ def test_rule_command_prints_docs(run_jitlint):
     assert "## Why is this bad?" in result.stdout and "jax.debug.print" in result.stdout
     unknown = run_jitlint("rule", "JIT999")
     assert unknown.returncode == 2 and "unknown rule" in unknown.stderr
+
+
+def test_rule_command_takes_every_code_a_name_or_a_prefix(run_jitlint):
+    """JIT000, the runtime codes and the static rules all have a page; names and prefixes find them."""
+    for query, first in [("JIT000", "# JIT000: file-not-linted"), ("JIT901", "# JIT901: recompiled-on-shape-change"),
+                         ("jit907", "# JIT907: tracer-printed"), ("print-traced-value", "# JIT501: print-traced-value"),
+                         ("trace-time-error", "# JIT906: trace-time-error")]:
+        result = run_jitlint("rule", query)
+        assert result.returncode == 0 and result.stdout.startswith(first + "\n"), (query, result.stdout[:200])
+        assert "## What it does" in result.stdout and "## Why is this bad?" in result.stdout
+    family = run_jitlint("rule", "JIT4")
+    titles = [line for line in family.stdout.splitlines() if line.startswith("# JIT")]
+    assert family.returncode == 0 and titles[0] == "# JIT401: if-on-traced-value" and len(titles) == 9
+    assert all(t.startswith("# JIT4") for t in titles)
+    assert run_jitlint("rule", "no-such-rule").returncode == 2
+
+
+def test_every_code_of_the_catalogue_has_a_page():
+    from jitlint.catalog_codes import CODES
+
+    assert {f"{code}.md" for code in CODES} == {name for name in pages() if name.startswith("JIT")}

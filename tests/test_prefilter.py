@@ -20,7 +20,7 @@ import pytest
 from harness import FIXTURES, expected_findings, fixture_files
 from jitlint import engine, jaxapi, prefilter
 from jitlint.config import Config
-from jitlint.engine import build_index, lint_paths, lint_source, module_name_for
+from jitlint.engine import index_files, lint_paths, lint_source, module_name_for
 from jitlint.registry import all_rules
 
 ALL = Config(select=("ALL",))
@@ -57,7 +57,7 @@ def test_every_invalid_rule_example_passes(rule):
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
 def test_project_files_with_findings_pass_with_the_index(project):
     files = sorted(project.rglob("*.py"))
-    index = build_index(files)
+    index, _ = index_files(files)
     for path in files:
         if expected_findings(path.read_text(encoding="utf-8")):
             assert prefilter.is_relevant(facts_of(path), index), path

@@ -100,6 +100,13 @@ import pytest  # noqa: E402
 from conftest import jitlint_exe  # noqa: E402
 from jitlint.config import Config  # noqa: E402
 from jitlint.engine import lint_paths  # noqa: E402
+from jitlint.project import Project  # noqa: E402
+
+
+def lint_one(path: Path):
+    """One file, as `jitlint check FILE` lints it (no project around the robustness inputs, no cache)."""
+    [result] = Project(None, Config(), cache=False).lint([str(path)]).files
+    return result
 
 ROBUST = Path(__file__).parent / "fixtures" / "robustness"
 _EXPECT = re.compile(r"#\s*expect:\s*(JIT\d{3}(?:\s*,\s*JIT\d{3})*)")
@@ -144,10 +151,8 @@ def test_fixes_that_would_be_wrong_are_not_written(tmp_path, name):
 
 
 def test_comment_or_rebound_jax_means_no_fix_offered():
-    from jitlint.engine import lint_file
-
     for name in ("fix_inner_comment.py", "fix_shadowed_jax.py", "fix_shadowed_jax_module.py"):
-        findings = lint_file(ROBUST / name, Config())
+        findings = lint_one(ROBUST / name)
         assert [f.code for f in findings.findings] == ["JIT501"] and findings.findings[0].fix is None, name
 
 
@@ -288,14 +293,12 @@ def test_damaged_cache_records_are_misses(tmp_path):
 
 def test_deep_nesting_that_cpython_accepts_is_linted():
     """13: 199 nested calls, and 2,900 nested unary operators, in a file with a finding."""
-    from jitlint.engine import lint_file
-
     for name in ("deep_call_nesting_199.py", "deep_unary_2900.py"):
         path = ROBUST / name
         # CPython accepts it (at a script's top level: pytest's own frames would use up the limit here)
         subprocess.run([sys.executable, "-c", "import sys; p = sys.argv[1]; compile(open(p).read(), p, 'exec')",
                         str(path)], check=True, timeout=60)
-        found = {(f.line, f.code) for f in lint_file(path, Config()).findings}
+        found = {(f.line, f.code) for f in lint_one(path).findings}
         assert found == expected(path), name
 
 
@@ -313,12 +316,10 @@ def test_show_source_counts_lines_as_python(name):
 @pytest.mark.parametrize("name", sorted(p.name for p in ROBUST.glob("compile_*.py")))
 def test_what_the_compiler_refuses_is_jit000(name):
     """15: refused after parsing (future import, return/await outside a function, nonlocal at module level)."""
-    from jitlint.engine import lint_file
-
     path = ROBUST / name
     with pytest.raises(SyntaxError) as refused:
         compile(path.read_bytes(), name, "exec", dont_inherit=True)
-    findings = lint_file(path, Config()).findings
+    findings = lint_one(path).findings
     assert [(f.line, f.code) for f in findings] == sorted(expected(path))
     assert findings[0].message == f"syntax error: {refused.value.msg}"
 
@@ -342,10 +343,8 @@ def test_stdlib_sample_jit000_exactly_where_compile_refuses():
 
 def test_builtins_print_is_print():
     """16: `builtins.print(x)` and `from builtins import print as p` in jitted code."""
-    from jitlint.engine import lint_file
-
     path = ROBUST / "builtins_print.py"
-    assert {(f.line, f.code) for f in lint_file(path, Config()).findings} == expected(path)
+    assert {(f.line, f.code) for f in lint_one(path).findings} == expected(path)
 
 
 def test_names_are_escaped_in_text_output(tmp_path):

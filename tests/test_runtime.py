@@ -18,7 +18,7 @@ import pytest
 from conftest import jitlint_exe
 from harness import FIXTURES, expected_findings
 from jitlint.config import Config
-from jitlint.engine import lint_file
+from jitlint.project import Project
 
 PROGRAMS = Path(__file__).parent / "runtime_programs"
 CHECK_KEYS = {"path", "line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}
@@ -65,7 +65,7 @@ def function(report, name):
 
 def static_codes(path: Path, line: int) -> set[str]:
     """What `jitlint check` reports at a line today (other rule families may land later)."""
-    return {f.code for f in lint_file(path, Config()).findings if f.line == line}
+    return {f.code for f in Project(None, Config(), cache=False).lint([str(path)]).findings if f.line == line}
 
 
 # ---- prints ------------------------------------------------------------------------------------------

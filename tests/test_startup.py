@@ -19,15 +19,21 @@ from jitlint.progress import Progress
 from jitlint.registry import all_rules
 
 
-def test_catalog_matches_the_registry():
-    expected = {"JIT000": "file-not-linted", **{r.code: r.name for r in all_rules()}}
-    missing = "\n".join(f'    "{code}": "{name}",' for code, name in expected.items() if NAMES.get(code) != name)
-    assert NAMES == expected, f"update jitlint/catalog.py NAMES:\n{missing}"
+def test_catalog_is_generated_from_the_rules_and_runtime_codes():
+    from jitlint.catalog_codes import CODES
+    from jitlint.docs import CATALOG, catalog_source
+    from jitlint.runtime.codes import RUNTIME_CODES
+
+    assert CATALOG.read_text(encoding="utf-8") == catalog_source(), "run `jitlint docs`"
+    expected = {"JIT000": "file-not-linted", **{r.code: r.name for r in all_rules()},
+                **{c.code: c.name for c in RUNTIME_CODES}}
+    assert NAMES == expected
+    assert {code for code, entry in CODES.items() if entry[1] == "runtime"} == {c.code for c in RUNTIME_CODES}
 
 
 def test_selectors():
-    assert unknown_selectors(["JIT", "JIT5", "JIT501", "JIT000", "ALL"]) == []
-    assert unknown_selectors(["JIT999", "E501", "JIT7"]) == ["JIT999", "E501", "JIT7"]
+    assert unknown_selectors(["JIT", "JIT5", "JIT501", "JIT000", "JIT9", "JIT901", "JIT907", "ALL"]) == []
+    assert unknown_selectors(["JIT999", "E501", "JIT7", "JIT908"]) == ["JIT999", "E501", "JIT7", "JIT908"]
 
 
 def imported_modules(*args, cwd=None) -> tuple[set[str], subprocess.CompletedProcess]:

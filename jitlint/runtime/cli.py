@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from jitlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from jitlint.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 USAGE = """\
 usage: jitlint run [options] script.py [args...]
@@ -165,9 +165,9 @@ def main(argv: list[str]) -> int:
     if opts.help:
         sys.stdout.write(USAGE)
         return EXIT_CLEAN
-    config = _config(opts)
-    if isinstance(config, int):
-        return config
+    project = _project(opts)
+    if isinstance(project, int):
+        return project
     if opts.mode == "script" and not os.path.exists(opts.target):
         return _error(f"can't open file {opts.target!r}: no such file")
     if opts.output and not os.path.isdir(os.path.dirname(os.path.abspath(opts.output))):
@@ -198,34 +198,25 @@ def main(argv: list[str]) -> int:
                       f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
                       f"or choose another interpreter with --python.")
     try:
-        return _report(opts, argv, config, outcome, python, trace_file)
+        return _report(opts, argv, project, outcome, python, trace_file)
     except Exception as exc:  # a jitlint bug: say so plainly, after the program's own output
         return _error(f"internal error while building the report ({type(exc).__name__}: {exc}); please report it")
 
 
-def _config(opts):
-    from jitlint.cli import _load_config
-    from jitlint.config import ConfigError
+def _project(opts):
+    """The project of the program (or of the first --path), with its settings; an exit code when bad."""
+    from jitlint.config import ConfigError, Overrides
+    from jitlint.engine import default_jobs
+    from jitlint.project import Project
 
-    start = opts.paths or ([opts.target] if opts.mode == "script" else ["."])
-    args = SimpleNamespace(isolated=opts.isolated, config=opts.config, paths=start, select=opts.select,
-                           extend_select=opts.extend_select, ignore=opts.ignore, extend_ignore=opts.extend_ignore,
-                           exclude=None, extend_exclude=None, force_exclude=False)
+    start = (opts.paths or ([opts.target] if opts.mode == "script" else ["."]))[0]
+    overrides = Overrides(*(tuple(v) if v is not None else None
+                            for v in (opts.select, opts.extend_select, opts.ignore, opts.extend_ignore)))
     try:
-        config = _load_config(args)
+        return Project.discover(start, config_file=opts.config, isolated=opts.isolated, overrides=overrides,
+                                jobs=default_jobs())
     except ConfigError as exc:
-        return _error(str(exc))
-    selectors = [*config.select, *config.extend_select, *config.ignore,
-                 *(c for _, codes in config.per_file_ignores for c in codes)]
-    if all(s in ("JIT", "ALL") for s in selectors):  # the default: no need to load the rules yet
-        return config
-    from jitlint.registry import unknown_selectors
-    from jitlint.runtime.codes import RUNTIME_CODES
-
-    bad = [s for s in unknown_selectors(selectors) if not any(c.code.startswith(s) for c in RUNTIME_CODES)]
-    if bad:
-        return _error(f"unknown rule selector(s): {', '.join(bad)} (see `jitlint rules` and docs/runtime.md)")
-    return config
+        return _error(f"{exc} (see also docs/runtime.md)" if "selector" in str(exc) else str(exc))
 
 
 def _load_linter() -> None:
@@ -244,13 +235,15 @@ def _display(path: str) -> str:
     return path if rel.startswith(os.pardir + os.sep) or rel == os.pardir else rel
 
 
-def _report(opts, argv, config, outcome, python, trace_file) -> int:
+def _report(opts, argv, project, outcome, python, trace_file) -> int:
     from jitlint import engine
     from jitlint.noqa import Suppressions
+    from jitlint.registry import all_rules
     from jitlint.runtime import report
     from jitlint.runtime.confirm import Observations, Result
     from jitlint.runtime.evidence import norm
 
+    config = project.config
     data = outcome.data
     obs = Observations(data)
     # which files to lint: the --path ones, else every user file the program executed
@@ -265,13 +258,13 @@ def _report(opts, argv, config, outcome, python, trace_file) -> int:
 
     results: list[Result] = []
     static_lines: dict[str, list] = {}
-    for name in files:
-        file_result = engine.lint_file(Path(name), config)
+    run = project.lint(files) if files else None  # against the whole project's index
+    for file_result in run.files if run else ():
         for warning in file_result.warnings:
             sys.stderr.write(warning + "\n")
         for finding in file_result.findings:
             results.append(Result(finding, obs.status_of(finding)))
-            static_lines.setdefault(norm(name), []).append(finding)
+            static_lines.setdefault(norm(file_result.path), []).append(finding)
     linted = {norm(f) for f in files}
     suppressions: dict[str, Suppressions] = {}
     for extra in obs.runtime_only(_display) if data else []:
@@ -283,7 +276,11 @@ def _report(opts, argv, config, outcome, python, trace_file) -> int:
                 suppressions[path] = Suppressions(engine.decode_source(Path(path).read_bytes()))
             except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
                 suppressions[path] = Suppressions("")
-        if suppressions[path].suppresses(extra.finding.line, extra.finding.code):
+        # `# noqa: JIT901`, or a noqa for a static rule that predicts the same cause there (`# noqa: JIT301`
+        # silences the retrace of a static argument at that call)
+        line = extra.finding.line
+        if suppressions[path].suppresses(line, extra.finding.code) or any(
+                extra.predicted_by(rule) and suppressions[path].suppresses(line, rule.code) for rule in all_rules()):
             continue
         results.append(extra)
     results.sort(key=lambda r: r.finding)

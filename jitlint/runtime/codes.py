@@ -1,11 +1,15 @@
 """The codes only the runtime mode reports (JIT9xx): what the program did that no static rule saw.
 
 They are not static rules (the engine never reports them); `jitlint run` emits them from what it
-observed, and `# noqa` and `--select`/`--ignore` apply to them as to any code.
+observed. They are in the one catalogue of codes (jitlint.catalog), so `select`, `ignore`,
+`per-file-ignores`, `# noqa` and `jitlint rule` treat them as any code. Each one carries its docs and
+the advice its findings end with; a retrace code names the retrace causes it reports
+(jitlint.runtime.evidence).
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from jitlint.finding import Severity
@@ -17,48 +21,90 @@ class RuntimeCode:
     name: str
     summary: str
     severity: Severity
+    what: str
+    why: str
+    advice: str = ""  # the last sentence of its findings: what to do
+    causes: frozenset[str] = frozenset()  # the retrace causes it reports (JIT901-905)
 
+    def docs(self) -> str:
+        """Its page, as Markdown (what `jitlint rule CODE` prints)."""
+        parts = [f"# {self.code}: {self.name}", "", self.summary, "", f"**Severity:** {self.severity.value}  ",
+                 "**Reported by:** `jitlint run` only (what the program did at runtime)", "",
+                 "## What it does", textwrap.dedent(self.what).strip("\n"), "",
+                 "## Why is this bad?", textwrap.dedent(self.why).strip("\n")]
+        if self.advice:
+            parts += ["", "## What to do", self.advice[0].upper() + self.advice[1:] + "."]
+        parts += ["", "A `# noqa` for this code, or for a static rule that reports the same cause at the line "
+                      "(e.g. `# noqa: JIT301` for a retrace caused by a static argument), silences it."]
+        return "\n".join(parts) + "\n"
+
+
+_RETRACE_WHY = """\
+    Every retrace runs the Python function again and compiles a new program with XLA: often far more
+    time than the computation itself, paid again on every new signature."""
 
 SHAPE_CHANGE = RuntimeCode(
     "JIT901", "recompiled-on-shape-change",
     "a jitted function was traced again because an argument's shape changed (e.g. a ragged last batch)",
-    Severity.WARNING)
+    Severity.WARNING,
+    "Reports a call where the run saw a jitted function traced and compiled again because an array "
+    "argument's shape differed from every earlier call (a ragged last batch, variable-length inputs).",
+    _RETRACE_WHY, "pad or bucket the shapes (e.g. pad or drop a ragged last batch)", frozenset({"shape"}))
 DTYPE_CHANGE = RuntimeCode(
     "JIT902", "recompiled-on-dtype-change",
     "a jitted function was traced again because an argument's dtype or weak type changed",
-    Severity.WARNING)
+    Severity.WARNING,
+    "Reports a call where the run saw a retrace because an argument's dtype changed, or it switched "
+    "between a Python scalar (weakly typed) and a typed array.",
+    _RETRACE_WHY, "give the argument a fixed dtype (e.g. `jnp.asarray(v, jnp.float32)`), so Python scalars and "
+                  "typed arrays do not alternate", frozenset({"dtype", "weak_type"}))
 STATIC_CHANGE = RuntimeCode(
     "JIT903", "recompiled-on-static-or-structure-change",
     "a jitted function was traced again because a static argument's value or the argument structure changed",
-    Severity.WARNING)
+    Severity.WARNING,
+    "Reports a call where the run saw a retrace because a static argument's value changed (or a new "
+    "object hashed by identity was passed as one), or the argument structure changed (positional vs "
+    "keyword, pytree keys).",
+    _RETRACE_WHY, "keep static arguments to a few hashable values, or pass the value as a traced argument",
+    frozenset({"static", "structure"}))
 NEW_FUNCTION = RuntimeCode(
     "JIT904", "recompiled-new-function-object",
     "a jitted function was traced again because a new function object was jitted (same source line)",
-    Severity.WARNING)
+    Severity.WARNING,
+    "Reports a call where the run saw a retrace because `jax.jit` was applied to a new function object "
+    "created at the same source line (a def or lambda inside a loop or a repeatedly called function).",
+    _RETRACE_WHY, "create the function and its `jax.jit` once, outside the loop or the repeatedly-called function",
+    frozenset({"new_function"}))
 OTHER_RECOMPILE = RuntimeCode(
     "JIT905", "recompiled-other-cause",
     "a jitted function was traced again for another reason (JAX config or context, or unexplained)",
-    Severity.INFO)
+    Severity.INFO,
+    "Reports a retrace whose cause is a change of JAX configuration or context, or one JAX did not explain.",
+    _RETRACE_WHY, "see JAX's explanation (run with JAX_EXPLAIN_CACHE_MISSES=1)", frozenset({"context", "unknown"}))
 TRACE_ERROR = RuntimeCode(
     "JIT906", "trace-time-error",
     "a JAX tracing error was raised at this line",
-    Severity.ERROR)
+    Severity.ERROR,
+    "Reports a JAX tracing error (a `jax.errors` class, or a known JAX message such as \"Non-hashable "
+    "static arguments\") raised at a line no static finding covers.",
+    "The program fails there: the error is certain, on the inputs the run used.")
 TRACER_OUTPUT = RuntimeCode(
     "JIT907", "tracer-printed",
     "a traced value was printed or logged at trace time",
-    Severity.WARNING)
+    Severity.WARNING,
+    "Reports `print` or `logging` receiving a staging tracer (`JitTracer(...)`) at a line no static "
+    "finding covers.",
+    "It prints once, while tracing, and shows the tracer's type instead of the values; later calls "
+    "print nothing. `jax.debug.print` prints the values on every call.")
 
 RUNTIME_CODES: tuple[RuntimeCode, ...] = (SHAPE_CHANGE, DTYPE_CHANGE, STATIC_CHANGE, NEW_FUNCTION, OTHER_RECOMPILE,
                                           TRACE_ERROR, TRACER_OUTPUT)
 
-# the cause of a recompile (see jitlint.runtime.evidence) -> the code that reports it
-CODE_FOR_CAUSE = {
-    "shape": SHAPE_CHANGE,
-    "dtype": DTYPE_CHANGE,
-    "weak_type": DTYPE_CHANGE,
-    "static": STATIC_CHANGE,
-    "structure": STATIC_CHANGE,
-    "new_function": NEW_FUNCTION,
-    "context": OTHER_RECOMPILE,
-    "unknown": OTHER_RECOMPILE,
-}
+
+def code_for_cause(cause: str) -> RuntimeCode:
+    """The code that reports a retrace of this cause (see jitlint.runtime.evidence)."""
+    return next((c for c in RUNTIME_CODES if cause in c.causes), OTHER_RECOMPILE)
+
+
+def by_code(code: str) -> RuntimeCode | None:
+    return next((c for c in RUNTIME_CODES if c.code == code), None)

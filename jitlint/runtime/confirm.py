@@ -15,33 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jitlint.finding import Finding
+from jitlint.rule import Confirmation
 from jitlint.runtime import codes
 from jitlint.runtime.evidence import (FunctionRecord, build_functions, describe, is_jax_error, is_staging_tracer,
                                       norm)
 
 CONFIRMED, NOT_CONFIRMED, NOT_REACHED, UNKNOWN = "confirmed", "not_confirmed", "not_reached", "unknown"
-
-# the retrace causes that confirm each recompile family
-FAMILY_CAUSES = {
-    1: {"new_function"},  # jax.jit created in a loop / repeatedly-called function
-    2: {"new_function", "static", "structure"},  # fresh callables handed to jitted code
-    3: {"static", "structure"},  # static args fed changing or unhashable values
-}
-PRINT_FAMILY = 5
-UNROLL_CODES = {"JIT409"}  # a Python loop over a traced array
-# rules whose symptom is re-wrapping a stable function (dispatch overhead, no retrace): confirmed when
-# `jax.jit` ran more than once at the line
-REWRAP_CODES = {"JIT102"}
-
-ADVICE = {
-    "JIT901": "pad or bucket the shapes (e.g. pad or drop a ragged last batch)",
-    "JIT902": "give the argument a fixed dtype (e.g. `jnp.asarray(v, jnp.float32)`), so Python scalars and "
-              "typed arrays do not alternate",
-    "JIT903": "keep static arguments to a few hashable values, or pass the value as a traced argument",
-    "JIT904": "create the function and its `jax.jit` once, outside the loop or the repeatedly-called function",
-    "JIT905": "see JAX's explanation (run with JAX_EXPLAIN_CACHE_MISSES=1)",
-}
-
 
 @dataclass
 class RuntimeStatus:
@@ -65,17 +44,22 @@ class Result:
     finding: Finding
     runtime: RuntimeStatus
     runtime_only: bool = False
+    # What a runtime-only finding saw, to match it with the static rules that predict it (for `# noqa`).
+    causes: frozenset[str] = frozenset()  # retrace causes
+    error_types: frozenset[str] = frozenset()  # the exception's class and its bases
+    output: bool = False  # a traced value printed or logged
+
+    def predicted_by(self, rule) -> bool:
+        """Would a finding of this static rule at the same line account for this runtime-only one?"""
+        evidence = rule.confirmed_by
+        return bool(self.causes & evidence.retraces or self.error_types & set(rule.raises)
+                    or self.output and evidence.output)
 
 
-def family(code: str) -> int | None:
-    return int(code[3]) if len(code) == 6 and code[:3] == "JIT" and code[3:].isdigit() else None
-
-
-def _rule_raises(code: str) -> tuple[str, ...]:
+def _rule(code: str):
     from jitlint.registry import rule_by_code
 
-    rule = rule_by_code(code)
-    return tuple(getattr(rule, "raises", ()) or ()) if rule else ()
+    return rule_by_code(code)
 
 
 def _plural(n: int, word: str) -> str:
@@ -154,8 +138,9 @@ class Observations:
             return RuntimeStatus(UNKNOWN, "no runtime data: the program did not report back")
         path = norm(finding.path)
         lo, hi = finding.line, max(finding.line, finding.end_line)
-        fam = family(finding.code)
-        raises = _rule_raises(finding.code)
+        rule = _rule(finding.code)
+        raises = tuple(rule.raises) if rule is not None else ()
+        evidence = rule.confirmed_by if rule is not None else Confirmation()
         errors = [e for e in self.errors.get(path, []) if lo <= e["line"] <= hi]
         matching = [e for e in errors if not raises or set(raises) & set(e.get("mro", [e["type"]]))]
         if not matching and raises:
@@ -171,7 +156,7 @@ class Observations:
             return status
 
         outputs = [o for o in self.outputs.get(path, []) if lo <= o["line"] <= hi]
-        if fam == PRINT_FAMILY:
+        if evidence.output:
             with_tracer = [o for o in outputs if o["tracer_calls"]]
             if with_tracer:
                 for o in outputs:
@@ -185,7 +170,7 @@ class Observations:
                                                 f"{f' of {total} calls' if total != n else ''})",
                                      count=n, kind="output")
 
-        if finding.code in UNROLL_CODES:
+        if evidence.unrolled:
             loops = [u for u in self.unrolled.get(path, []) if lo <= u["line"] <= hi]
             if loops:
                 u = loops[0]
@@ -195,7 +180,7 @@ class Observations:
                                                 "compiled program", count=u["times"], kind="unrolled")
 
         records = self.functions_at(path, lo, hi)
-        if finding.code in REWRAP_CODES:
+        if evidence.rewrap:
             sites = [s for s in self.jit_sites.get(path, []) if lo <= s["line"] <= hi and s["calls"] > 1]
             if sites:
                 site = max(sites, key=lambda s: s["calls"])
@@ -207,8 +192,8 @@ class Observations:
                     text += f"; `{traced.name}` traced {_plural(len(traced.traces), 'time')}"
                 return RuntimeStatus(CONFIRMED, text, count=site["calls"], kind="rewrap", function=site.get("name"),
                                      traces=len(traced.traces) if traced else None)
-        if fam in FAMILY_CAUSES:
-            wanted = FAMILY_CAUSES[fam]
+        if evidence.retraces:
+            wanted = evidence.retraces
             best = max(records, key=lambda r: len(r.retraces_for(wanted)), default=None)
             if best is not None and best.retraces_for(wanted):
                 for cause in wanted:
@@ -229,10 +214,10 @@ class Observations:
                 self.used_errors.add(id(e))
             e = errors[0]
             seen.append(f"raised {e['type']} here, not the predicted {' or '.join(raises)}: {e['message']}")
-        if outputs and fam == PRINT_FAMILY:
+        if outputs and evidence.output:
             calls = sum(o["calls"] for o in outputs)
             seen.append(f"{outputs[0]['kind']} ran {_plural(calls, 'time')} here, never with a traced value")
-        if fam in FAMILY_CAUSES or not seen:
+        if evidence.retraces or not seen:
             for record in records[:2]:
                 text = f"`{record.name}` traced {_plural(len(record.traces), 'time')}"
                 if record.retraces:
@@ -250,13 +235,12 @@ class Observations:
                                                     "so whether this line ran is unknown", kind="coverage")
             return RuntimeStatus(NOT_REACHED, "this line never ran", kind="coverage")
         if not seen:
-            seen.append({
-                PRINT_FAMILY: "the line ran; no traced value was printed or logged there",
-            }.get(fam, "the line ran; no JAX error was raised there" if raises
-                  else "the line ran; this rule predicts no error or retrace, only overhead a run does not show"
-                  if fam in (4, 6)
-                  else "the line ran; no retrace was attributed to it" if fam in FAMILY_CAUSES
-                  else "the line ran; the predicted problem did not show"))
+            seen.append("the line ran; no traced value was printed or logged there" if evidence.output
+                        else "the line ran; no JAX error was raised there" if raises
+                        else "the line ran; no retrace was attributed to it" if evidence.retraces
+                        else "the line ran; this rule predicts no error or retrace, only overhead a run does not show"
+                        if rule is not None
+                        else "the line ran; the predicted problem did not show")
         return RuntimeStatus(NOT_CONFIRMED, "; ".join(seen), kind="coverage" if not records else None)
 
     # ---- what only the run showed ---------------------------------------------------------------
@@ -268,20 +252,20 @@ class Observations:
             for t in record.retraces:
                 if t.nested or any((record.key, c) in self.explained for c in t.causes()):
                     continue
-                code = codes.CODE_FOR_CAUSE.get(t.cause, codes.OTHER_RECOMPILE)
+                code = codes.code_for_cause(t.cause)
                 where = (t.call_path, t.call_line) if t.call_path and t.call_line else (record.def_path,
                                                                                         record.def_line)
                 if where[0] is None or where[0] not in self.lines:
                     continue
                 groups.setdefault((code.code, *where), []).append(t)
             for (code_text, path, line), traces in groups.items():
-                code = next(c for c in codes.RUNTIME_CODES if c.code == code_text)
+                code = codes.by_code(code_text)
                 causes = list(dict.fromkeys(t.cause for t in traces))
                 because = " and ".join(describe(c, [t for t in traces if t.cause == c], record) for c in causes)
                 message = (f"`{record.name}` was traced again {_plural(len(traces), 'time')} at this call because "
                            f"{because}; in all, {_plural(len(record.traces), 'trace')} and "
                            f"{_plural(record.compiles, 'compile')} took {record.cost_s:.2f} s. "
-                           f"{ADVICE[code.code][0].upper()}{ADVICE[code.code][1:]}")
+                           f"{code.advice[0].upper()}{code.advice[1:]}")
                 evidence = (f"`{record.name}` traced {_plural(len(record.traces), 'time')}, compiled "
                             f"{_plural(record.compiles, 'time')}: {_plural(len(traces), 'retrace')} at this call "
                             f"because {because}")
@@ -289,7 +273,7 @@ class Observations:
                     _finding_at(display(path), path, line, code, message),
                     RuntimeStatus(CONFIRMED, evidence, count=len(traces), kind="recompile", function=record.name,
                                   traces=len(record.traces), compiles=record.compiles, seconds=record.cost_s),
-                    runtime_only=True))
+                    runtime_only=True, causes=frozenset(causes)))
         for path, errors in self.errors.items():
             for e in errors:
                 if id(e) in self.used_errors or not is_jax_error(e) or path not in self.lines:
@@ -297,7 +281,7 @@ class Observations:
                 status = _error_status([e])
                 message = f"{e['type']} raised here{_while(e)}: {e['message']}"
                 results.append(Result(_finding_at(display(path), path, e["line"], codes.TRACE_ERROR, message),
-                                      status, runtime_only=True))
+                                      status, runtime_only=True, error_types=frozenset(e.get("mro", [e["type"]]))))
         for path, outputs in self.outputs.items():
             for o in outputs:
                 if id(o) in self.used_outputs or not o["tracer_calls"] or not is_staging_tracer(o["example"]):
@@ -310,7 +294,7 @@ class Observations:
                     RuntimeStatus(CONFIRMED, f"{verb} {o['example']} at trace time "
                                              f"({_plural(o['tracer_calls'], 'time')})",
                                   count=o["tracer_calls"], kind="output"),
-                    runtime_only=True))
+                    runtime_only=True, output=True))
         return results
 
 

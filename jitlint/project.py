@@ -1,0 +1,151 @@
+"""The project: what every front end (the CLI, `--fix`, pre-commit through the CLI, the flake8 plugin, the
+language server, `jitlint run`) lints through.
+
+A `Project` is found from a path (`Project.discover`): its root is the folder of the pyproject.toml
+holding [tool.jitlint], else the nearest folder with a pyproject.toml, setup.cfg or .git. It loads the
+settings once, and owns the project index: pass 1 (CPython's `ast`) over *all* the project's Python
+files, cached by content in `<root>/.jitlint_cache`. So linting one file - the one file pre-commit
+stages, the one buffer open in an editor - sees every jitted function of the project, as linting the
+whole project does.
+
+    lint(paths)           discover and lint files (and folders) against the whole project's index
+    lint_text(text, path) lint one file's text (a buffer, stdin) against it: exclusion, module name,
+                          `# noqa` and selection are done here, once, for every front end
+    fix(paths)            lint, apply the fixes in place, and lint the fixed files again
+    update(path, text)    the language server's open buffers replace their file's entry in the index
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from jitlint import engine
+from jitlint.cache import FOLDER_NAME
+from jitlint.config import Config, Overrides, find_root, resolve_config
+from jitlint.engine import FileResult, RunResult
+
+if TYPE_CHECKING:
+    from jitlint.index import ProjectIndex
+
+
+class Project:
+    def __init__(self, root: Path | None, config: Config | None = None, *, cache: bool = True,
+                 cache_dir: str | os.PathLike | None = None, jobs: int = 1, loose: Iterable[str] = ()) -> None:
+        """`root`: the project's folder (None: no project: only the files linted, and `loose`, are indexed)."""
+        self.root = Path(root).resolve() if root is not None else None
+        self.loose = tuple(loose)
+        self.config = config or Config()
+        if self.config.root is None and self.root is not None:
+            # excludes and per-file-ignores match paths relative to the project
+            self.config = self.config.with_overrides(root=self.root)
+        if cache_dir is not None:
+            self.cache_dir: Path | None = Path(cache_dir)
+        elif cache:
+            self.cache_dir = (self.root or self.config.root or Path.cwd()) / FOLDER_NAME
+        else:
+            self.cache_dir = None
+        self.jobs = jobs
+        from jitlint.index import ProjectIndex
+
+        # Until it is built (on first use), the index holds only what `update` gave it.
+        self._index: "ProjectIndex" = ProjectIndex()
+        self._built = False
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self.messages: list[str] = []  # about the project, not a file (a cache not written, ...)
+
+    @classmethod
+    def discover(cls, start: str | os.PathLike = ".", *, config_file: str | os.PathLike | None = None,
+                 isolated: bool = False, overrides: Overrides = Overrides(), **kwargs) -> "Project":
+        """The project holding `start` (a file or folder), with its settings; ConfigError on bad ones."""
+        start = Path(start)
+        if not start.exists():
+            start = Path.cwd()
+        config = resolve_config(start, config_file=config_file, isolated=isolated, overrides=overrides)
+        root = config.root if config.root is not None and config_file is None else find_root(start)
+        return cls(root, config, **kwargs)
+
+    # ---- the index
+    def files(self) -> list[Path]:
+        """Every Python file of the project (the configured excludes apply)."""
+        where = [str(self.root)] if self.root is not None else list(self.loose)
+        return [p for p in engine.discover(where, self.config) if isinstance(p, Path)]
+
+    @property
+    def index(self) -> "ProjectIndex":
+        """The jitted functions of every project file (built on first use; then kept current by `update`)."""
+        with self._build_lock:
+            if not self._built:
+                index, run = engine.index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
+                                                config=self.config)
+                self.messages.extend(run.messages)
+                with self._lock:
+                    for summary in self._index.modules.values():
+                        index.add(summary)  # buffers edited meanwhile win over the files on disk
+                    self._index, self._built = index, True
+        return self._index
+
+    def update(self, path: str, text: str | None) -> bool:
+        """A file's text changed (an editor buffer; None: read it from disk again). Its entry in the index
+        is replaced; True when the jitted functions or re-exports that other files see changed."""
+        from jitlint.index import summarize
+
+        module, is_package = engine.module_name_for(Path(path))
+        if not module:
+            return False
+        if text is None:
+            try:
+                text = engine.decode_source(Path(path).read_bytes())
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                text = ""
+        summary = summarize(text, os.path.abspath(path), module, is_package)
+        with self._lock:
+            old = self._index.modules.get(module)
+            self._index.add(summary)
+        return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports)
+
+    def take_updates(self, other: "Project") -> None:
+        """Start from the texts `other` was given by `update` (the language server's open buffers)."""
+        with other._lock:
+            summaries = list(other._index.modules.values())
+        with self._lock:
+            for summary in summaries:
+                self._index.add(summary)
+
+    # ---- linting
+    def lint(self, paths: Iterable[str], *, progress=None) -> RunResult:
+        """Discover and lint `paths` (files or folders) against the whole project's index."""
+        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                                cache_dir=self.cache_dir, progress=progress)
+        run.messages[:0] = self.messages
+        return run
+
+    def lint_text(self, text: str | bytes, path: str, *, apply_noqa: bool = True, exclude: bool = True,
+                  config: Config | None = None, build: bool = True) -> FileResult:
+        """Lint one file's text as the file at `path` of this project (its module name, so relative imports
+        resolve), against the index. `exclude`: a path the settings exclude gets no findings.
+        `config`: other settings than the project's (the language server's client settings).
+        `build=False`: do not wait for the index to be built (the language server builds it meanwhile)."""
+        config = config or self.config
+        if exclude and path not in ("-", "<stdin>") and config.is_excluded(Path(path)):
+            return FileResult(path)
+        module, is_package = None, False
+        p = Path(path)
+        if p.is_absolute() or p.is_file():
+            module, is_package = engine.module_name_for(p)
+        return engine.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
+                                   is_package=is_package, index=self.index if build else self._index)
+
+    def fix(self, paths: Iterable[str], *, progress=None) -> RunResult:
+        """Lint `paths` and apply the fixes in place (atomically, only text this Python compiles), re-linting
+        each fixed text against the index (FileResult.fixes_applied, or FileResult.fix_error)."""
+        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                                cache_dir=self.cache_dir, progress=progress, fix=True)
+        run.messages[:0] = self.messages
+        for r in run.files:
+            if r.fixes_applied:
+                self.update(r.path, None)  # the index follows the fixed file
+        return run
