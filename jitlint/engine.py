@@ -470,14 +470,21 @@ def _index_pass(files: list[_File], jobs: int, cache, progress, stats: RunStats)
 
 def index_files(paths: Iterable[Path], *, jobs: int = 1, cache_dir: str | os.PathLike | None = None,
                 config: Config | None = None) -> "tuple[ProjectIndex, RunResult]":
-    """The project index of these files (pass 1 alone, read from and written to the cache)."""
+    """The project index of these files (pass 1 alone, read from and written to the cache). Where two
+    files claim one module name, the later one wins."""
     from jitlint.cache import Cache
     from jitlint.index import ProjectIndex
 
     config = config or Config()
     cache = Cache(Path(cache_dir), config, lint=False) if cache_dir is not None else None
     names = _ModuleNames()
-    files = [f for f in (_read(-1, p, names, cache, config.max_file_size) for p in paths) if isinstance(f, _File)]
+    unique: dict[str, Path] = {}
+    for p in paths:  # a path named twice counts where it comes last
+        key = os.path.abspath(p)
+        unique.pop(key, None)
+        unique[key] = p
+    files = [f for f in (_read(-1, p, names, cache, config.max_file_size) for p in unique.values())
+             if isinstance(f, _File)]
     run = RunResult([], RunStats(files=len(files)))
     _index_pass(files, jobs, cache, None, run.stats)
     if cache is not None:
@@ -531,7 +538,9 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
 
     # Pass 1: CPython's ast, for every file the cache does not know.
     _index_pass(files + others, jobs, cache, progress, stats)
-    index = ProjectIndex([f.facts.summary for f in files + others if f.facts.summary is not None])
+    # The linted files last: where two files claim one module name (two `pkg` folders in a repository),
+    # the linted one's view of its own package wins.
+    index = ProjectIndex([f.facts.summary for f in others + files if f.facts.summary is not None])
     for f in others:
         f.data = None
     resolver = Resolver(index)

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 class Project:
     def __init__(self, root: Path | None, config: Config | None = None, *, cache: bool = True,
                  cache_dir: str | os.PathLike | None = None, jobs: int = 1, loose: Iterable[str] = ()) -> None:
-        """`root`: the project's folder (None: no project: only the files linted, and `loose`, are indexed)."""
+        """`root`: the project's folder (None: no project: only the files linted, and `loose`, are indexed).
+        `loose`: files and folders to index after the root's (flake8's arguments)."""
         self.root = Path(root).resolve() if root is not None else None
         self.loose = tuple(loose)
         self.config = config or Config()
@@ -71,8 +72,9 @@ class Project:
     # ---- the index
     def files(self) -> list[Path]:
         """Every Python file of the project (the configured excludes apply)."""
-        where = [str(self.root)] if self.root is not None else list(self.loose)
-        return [p for p in engine.discover(where, self.config) if isinstance(p, Path)]
+        # `loose` (what flake8 was asked to check) last: on a module name two files claim, they win
+        where = [str(self.root)] if self.root is not None else []
+        return [p for p in engine.discover([*where, *self.loose], self.config) if isinstance(p, Path)]
 
     @property
     def index(self) -> "ProjectIndex":

@@ -56,3 +56,44 @@ def innermost_line(exc: BaseException, path: Path) -> int | None:
 def describe_exception(exc: BaseException) -> str:
     first = (str(exc).splitlines() or [""])[0]
     return f"{type(exc).__name__}: {first[:160]}"
+
+
+# ---- a project whose one file calls a jitted function of another wrongly (the Project tests, every front end)
+
+CROSS_FILE = {
+    "pyproject.toml": '[tool.jitlint]\nignore = ["JIT901"]  # a runtime code: valid for check, run, flake8, LSP\n',
+    "pkg/__init__.py": "",
+    "pkg/model.py": (
+        "from functools import partial\n"
+        "\n"
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "\n"
+        "\n"
+        '@partial(jax.jit, static_argnames=("widths",))\n'
+        "def train_step(params, widths):\n"
+        "    for _ in widths:\n"
+        "        params = jnp.tanh(params)\n"
+        "    return params\n"
+    ),
+    "pkg/train.py": (
+        "import jax.numpy as jnp\n"
+        "\n"
+        "from pkg.model import train_step\n"
+        "\n"
+        "\n"
+        "def train():\n"
+        "    params = jnp.ones(3)\n"
+        "    return train_step(params, widths=[64, 64])\n"
+    ),
+    "run_train.py": "from pkg.train import train\n\ntrain()\n",
+}
+CROSS_FILE_FINDING = ("pkg/train.py", 8, "JIT304")  # a list for a static argument: ValueError at the call
+
+
+def write_project(folder: Path, files: dict[str, str] = CROSS_FILE) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
