@@ -361,3 +361,24 @@ def test_project_lints_itself():
     result = flake8("jitlint", "rules", "tests", cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
+
+
+# ------------------------------------------------------------------ the project index behind one file
+
+
+def test_flake8_on_one_file_sees_the_whole_project(tmp_path):
+    """`flake8 pkg/train.py` alone: the jitted function it calls wrongly is in pkg/model.py, which flake8
+    was not given; the plugin lints against the index of the whole project, as `jitlint check` does.
+    The project's `[tool.jitlint] ignore = ["JIT901"]` (a runtime code) is a valid setting here too."""
+    from harness import CROSS_FILE_FINDING, write_project
+
+    project = write_project(tmp_path / "demo")
+    path, line, code = CROSS_FILE_FINDING
+    alone = flake8(path, cwd=project)
+    assert {(p, n, c) for p, n, _, c in reported(alone)} == {CROSS_FILE_FINDING}, alone.stdout + alone.stderr
+    write(project, "setup.cfg", "[flake8]\njitlint-config = ./pyproject.toml\n")
+    configured = flake8(path, cwd=project)
+    assert configured.returncode == 1 and {(p, n, c) for p, n, _, c in reported(configured)} == {CROSS_FILE_FINDING}
+    write(project, "pyproject.toml", '[tool.jitlint]\nignore = ["JIT999"]\n')
+    bad = flake8(path, cwd=project)
+    assert bad.returncode != 0 and "unknown rule selector(s): JIT999" in bad.stdout + bad.stderr

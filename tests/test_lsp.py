@@ -561,3 +561,24 @@ async def test_calls_into_other_files_follow_the_project_index(client: LanguageC
     before = len(client.published)
     model.change(MODEL.replace('@partial(jax.jit, static_argnames="n")', "@jax.jit"))
     assert [d.code for d in await fresh_diagnostics(train, before)] == []
+
+
+async def test_only_the_calling_file_open_sees_the_whole_project(client: LanguageClient):
+    """harness.CROSS_FILE with only pkg/train.py open: the jitted function it calls wrongly is defined in
+    pkg/model.py, never opened; the server's project indexes every file of the workspace. The project's
+    `[tool.jitlint] ignore = ["JIT901"]` (a runtime code) is accepted: no warning is shown."""
+    from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
+
+    write_project(client.root, {k: v for k, v in CROSS_FILE.items() if k != "pkg/train.py"})
+    path, line, code = CROSS_FILE_FINDING
+    train = Document(client, path, CROSS_FILE[path], on_disk=CROSS_FILE[path])
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:  # the workspace index is built in the background after start-up
+        before = len(client.published)
+        diagnostics = await fresh_diagnostics(train, 0 if pulls(client) else before - 1)
+        found = [(d.range.start.line + 1, d.code) for d in diagnostics]
+        if found or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.1)
+    assert found == [(line, code)]
+    assert not [m for m in client.messages if "unknown" in m.message], client.messages

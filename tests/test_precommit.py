@@ -153,3 +153,65 @@ def test_jitlint_fix_hook_rewrites_the_file(hook_repo, tmp_path, env):
     fixed = (repo / "train.py").read_text(encoding="utf-8")
     assert fixed == BAD.replace("print(x)", 'jax.debug.print("{}", x)')
     assert finding_lines(result.stdout) == []
+
+
+# ---- the staged file alone, against the whole project (harness.CROSS_FILE)
+
+LOCAL_HOOK = textwrap.dedent("""\
+    repos:
+      - repo: local
+        hooks:
+          - id: jitlint
+            name: jitlint
+            entry: jitlint check --force-exclude
+            language: system
+            types_or: [python, pyi]
+            require_serial: true
+    """)
+
+
+@pytest.fixture
+def staged_call(tmp_path, env) -> tuple[Path, dict[str, str]]:
+    """A repository where pkg/model.py (committed, not staged) defines the jitted function, and the only
+    staged change is the wrong call in pkg/train.py. pre-commit hands jitlint that one file."""
+    from harness import CROSS_FILE, write_project
+
+    good = dict(CROSS_FILE, **{"pkg/train.py": CROSS_FILE["pkg/train.py"].replace("widths=[64, 64]", "widths=(64, 64)"),
+                               ".pre-commit-config.yaml": LOCAL_HOOK})
+    repo = write_project(tmp_path / "repo", good)
+    git("init", "-q", cwd=repo, env=env)
+    git("add", "-A", cwd=repo, env=env)
+    git("commit", "-q", "-m", "init", cwd=repo, env=env)
+    write_project(repo, {"pkg/train.py": CROSS_FILE["pkg/train.py"]})
+    git("add", "pkg/train.py", cwd=repo, env=env)
+    assert git("diff", "--cached", "--name-only", cwd=repo, env=env).split() == ["pkg/train.py"]
+    # the local hook's `language: system` finds the jitlint installed next to this interpreter
+    return repo, {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
+
+
+def test_local_hook_fails_on_a_call_into_an_unstaged_file(staged_call):
+    from harness import CROSS_FILE_FINDING
+
+    repo, env = staged_call
+    path, line, code = CROSS_FILE_FINDING
+    result = subprocess.run([precommit_exe(), "run"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [line_.split(" ", 2)[:2] for line_ in finding_lines(result.stdout)] == [[f"{path}:{line}:38:", code]]
+    # and as a git hook: the commit is refused
+    subprocess.run([precommit_exe(), "install"], cwd=repo, env=env, capture_output=True, check=True, timeout=120)
+    commit = subprocess.run(["git", "commit", "-m", "train with a list"], cwd=repo, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert commit.returncode != 0 and f"{path}:{line}:38: {code}" in commit.stdout + commit.stderr
+    assert git("rev-list", "--count", "HEAD", cwd=repo, env=env).strip() == "1"
+
+
+def test_try_repo_fails_on_a_call_into_an_unstaged_file(hook_repo, staged_call):
+    from harness import CROSS_FILE_FINDING
+
+    repo, env = staged_call
+    path, line, code = CROSS_FILE_FINDING
+    result = subprocess.run([precommit_exe(), "try-repo", str(hook_repo), "jitlint"], cwd=repo, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert "An unexpected error has occurred" not in result.stdout + result.stderr, result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [line_.split(" ", 2)[:2] for line_ in finding_lines(result.stdout)] == [[f"{path}:{line}:38:", code]]
