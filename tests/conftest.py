@@ -30,3 +30,13 @@ def run_jitlint():
         return subprocess.run([jitlint_exe(), *map(str, args)], cwd=cwd, input=input, capture_output=True,
                               text=True, env=full_env, timeout=120)
     return run
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-snapshots", action="store_true", default=False,
+                     help="rewrite tests/snapshots/ from what jitlint reports now (then review the diff)")
+
+
+@pytest.fixture
+def update_snapshots(request) -> bool:
+    return request.config.getoption("--update-snapshots")

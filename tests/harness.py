@@ -97,3 +97,46 @@ def write_project(folder: Path, files: dict[str, str] = CROSS_FILE) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return folder
+
+
+# ---- snapshots: the whole of every finding (positions, code, severity, message, the fix's result)
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
+    """Findings as reviewable text: `line:col-end_line:end_col CODE severity`, the message, and for a fix its
+    title and the lines it changes (a unified diff of the file with that fix alone applied)."""
+    import difflib
+
+    from jitlint.fixes import apply_edits
+
+    out = [f"# {title}", "# Regenerate with `pytest tests/test_fixtures.py --update-snapshots`, then review the diff.", ""]
+    for f in sorted(findings):
+        out.append(f"{f.path}:{f.line}:{f.col}-{f.end_line}:{f.end_col} {f.code} {f.severity.value}")
+        out.append(f"    {f.message}")
+        if f.fix is not None:
+            source = sources[f.path]
+            fixed = apply_edits(source, f.fix.edits)
+            out.append(f"    fix: {f.fix.title}")
+            diff = difflib.unified_diff(source.splitlines(), fixed.splitlines(), lineterm="", n=0)
+            out += [f"    {line}" for line in diff if not line.startswith(("---", "+++"))]
+    return "\n".join(out) + "\n"
+
+
+def check_snapshot(name: str, text: str, update: bool) -> str:
+    """'' when `text` is the committed snapshot `name` (or it was just rewritten); else what differs."""
+    import difflib
+
+    path = SNAPSHOTS / name
+    if update:
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return ""
+    if not path.is_file():
+        return f"no snapshot {path}: run `pytest tests/test_fixtures.py --update-snapshots`"
+    committed = path.read_text(encoding="utf-8")
+    if committed == text:
+        return ""
+    return "\n".join(difflib.unified_diff(committed.splitlines(), text.splitlines(), f"{name} (committed)",
+                                          f"{name} (now)", lineterm=""))
