@@ -73,7 +73,12 @@ class Config:
 
     def _relative(self, p: Path) -> str:
         """The path from the config root (or the working folder) after resolving links, else as given."""
-        real = os.path.realpath(p)
+        raw = os.fspath(p)
+        if os.path.islink(raw):
+            real = os.path.realpath(raw)
+        else:  # the folder's links resolved once per folder: discovery asks for every file of a project
+            folder, name = os.path.split(os.path.abspath(raw))
+            real = os.path.join(_real_folder(folder), name) if name else _real_folder(folder)
         root = _real_folder(str(self.root) if self.root is not None else os.getcwd())
         if real == root:
             return "."
@@ -90,7 +95,7 @@ class Config:
         return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4096)
 def _real_folder(folder: str) -> str:
     return os.path.realpath(folder)
 
