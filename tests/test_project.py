@@ -235,3 +235,19 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
             "print('\\n'.join(bad))\n")
     result = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True, text=True, timeout=600)
     assert result.stdout.strip() == "", result.stdout
+
+
+FRONT_ENDS = {"jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.docs", "jitlint.__main__"}
+
+
+def test_layers_import_only_downwards():
+    """Front ends (the CLI, flake8, the LSP, `jitlint run`) sit over jitlint.project; nothing below the
+    project imports it or a front end, and the engine, analysis and rules never import a front end."""
+    below = [m for m in _modules() if m not in FRONT_ENDS and not m.startswith("jitlint.runtime")
+             and m != "jitlint.project"]
+    wrong = {m: sorted(d for d in _imports_of(m)
+                       if d in FRONT_ENDS or d == "jitlint.project" or d.startswith("jitlint.runtime."))
+             for m in below}
+    assert not {m: d for m, d in wrong.items() if d}, wrong
+    for front in ("jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.runtime.cli"):
+        assert "jitlint.project" in _imports_of(front), front
