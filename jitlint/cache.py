@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -172,9 +173,32 @@ class Cache:
             return None
 
     # ------------------------------------------------------------------------------ writing
-    def put_facts(self, path: str, digest: str, module: str | None, package: bool, facts) -> None:
-        self.facts[path] = {"hash": digest, "module": module, "package": package, "facts": facts.to_dict()}
+    def put_facts(self, path: str, digest: str, module: str | None, package: bool, facts, stat=None) -> None:
+        """`stat`: the file's os.stat when it was read, so a later run that only indexes the file may take
+        its hash from an unchanged size and mtime (`digest_by_stat`) instead of reading it again."""
+        entry = {"hash": digest, "module": module, "package": package, "facts": facts.to_dict()}
+        # Like git's racy-index rule: a file modified in the last seconds may change again within the
+        # same mtime tick, so its stat is not recorded and the next run reads it.
+        if stat is not None and stat.st_mtime_ns < time.time_ns() - 2_000_000_000:
+            entry["stat"] = [stat.st_size, stat.st_mtime_ns]
+        self.facts[path] = entry
         self._dirty = True
+
+    def note_stat(self, path: str, stat) -> None:
+        """Record the stat of a file whose entry was just confirmed by its content (see `put_facts`)."""
+        entry = self.facts.get(path)
+        if (isinstance(entry, dict) and stat is not None and "stat" not in entry
+                and stat.st_mtime_ns < time.time_ns() - 2_000_000_000):
+            entry["stat"] = [stat.st_size, stat.st_mtime_ns]
+            self._dirty = True
+
+    def digest_by_stat(self, path: str, stat) -> str | None:
+        """The content hash recorded for `path` when its size and mtime are those recorded with it."""
+        entry = self.facts.get(path)
+        if (isinstance(entry, dict) and entry.get("stat") == [stat.st_size, stat.st_mtime_ns]
+                and isinstance(entry.get("hash"), str)):
+            return entry["hash"]
+        return None
 
     def put_lint(self, path: str, digest: str, module: str | None, package: bool, findings, warnings,
                  hits: dict[str, str], extra: list[str]) -> None:

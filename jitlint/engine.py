@@ -438,23 +438,44 @@ class _File:
     data: bytes | None = None
     digest: str = ""
     facts: "Facts | None" = None
+    stat: "os.stat_result | None" = None  # when it was read
 
     def task(self) -> tuple[str, str, str | None, bool, bytes]:
         return self.display, self.key, self.module, self.package, self.data
 
 
 def _read(order: int, path: Path, names: "_ModuleNames", cache, max_size: int | None) -> "_File | str":
-    """A file read for pass 1 (its facts from the cache when they are there), or why it cannot be read."""
+    """A file read for pass 1 (its facts from the cache when they are there), or why it cannot be read.
+
+    A file only indexed (order -1, not linted) whose size and mtime are those the cache recorded with its
+    hash is not read again: a single-file lint of a large project reads one file, not thousands."""
     from jitlint.cache import content_hash
 
+    display = str(path)
+    key = os.path.abspath(display)
+    st = None
+    if cache is not None:
+        try:
+            st = os.stat(key)
+        except OSError:
+            st = None
+        if order < 0 and st is not None:
+            digest = cache.digest_by_stat(key, st)
+            if digest is not None:
+                f = _File(order, display, *names(path), key=key, digest=digest)
+                f.facts = cache.get_facts(key, digest, f.module, f.package)
+                if f.facts is not None:
+                    return f
     try:
         data = read_source(path, max_size)
     except OSError as exc:
         return f"cannot read file: {exc.strerror or exc}"
-    display = str(path)
-    f = _File(order, display, *names(path), key=os.path.abspath(display), data=data, digest=content_hash(data))
+    f = _File(order, display, *names(path), key=key, data=data, digest=content_hash(data))
+    f.stat = st
     if cache is not None:
         f.facts = cache.get_facts(f.key, f.digest, f.module, f.package)
+        if f.facts is not None:
+            cache.note_stat(f.key, st)
     return f
 
 
@@ -464,7 +485,7 @@ def _index_pass(files: list[_File], jobs: int, cache, progress, stats: RunStats)
     for f, facts in _run(_pass1_batch, todo, jobs, None, progress, "indexing", stats):
         f.facts = facts
         if cache is not None:
-            cache.put_facts(f.key, f.digest, f.module, f.package, facts)
+            cache.put_facts(f.key, f.digest, f.module, f.package, facts, f.stat)
     stats.indexed += len(todo)
 
 

@@ -80,6 +80,35 @@ def test_the_index_is_cached_by_content(project, monkeypatch):
     assert {k[2] for k in keys(edited.findings, project)} != {"JIT304"}
 
 
+def test_unchanged_files_are_not_read_again(project, monkeypatch):
+    """A file only indexed whose size and mtime are those recorded with its hash is not read again
+    (files modified in the last seconds are, like git's racy-index rule); any change is seen."""
+    import time as _time
+
+    monkeypatch.chdir(project)
+    old = _time.time() - 3600
+    for path in project.rglob("*.py"):
+        os.utime(path, (old, old))
+    Project.discover(".").lint(["pkg/train.py"])  # records the stats
+    from jitlint import engine
+
+    read = []
+    real = engine.read_source
+
+    def counting(path, *args):
+        read.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(engine, "read_source", counting)
+    warm = Project.discover(".").lint(["pkg/train.py"])
+    assert read == ["train.py"] and keys(warm.findings, project) == {CROSS_FILE_FINDING}
+    model = project / "pkg" / "model.py"
+    model.write_text(model.read_text().replace('static_argnames=("widths",)', "static_argnums=()"))
+    os.utime(model, (old + 1, old + 1))
+    edited = Project.discover(".").lint(["pkg/train.py"])
+    assert "model.py" in read and edited.stats.indexed == 1 and CROSS_FILE_FINDING not in keys(edited.findings, project)
+
+
 def test_update_replaces_a_files_entry(project):
     p = Project(project, Config(), cache=False)
     train = str(project / "pkg" / "train.py")
