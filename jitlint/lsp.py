@@ -714,7 +714,9 @@ def create_server() -> "JitlintServer":
         ls._index_task = asyncio.ensure_future(ls.build_index())
         if ls._capability("workspace.did_change_watched_files.dynamic_registration"):
             watch = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml")])
+                watchers=[types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                          # files changed on disk (a git checkout, another editor): the project index follows
+                          types.FileSystemWatcher(glob_pattern="**/*.py")])
             try:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[
                     types.Registration(id="jitlint-pyproject", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -751,9 +753,19 @@ def create_server() -> "JitlintServer":
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: JitlintServer, params: types.DidChangeWatchedFilesParams):
-        ls.reload_settings()  # a pyproject.toml changed: its [tool.jitlint] may have
-        await ls.settings()
-        ls.refresh_all()
+        from pygls.uris import to_fs_path
+
+        changed = False
+        for event in params.changes:
+            path = to_fs_path(unquote(event.uri))
+            if path and path.endswith(".py") and ls.document(event.uri) is None:  # open buffers win
+                changed |= ls.project.update(path, None)
+        if any(not (to_fs_path(unquote(e.uri)) or "").endswith(".py") for e in params.changes):
+            ls.reload_settings()  # a pyproject.toml changed: its [tool.jitlint] may have
+            await ls.settings()
+            ls.refresh_all()
+        if changed:
+            ls.index_changed()
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
         identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False))

@@ -20,6 +20,8 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
+
 SERVER = [sys.executable, "-m", "jitlint", "lsp"]
 CLIENTS = ["neovim@v0.7.0", "neovim@v0.11.0", "visual_studio_code", "emacs"]
 TIMEOUT = 20.0
@@ -172,6 +174,10 @@ class Document:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=recording_client),
                     params=CLIENTS)
 async def client(lsp_client: LanguageClient, request, tmp_path):
+    # `@pytest.mark.workspace(files)`: the project is on disk before the server starts (and indexes it)
+    marker = request.node.get_closest_marker("workspace")
+    if marker is not None:
+        write_project(tmp_path, marker.args[0])
     await start(lsp_client, request.param, tmp_path)
     yield
     await lsp_client.shutdown_session()
@@ -539,12 +545,9 @@ async def fresh_diagnostics(doc: Document, published_before: int) -> list[types.
     raise AssertionError(f"{doc.uri} was not linted again")
 
 
+@pytest.mark.workspace({"pkg/__init__.py": "", "pkg/model.py": MODEL})
 async def test_calls_into_other_files_follow_the_project_index(client: LanguageClient):
     """A static argument defined in another file (read from disk, then from its edited buffer)."""
-    pkg = client.root / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("", encoding="utf-8")
-    (pkg / "model.py").write_text(MODEL, encoding="utf-8")
     train = Document(client, "pkg/train.py", TRAIN, on_disk=TRAIN)
 
     deadline = asyncio.get_running_loop().time() + TIMEOUT
@@ -563,13 +566,11 @@ async def test_calls_into_other_files_follow_the_project_index(client: LanguageC
     assert [d.code for d in await fresh_diagnostics(train, before)] == []
 
 
+@pytest.mark.workspace(CROSS_FILE)
 async def test_only_the_calling_file_open_sees_the_whole_project(client: LanguageClient):
     """harness.CROSS_FILE with only pkg/train.py open: the jitted function it calls wrongly is defined in
     pkg/model.py, never opened; the server's project indexes every file of the workspace. The project's
     `[tool.jitlint] ignore = ["JIT901"]` (a runtime code) is accepted: no warning is shown."""
-    from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
-
-    write_project(client.root, {k: v for k, v in CROSS_FILE.items() if k != "pkg/train.py"})
     path, line, code = CROSS_FILE_FINDING
     train = Document(client, path, CROSS_FILE[path], on_disk=CROSS_FILE[path])
     deadline = asyncio.get_running_loop().time() + TIMEOUT
@@ -582,3 +583,12 @@ async def test_only_the_calling_file_open_sees_the_whole_project(client: Languag
         await asyncio.sleep(0.1)
     assert found == [(line, code)]
     assert not [m for m in client.messages if "unknown" in m.message], client.messages
+
+    # pkg/model.py changes on disk (a git checkout), never opened: the watched-file event updates the index.
+    model = client.root / "pkg" / "model.py"
+    model.write_text(CROSS_FILE["pkg/model.py"].replace('@partial(jax.jit, static_argnames=("widths",))', "@jax.jit"),
+                     encoding="utf-8")
+    before = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=model.as_uri(), type=types.FileChangeType.Changed)]))
+    assert await fresh_diagnostics(train, before) == []  # `widths` is traced now: a list is a fine argument
