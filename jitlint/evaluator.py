@@ -715,6 +715,12 @@ class Evaluator:
             return None  # comparing Python containers
         if result.opaque:
             return dataclasses.replace(result, container=False)  # comparing values of unknown kind
+        operands = [expr.left, *(c.comparator for c in expr.comparisons)]
+        if not any(t is not None and t.is_array for t in taints) and any(
+                isinstance(o, (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.SimpleString)) for o in operands):
+            # `pure_args == ()`: a value of unknown kind against a Python container or string is a Python
+            # comparison when the value is a container (an empty pytree stays `()` under tracing).
+            return dataclasses.replace(result, container=False, opaque=True)
         return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
 
     def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
