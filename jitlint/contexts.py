@@ -126,6 +126,7 @@ class FunctionInfo:
         # One summary per distinct calling context (which parameters are traced, and how; which are
         # known constants), keyed by `variant_key`; beyond MAX_VARIANTS, further contexts share one joined.
         self.variants: dict[tuple, Variant] = {}
+        self.own_returns: list[cst.Return] | None = None  # runs.own_returns, computed on first use
         # Local classes of the objects callers pass to parameters of this (jitted) function.
         self.param_classes: dict[str, str | None] = {}
         # Functions/objects eager callers pass (None where they disagree), for the eager walk.

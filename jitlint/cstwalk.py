@@ -78,3 +78,17 @@ def descendants(node: CSTNode) -> list[CSTNode]:
             elif _node_class(vcls):
                 stack.append(value)
     return out
+
+
+def children(node: CSTNode) -> list[CSTNode]:
+    """The child nodes of `node` (trivia fields excepted), read from its fields: `CSTNode.children` builds
+    them through a visit, which is many times slower."""
+    out = []
+    for name in _fields(node.__class__):
+        value = getattr(node, name)
+        vcls = value.__class__
+        if vcls is tuple or vcls is list:
+            out.extend(item for item in value if _node_class(item.__class__))
+        elif _node_class(vcls):
+            out.append(value)
+    return out

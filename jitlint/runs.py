@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint import jaxapi
+from jitlint.cstwalk import children
 from jitlint.names import dotted
 
 if TYPE_CHECKING:
@@ -117,10 +118,12 @@ def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
 
 
 def own_returns(info: "FunctionInfo") -> list[cst.Return]:
-    """The `return` statements of a def's own body (not of defs, lambdas or classes nested in it)."""
-    if not isinstance(info.node, cst.FunctionDef):
-        return []
-    return [node for node in _walk(info.node.body) if isinstance(node, cst.Return)]
+    """The `return` statements of a def's own body (not of defs, lambdas or classes nested in it), found
+    once per def: every call of a helper asks."""
+    if info.own_returns is None:
+        info.own_returns = [node for node in _walk(info.node.body) if isinstance(node, cst.Return)] \
+            if isinstance(info.node, cst.FunctionDef) else []
+    return info.own_returns
 
 
 # ------------------------------------------------------------------------------ memoized code
@@ -159,7 +162,7 @@ def _body_memoizes(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
         if isinstance(node, cst.Attribute):
             stack.append(node.value)
             continue
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False
 
 
@@ -183,7 +186,7 @@ def _walk(root: cst.CSTNode):
         node = stack.pop()
         yield node
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or node is root:
-            stack.extend(node.children)
+            stack.extend(children(node))
 
 
 # ------------------------------------------------------------------------------ traced or never dispatched

@@ -13,8 +13,9 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint import jaxapi, runs
-from jitlint.qualnames import canonical
 from jitlint.analysis import FuncValue, JitCreation
+from jitlint.cstwalk import children
+from jitlint.qualnames import canonical
 from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
@@ -135,7 +136,7 @@ def _loop_assigned(ctx: RuleContext, creation: JitCreation) -> set[str]:
                         out.add(t.value)
             if isinstance(node, cst.For):
                 out.update(n.value for n in _names(node.target))
-            stack.extend(node.children)
+            stack.extend(children(node))
     return out
 
 

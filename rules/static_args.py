@@ -14,6 +14,7 @@ import libcst as cst
 
 from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
+from jitlint.cstwalk import children
 from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
@@ -280,7 +281,7 @@ def _structural_uses(ctx: RuleContext, site, param: str) -> str | None:
                 found.append("a loop bound")
         elif isinstance(node, cst.Slice) and any(mentions(p) for p in (node.lower, node.upper, node.step)):
             found.append("a slice bound")
-        stack.extend(node.children)
+        stack.extend(children(node))
     return ", ".join(sorted(set(found)))
 
 def _varying_names(site) -> set[str]:

@@ -55,8 +55,10 @@ PYTREE_DECORATORS = {"flax.struct.dataclass"}
 STATIC_FIELD_CALLS = {"flax.struct.field": ("pytree_node", False)}
 
 # Activations re-exported by flax (`nn.relu`, `nnx.gelu`): jax.nn functions, arrays out.
-ARRAY_FUNCTIONS = {f"flax.{ns}.{name}" for ns in ("linen", "nnx") for name in (
-    "relu", "relu6", "gelu", "sigmoid", "softmax", "log_softmax", "silu", "swish", "tanh", "elu", "leaky_relu", "one_hot", "celu", "selu", "softplus", "log_sigmoid", "hard_tanh", "glu", "normalize", "standardize")}
+_ACTIVATIONS = ("relu", "relu6", "gelu", "sigmoid", "softmax", "log_softmax", "silu", "swish", "tanh", "elu",
+                "leaky_relu", "one_hot", "celu", "selu", "softplus", "log_sigmoid", "hard_tanh", "glu", "normalize",
+                "standardize")
+ARRAY_FUNCTIONS = {f"flax.{ns}.{name}" for ns in ("linen", "nnx") for name in _ACTIVATIONS}
 
 # Lifted transforms of linen Module classes (`nn.scan(Block, ...)`, `nn.jit(Block)`): the class's
 # `__call__` is traced whenever an instance is applied, with tracers for its inputs.
