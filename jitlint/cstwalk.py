@@ -70,13 +70,7 @@ def descendants(node: CSTNode) -> list[CSTNode]:
     while stack:
         current = stack.pop()
         out.append(current)
-        for name in _fields(current.__class__):
-            value = getattr(current, name)
-            vcls = value.__class__
-            if vcls is tuple or vcls is list:
-                stack.extend(item for item in value if _node_class(item.__class__))
-            elif _node_class(vcls):
-                stack.append(value)
+        stack.extend(children(current))
     return out
 
 
