@@ -36,7 +36,11 @@ class IfOnTracedValue(Rule):
     raises = ("TracerBoolConversionError",)
     what = """
         Finds `if`, `elif` and `while` statements whose condition depends on a traced value inside traced
-        code: `if x > 0`, `if jnp.any(mask)`, `while err > tol`.
+        code: `if x > 0`, `if jnp.any(mask)`, `while err > tol`. Traced code includes the methods of Flax
+        linen modules applied under a trace (`model.apply`, `state.apply_fn`), nnx and Equinox Modules
+        passed to `nnx.jit`/`filter_jit`, and the fields of traced pytrees of known classes (`state.step`
+        of a TrainState). Branches that cannot run in the traced context (decided by a `partial`-bound or
+        defaulted Python flag, `x is None` on a known value) are not traced code.
         """
     why = """
         Python needs a concrete `True`/`False` to pick a branch, but while JAX traces a jitted function

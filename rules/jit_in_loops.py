@@ -180,8 +180,10 @@ class JitOfFreshFunction(Rule):
         nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
-        `cache[key] = jax.jit(...)` idiom), code that is itself traced (the inner jit is inlined), and a
-        wrapper that is only lowered or exported.
+        `cache[key] = jax.jit(...)` idiom), code staged by an outer jit or a lax body (the inner jit is
+        inlined; under plain `jax.grad` a new function still compiles every time and is reported), and a
+        wrapper that is only lowered or exported. A jit built in `__init__` of an object created in a loop
+        counts as re-created there.
         """
     why = """
         The compile cache is keyed on the identity of the wrapped function. A new function object misses

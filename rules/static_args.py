@@ -317,7 +317,12 @@ class LoopVaryingStaticArg(Rule):
     confirmed_by = STATIC_RETRACES
     what = """
         Finds calls of a jitted function inside a loop that pass, to a static parameter, the loop variable
-        or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`).
+        or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`). Under
+        `equinox.filter_jit` every Python number is static: a loop counter, a value computed from it
+        (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
+        field. Values from a small fixed set are not reported: a bool, a choice between literals
+        (`3 if i < 50 else 5`), an entry of a literal dict or tuple, `i % 4`, a sweep over a literal
+        collection of configurations.
         """
     why = """
         Each distinct value of a static argument compiles a new executable, and none are ever evicted: a
