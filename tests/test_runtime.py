@@ -404,3 +404,13 @@ def test_every_runnable_fixture_is_confirmed_at_its_lines():
             if (line, code) not in expected and f["runtime"]["status"] == "confirmed":
                 problems.append(f"{path.name}:{line} {code} confirmed on a negative: {f['runtime']['evidence']}")
     assert not problems, "\n".join(problems)
+
+
+def test_json_on_standard_output_carries_only_the_report():
+    """`--format json` without `-o`: the program's own prints go to standard error (said once), so standard
+    output parses as the report."""
+    proc = jitlint_run("--format", "json", "print_traced.py")
+    report = json.loads(proc.stdout)
+    assert {f["code"] for f in report["findings"]} >= {"JIT501"}
+    assert "x is JitTracer" in proc.stderr and "x is JitTracer" not in proc.stdout
+    assert proc.stderr.count("standard output carries only the JSON report") == 1

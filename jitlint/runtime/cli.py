@@ -34,7 +34,8 @@ options:
   --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed),
                         or a Python literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
   --format {text,json}  output format (default: text)
-  -o, --output FILE     write the report to FILE instead of standard output (which the program shares)
+  -o, --output FILE     write the report to FILE instead of standard output (which the program shares; with
+                        --format json and no -o, the program's standard output goes to standard error)
   --timeout SECONDS     stop the program after this long; the report covers what ran until then
   --path PATH           lint and report only files under PATH (repeatable); default: the files outside
                         the standard library and site-packages that the program executed
@@ -187,7 +188,15 @@ def main(argv: list[str]) -> int:
 
     python = opts.python or launch.default_python()
     target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args)
-    outcome = launch.run(target, python, opts.paths, opts.timeout, while_running=_load_linter)
+    program_stdout = None
+    if opts.format == "json" and not opts.output:
+        # Standard output carries only the JSON report: the program prints to standard error instead.
+        sys.stderr.write("jitlint run: the program's standard output goes to standard error; standard output "
+                         "carries only the JSON report (use -o FILE to keep them apart)\n")
+        sys.stderr.flush()
+        program_stdout = sys.stderr.fileno()
+    outcome = launch.run(target, python, opts.paths, opts.timeout, while_running=_load_linter,
+                         program_stdout=program_stdout)
     if outcome.error:
         return _error(outcome.error)
     data = outcome.data

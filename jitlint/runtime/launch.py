@@ -36,7 +36,9 @@ class Outcome:
 
 
 def run(target: Target, python: str, paths: list[str], timeout: float | None,
-        while_running: Callable[[], None] | None = None) -> Outcome:
+        while_running: Callable[[], None] | None = None, program_stdout: int | None = None) -> Outcome:
+    """Run the program under the probe. `program_stdout`: a file descriptor for the program's standard
+    output (standard error when jitlint's own standard output must carry only a machine-readable report)."""
     with tempfile.TemporaryDirectory(prefix="jitlint-run-") as tmp:
         out_path = os.path.join(tmp, "observed.json")
         config_path = os.path.join(tmp, "config.json")
@@ -52,7 +54,8 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None,
             json.dump(config, fh)
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen([python, str(PROBE), out_path, config_path], pass_fds=pass_fds)
+            proc = subprocess.Popen([python, str(PROBE), out_path, config_path], pass_fds=pass_fds,
+                                    stdout=program_stdout)
         except OSError as exc:
             for fd in (read_fd, write_fd):
                 if fd is not None:
