@@ -42,14 +42,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jitlint", description="Find jax.jit pitfalls before the code runs.")
     parser.add_argument("--version", action="version", version=f"jitlint {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="{check,rule,rules,run,lsp}")
 
     check = sub.add_parser("check", help="lint files and folders (default: .)")
     check.add_argument("paths", nargs="*", default=None, metavar="PATH",
                        help="files or folders to lint; `-` reads standard input")
     check.add_argument("--select", type=_csv, help="codes or prefixes to report (replaces the configured list)")
     check.add_argument("--extend-select", type=_csv, help="codes or prefixes to report, in addition")
-    check.add_argument("--ignore", type=_csv, help="codes or prefixes not to report")
+    check.add_argument("--ignore", type=_csv, help="codes or prefixes not to report (replaces the configured list)")
     check.add_argument("--extend-ignore", type=_csv, help="codes or prefixes not to report, in addition")
     check.add_argument("--exclude", type=_csv, help="glob patterns of paths to skip (replaces the defaults)")
     check.add_argument("--extend-exclude", type=_csv, help="glob patterns of paths to skip, in addition")
@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     check.add_argument("--format", choices=("text", "json", "github"), default="text",
                        help="output format (github: GitHub Actions annotations)")
-    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--statistics", action="store_true",
+                       help="count findings per rule (after the findings when --show-source is given too)")
     check.add_argument("--show-source", action="store_true", help="show the source line of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path to report for standard input")
@@ -87,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                          add_help=False)
     run.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 
-    docs = sub.add_parser("docs", help="write docs/rules/JITnnn.md from the rule modules")
+    # A maintainer's command (it writes jitlint's own docs/rules): kept out of the user's help.
+    docs = sub.add_parser("docs")
     docs.add_argument("--out", default="docs/rules", help="output folder (default: docs/rules)")
     docs.add_argument("--check", action="store_true", help="only check that the pages are up to date")
     docs.add_argument("--readme", default="README.md",
@@ -213,10 +215,12 @@ def _check(args) -> int:
     else:
         from jitlint.reporters import write_statistics, write_text
 
+        if not args.statistics or args.show_source:
+            write_text(findings, out, args.show_source, sources)
         if args.statistics:
             write_statistics(findings, out)
-        else:
-            write_text(findings, out, args.show_source, sources)
+        if not args.quiet and not findings:
+            out.write("All checks passed!\n")
         if not args.quiet and findings and not args.statistics:
             fixable = sum(1 for f in findings if f.fix is not None)
             summary = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"

@@ -126,7 +126,20 @@ def readme_with_table(text: str) -> str:
     return f"{head}{TABLE_START}\n{rules_table_markdown()}{TABLE_END}{tail}"
 
 
+# The checkout jitlint runs from: the folder holding `jitlint/` and `rules/` (absent in an installed wheel).
+SOURCE_TREE = Path(__file__).resolve().parent.parent
+
+
 def main(out: Path, check: bool = False, readme: Path | None = None) -> int:
+    """Write (or check) jitlint's own rule pages, catalogue and README table: a maintainer's command, so it
+    refuses to write anywhere but jitlint's source checkout."""
+    if not check:
+        inside = [p for p in (out, readme) if p is not None]
+        if not (SOURCE_TREE / "rules").is_dir() or not all(
+                p.resolve().is_relative_to(SOURCE_TREE) for p in inside):
+            print(f"jitlint: error: `jitlint docs` writes the documentation of jitlint's own source tree "
+                  f"({SOURCE_TREE}); run it from a jitlint checkout, on its docs/rules", file=sys.stderr)
+            return 2
     expected = pages()
     stale = []
     catalog = catalog_source()

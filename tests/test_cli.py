@@ -37,7 +37,7 @@ def test_clean_exit_zero(tmp_path, run_jitlint):
     write(tmp_path, "good.py", GOOD)
     result = run_jitlint("check", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout == ""
+    assert result.stdout == "All checks passed!\n"
 
 
 def test_json_format(tmp_path, run_jitlint):
@@ -209,3 +209,26 @@ def test_github_annotations(tmp_path, run_jitlint):
                                "JIT501 `print` of traced value `x`")
     assert lines[1].startswith("::error title=jitlint (JIT401),file=err.py,line=5,endLine=5,col=8,")
     assert len(lines) == 2  # no summary line in a machine format
+
+
+def test_a_clean_run_says_so_unless_quiet(tmp_path, run_jitlint):
+    write(tmp_path, "good.py", GOOD)
+    assert run_jitlint("check", "good.py", cwd=tmp_path).stdout == "All checks passed!\n"
+    assert run_jitlint("check", "-q", "good.py", cwd=tmp_path).stdout == ""
+
+
+def test_statistics_with_show_source_prints_both(tmp_path, run_jitlint):
+    write(tmp_path, "bad.py", BAD)
+    out = run_jitlint("check", "--statistics", "--show-source", "bad.py", cwd=tmp_path).stdout
+    assert "bad.py:5:5: JIT501" in out and "    print(x)" in out  # the finding with its source line
+    assert out.rstrip().splitlines()[-1].split()[:2] == ["1", "JIT501"]  # then the table
+
+
+def test_maintainer_docs_command_is_hidden_and_stays_in_the_source_tree(tmp_path, run_jitlint):
+    helptext = run_jitlint("--help").stdout
+    assert "check" in helptext and " docs " not in helptext and "docs" not in helptext.split("positional")[0]
+    result = run_jitlint("docs", cwd=tmp_path)
+    assert result.returncode == 2 and "jitlint's own source tree" in result.stderr
+    assert not (tmp_path / "docs").exists()
+    check_help = " ".join(run_jitlint("check", "--help").stdout.split())
+    assert "--ignore IGNORE codes or prefixes not to report (replaces the configured list)" in check_help
