@@ -18,7 +18,7 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-              "extend-exclude", "max-file-size"}
+              "extend-exclude", "max-file-size", "docs-url"}
 # Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
@@ -38,6 +38,7 @@ class Config:
     root: Path | None = None  # folder of the pyproject.toml the settings came from
     force_exclude: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes
+    docs_url: str | None = None  # where rule pages are: a template with `{code}` (jitlint.rule_links)
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -203,7 +204,10 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
     max_size = table.get("max-file-size")
     if max_size is not None and (not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 0):
         raise ConfigError(f"{where}: `max-file-size` must be a number of bytes")
-    return Config(root=root).with_overrides(max_file_size=max_size,
+    docs_url = table.get("docs-url")
+    if docs_url is not None and (not isinstance(docs_url, str) or "{code}" not in docs_url):
+        raise ConfigError(f"{where}: `docs-url` must be a string with `{{code}}` in it")
+    return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url,
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))

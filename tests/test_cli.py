@@ -4,6 +4,8 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 BAD = textwrap.dedent("""\
@@ -232,3 +234,18 @@ def test_maintainer_docs_command_is_hidden_and_stays_in_the_source_tree(tmp_path
     assert not (tmp_path / "docs").exists()
     check_help = " ".join(run_jitlint("check", "--help").stdout.split())
     assert "--ignore IGNORE codes or prefixes not to report (replaces the configured list)" in check_help
+
+
+def test_rule_links_are_real_or_configured(tmp_path):
+    """The LSP's codeDescription and hover link a rule page that exists (the checkout's page, as a file)
+    or the one `docs-url` names; never a made-up address."""
+    from jitlint.config import ConfigError, config_from_table
+    from jitlint.rule_links import rule_docs_url
+
+    page = rule_docs_url("JIT501")
+    assert page.startswith("file://") and Path(page[len("file://"):]).is_file()
+    assert rule_docs_url("JIT999") is None
+    config = config_from_table({"docs-url": "https://docs.example.org/jitlint/{code}.html"}, tmp_path, "pyproject")
+    assert rule_docs_url("JIT501", config.docs_url) == "https://docs.example.org/jitlint/JIT501.html"
+    with pytest.raises(ConfigError):
+        config_from_table({"docs-url": "https://docs.example.org/"}, tmp_path, "pyproject")

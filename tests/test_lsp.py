@@ -21,6 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
+from jitlint.rule_links import rule_docs_url
 
 SERVER = [sys.executable, "-m", "jitlint", "lsp"]
 CLIENTS = ["neovim@v0.7.0", "neovim@v0.11.0", "visual_studio_code", "emacs"]
@@ -196,7 +197,8 @@ async def test_edit_fix_and_suppress_until_clean(client: LanguageClient):
     assert non_ascii.range.start.character == units(prefix, client.position_encoding)
     for d in diagnostics:
         assert d.severity == types.DiagnosticSeverity.Warning and d.source == "jitlint"
-        assert d.code_description.href == "https://github.com/jitlint/jitlint/blob/main/docs/rules/JIT501.md"
+        assert d.code_description.href == rule_docs_url("JIT501")  # the checkout's page, as a file
+        assert d.code_description.href.startswith("file://") and d.code_description.href.endswith("/JIT501.md")
         assert "traced value `x`" in d.message
 
     # Typing a new print: the diagnostics follow the buffer.
@@ -248,7 +250,7 @@ async def test_hover_shows_the_rule_docs(client: LanguageClient):
     assert hover.contents.kind == types.MarkupKind.Markdown
     assert "JIT501" in text and "print-traced-value" in text
     assert "What it does" in text and "Why is this bad?" in text and "jax.debug.print" in text
-    assert "https://github.com/jitlint/jitlint/blob/main/docs/rules/JIT501.md" in text
+    assert f"[JIT501 documentation]({rule_docs_url('JIT501')})" in text
 
     elsewhere = types.Position(line=0, character=0)
     assert await client.text_document_hover_async(types.HoverParams(
