@@ -7,7 +7,7 @@ one jit application; ``Site``, ``CallSite`` and ``JitCreation`` are what the rul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -221,6 +221,7 @@ class JitCreation:
     loop: cst.CSTNode | None  # innermost enclosing loop in the same function
     target: "FuncValue | None"
     loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
+    varying: dict[str, str] = field(default_factory=dict)  # names rebound in those loops -> kind (as CallSite)
 
 
 def annotation_kind(annotation: cst.Annotation | None) -> str | None:

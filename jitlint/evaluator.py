@@ -1202,16 +1202,7 @@ class Evaluator:
                             skip_self: bool) -> None:
         """Functions and objects an eager caller passes (a model to a loss factory): the callee's eager walk
         sees them; two callers passing different ones leave the parameter unknown."""
-        if any(arg.star for arg in expr.args):
-            return
-        names = self._param_names_for_args(info, expr, fv, skip_self)
-        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
-        keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
-        values = dict(zip([n for n in names if n not in keyword], positional))
-        values.update(keyword)
-        for name, v in values.items():
-            if name not in info.params:
-                continue
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
             if not isinstance(v, (FuncValue, InstanceValue)):
                 v = None
             if name not in info.eager_values:
@@ -1222,17 +1213,10 @@ class Evaluator:
     def _note_classes(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
                       skip_self: bool) -> None:
         """Objects of local Module classes passed to a jitted function: its body calls their methods."""
-        if any(arg.star for arg in expr.args):
-            return
-        names = self._param_names_for_args(info, expr, fv, skip_self)
-        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
-        values = dict(zip([n for n in names if n not in {a.keyword.value for a in expr.args if a.keyword}],
-                          positional))
-        values.update({arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None})
         grew = False
-        for name, v in values.items():
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
             cls = v.class_name if isinstance(v, InstanceValue) else None
-            if name not in info.params or cls is None or not self.a.pytree_class(cls):
+            if cls is None or not self.a.pytree_class(cls):
                 continue
             if name not in info.param_classes:
                 info.param_classes[name] = cls
@@ -1241,6 +1225,18 @@ class Evaluator:
                 info.param_classes[name] = None
         if grew and info.traced:
             self.a._enqueue_context_refresh(info)
+
+    def _passed_values(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                       skip_self: bool) -> dict[str, Value]:
+        """Parameter -> the abstract value this call passes it (nothing when `*`/`**` hide the positions)."""
+        if any(arg.star for arg in expr.args):
+            return {}
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
+        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
+        values = dict(zip([n for n in names if n not in keyword], positional))
+        values.update(keyword)
+        return {name: v for name, v in values.items() if name in info.params}
 
     def _read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
         """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
@@ -1371,7 +1367,7 @@ class Evaluator:
         if q in jaxapi.JIT_WRAPPERS:
             self.a.jit_creations[expr] = JitCreation(expr, fun_arg.value, q, self.info,
                                                      self.loops[-1][0] if self.loops else None, fv,
-                                                     tuple(loop for loop, _ in self.loops))
+                                                     tuple(loop for loop, _ in self.loops), self._varying())
         if fv is None:
             return
         chain = [(q, expr), *chain]
@@ -1401,7 +1397,7 @@ class Evaluator:
         if binding is not None and (self.info is not None or self.loops) and info.class_name is None:
             self.a.jit_creations[node] = JitCreation(node.decorators[0], node, binding.transform, self.info,
                                                      self.loops[-1][0] if self.loops else None, fv,
-                                                     tuple(loop for loop, _ in self.loops))
+                                                     tuple(loop for loop, _ in self.loops), self._varying())
         return binding
 
     def _start_context(self, fv: FuncValue, chain: list[tuple[str, cst.Call | None]], node: cst.CSTNode,

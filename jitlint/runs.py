@@ -10,7 +10,8 @@ tells apart:
   program, one compile per item is by design;
 * code that runs once per key (a memoized function: `functools.cache`, `lru_cache`, `cached_property`,
   a project decorator that applies one, or the `cache[key] = jax.jit(...)` idiom);
-* code that is itself traced (under jit, grad, scan...): a jit inside is inlined at trace time;
+* code staged by an outer trace (jit, a lax body, their helpers): a jit inside is inlined, compiled once
+  (under plain grad nothing is staged: only a stable function's re-wrap is free there);
 * wrappers that are only lowered or exported (`.lower()`, `jax.export.export`): never dispatched.
 """
 

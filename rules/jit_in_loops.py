@@ -14,7 +14,6 @@ import libcst as cst
 
 from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, JitCreation
-from jitlint.cstwalk import children
 from jitlint.qualnames import canonical
 from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
@@ -106,7 +105,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             if q is not None:
                 return "stable", f"`{wrapped.value}`"
             sources = runs.assigned(ctx.analysis, creation.func, wrapped.value)
-            in_loop = creation.loop is not None and wrapped.value in _loop_assigned(ctx, creation)
+            in_loop = wrapped.value in creation.varying  # rebound in an enclosing loop
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
                 return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
             return None
@@ -120,31 +119,6 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}` (defined once, before the loop)"
             return "fresh", f"the nested function `{wrapped.value}` (a new function object each time)"
     return None
-
-
-def _loop_assigned(ctx: RuleContext, creation: JitCreation) -> set[str]:
-    """Names (re)bound inside the creation's loops."""
-    out: set[str] = set()
-    for loop in creation.loops:
-        stack = [loop]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                for t in targets:
-                    if isinstance(t, cst.Name):
-                        out.add(t.value)
-            if isinstance(node, cst.For):
-                out.update(n.value for n in _names(node.target))
-            stack.extend(children(node))
-    return out
-
-
-def _names(target: cst.CSTNode):
-    if isinstance(target, cst.Name):
-        yield target
-    for child in target.children:
-        yield from _names(child)
 
 
 def _rewrap_remedy(creation: JitCreation) -> str:
