@@ -276,16 +276,11 @@ class ModuleAnalysis:
         table = jaxapi.PYTREE_CLASSES.get(class_name)
         if table is not None:
             return table.get(attr)
-        node = self._class_nodes().get(class_name)
-        if node is None:
+        if class_name not in self._class_nodes():
             return None
-        for stmt in node.body.body:
-            if not isinstance(stmt, cst.SimpleStatementLine):
-                continue
-            for small in stmt.body:
-                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and \
-                        small.target.value == attr:
-                    return self._declared_field_kind(small, filtered)
+        declared = self.declared_fields(class_name).get(attr)
+        if declared is not None:
+            return self._declared_field_kind(declared, filtered)
         for base in self.library_bases(class_name):
             if base in jaxapi.PYTREE_CLASSES:
                 return jaxapi.PYTREE_CLASSES[base].get(attr)
@@ -315,6 +310,17 @@ class ModuleAnalysis:
         if kind == "static":
             return "static"
         return None
+
+    def declared_fields(self, class_name: str) -> dict[str, cst.AnnAssign]:
+        """The annotated fields a local class declares in its body (`w: jax.Array`), in order."""
+        node = self._class_nodes().get(class_name)
+        out: dict[str, cst.AnnAssign] = {}
+        for stmt in node.body.body if node is not None else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        out.setdefault(small.target.value, small)
+        return out
 
     def _class_nodes(self) -> dict[str, cst.ClassDef]:
         if self._class_node_cache is None:

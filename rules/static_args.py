@@ -213,13 +213,7 @@ def _module_fields_per_iteration(ctx: RuleContext):
 
 def _constructor_fields(a, cls: str, call: cst.Call):
     """(field, argument) pairs of `Cls(...)` for a dataclass-style Module (no `__init__` of its own)."""
-    fields = []
-    for node in a.module.body:
-        if isinstance(node, cst.ClassDef) and node.name.value == cls:
-            for stmt in node.body.body:
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    fields += [small.target.value for small in stmt.body
-                               if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)]
+    fields = list(a.declared_fields(cls))
     own_init = a.method(cls, "__init__") is not None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     out = [] if own_init else list(zip(fields, (arg.value for arg in positional)))
