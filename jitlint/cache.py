@@ -254,14 +254,16 @@ def _valid_range(record: dict) -> bool:
 
 def _valid_finding(record) -> bool:
     """The shape of Finding.to_dict() without its path: a damaged record is a miss, never printed."""
-    if not (isinstance(record, dict) and set(record) == _FINDING_KEYS and _valid_range(record)
+    if not (isinstance(record, dict) and _FINDING_KEYS <= set(record) <= _FINDING_KEYS | {"cell"}
+            and _valid_range(record) and (record.get("cell") is None or _position(record["cell"]))
             and isinstance(record["code"], str) and isinstance(record["message"], str)
             and record["severity"] in _SEVERITIES):
         return False
     fix = record["fix"]
     if fix is None:
         return True
-    return (isinstance(fix, dict) and set(fix) == {"title", "edits"} and isinstance(fix["title"], str)
+    return (isinstance(fix, dict) and set(fix) == {"title", "edits", "applicability"}
+            and isinstance(fix["title"], str) and fix["applicability"] in ("safe", "unsafe")
             and isinstance(fix["edits"], list) and bool(fix["edits"])
             and all(isinstance(e, dict) and set(e) == {"line", "col", "end_line", "end_col", "new_text"}
                     and _valid_range(e) and isinstance(e["new_text"], str) for e in fix["edits"]))

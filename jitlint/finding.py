@@ -28,10 +28,23 @@ class Edit:
     new_text: str
 
 
+class Applicability(str, enum.Enum):
+    """How far a fix can be trusted (as ruff names it).
+
+    safe: keeps the program's meaning except for the pitfall; applied by --fix.
+    unsafe: may change what the program does (what it prints, when code runs); applied only with
+    --unsafe-fixes, offered in the editor as such.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
 @dataclass(frozen=True)
 class Fix:
     title: str
     edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
 
 
 @dataclass(frozen=True, order=True)
@@ -47,6 +60,8 @@ class Finding:
     message: str
     severity: Severity = field(default=Severity.WARNING, compare=False)
     fix: Fix | None = field(default=None, compare=False)
+    # In a notebook: the 1-based cell the finding is in; line and end_line then count within that cell.
+    cell: int | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
         data = {
@@ -60,9 +75,12 @@ class Finding:
             "severity": self.severity.value,
             "fix": None,
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
         if self.fix is not None:
             data["fix"] = {
                 "title": self.fix.title,
+                "applicability": self.fix.applicability.value,
                 "edits": [
                     {"line": e.line, "col": e.col, "end_line": e.end_line, "end_col": e.end_col,
                      "new_text": e.new_text}
@@ -75,6 +93,7 @@ class Finding:
     def from_dict(cls, data: dict) -> "Finding":
         fix = None
         if data.get("fix"):
-            fix = Fix(data["fix"]["title"], tuple(Edit(**e) for e in data["fix"]["edits"]))
+            fix = Fix(data["fix"]["title"], tuple(Edit(**e) for e in data["fix"]["edits"]),
+                      Applicability(data["fix"].get("applicability", "safe")))
         return cls(data["path"], data["line"], data["col"], data["end_line"], data["end_col"],
-                   data["code"], data["message"], Severity(data["severity"]), fix)
+                   data["code"], data["message"], Severity(data["severity"]), fix, data.get("cell"))
