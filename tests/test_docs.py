@@ -14,6 +14,9 @@ def test_rule_pages_are_up_to_date():
              if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
     extra = [p.name for p in folder.glob("JIT*.md") if p.name not in expected]
     assert not stale and not extra, f"run `jitlint docs` (stale: {stale}, extra: {extra})"
+    from jitlint.docs import CATALOG_PAGES, catalog_pages_source
+
+    assert CATALOG_PAGES.read_text(encoding="utf-8") == catalog_pages_source(), "run `jitlint docs`"
 
 
 def test_docs_check_command(run_jitlint):
