@@ -38,6 +38,12 @@ def _size(value: str) -> int:
     return n
 
 
+# text (and full, which adds the source): a finding per line, then a summary; concise: no source even with
+# --show-source; grouped: under each file's name. The rest are for machines and print no summary.
+FORMATS = ("text", "full", "concise", "grouped", "json", "github", "sarif", "junit", "gitlab")
+HUMAN_FORMATS = ("text", "full", "concise", "grouped")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jitlint", description="Find jax.jit pitfalls before the code runs.")
@@ -57,11 +63,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="apply excludes to paths given explicitly too (for pre-commit)")
     check.add_argument("--config", metavar="PYPROJECT", help="read [tool.jitlint] from this file")
     check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
-    check.add_argument("--format", choices=("text", "json", "github"), default="text",
-                       help="output format (github: GitHub Actions annotations)")
+    check.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
+                       help="output format: " + ", ".join(FORMATS) + " (docs/formats.md)")
+    check.add_argument("-o", "--output-file", metavar="FILE",
+                       help="write the report to FILE (replaced atomically); the summary still goes to the terminal")
     check.add_argument("--statistics", action="store_true",
                        help="count findings per rule (after the findings when --show-source is given too)")
-    check.add_argument("--show-source", action="store_true", help="show the source line of each finding")
+    check.add_argument("--show-source", action="store_true",
+                       help="show the source line of each finding (as --format full)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path to report for standard input")
     check.add_argument("--fix", action="store_true", help="apply the available fixes in place")
@@ -156,6 +165,13 @@ def _check(args) -> int:
     from jitlint.engine import default_jobs, read_source, tune_gc
     from jitlint.project import Project
 
+    if args.output_file:
+        from jitlint.output_file import target_problem
+
+        problem = target_problem(args.output_file)
+        if problem:
+            return _error(f"--output-file {args.output_file}: {problem}")
+    show_source = args.show_source and args.format != "concise" or args.format == "full"
     paths = args.paths or ["."]
     named = [p for p in paths if p != "-"]
     start = Path(named[0]) if named else Path(args.stdin_filename or ".")
@@ -174,7 +190,7 @@ def _check(args) -> int:
         data = sys.stdin.buffer.read()
         name = args.stdin_filename or "-"
         results.append(project.lint_text(data, name, exclude=bool(args.force_exclude and args.stdin_filename)))
-        if args.show_source or args.fix:
+        if show_source or args.fix or args.format in ("sarif", "gitlab"):
             sources[name] = _decoded_lines(data)
     if named:
         progress = None
@@ -196,14 +212,16 @@ def _check(args) -> int:
     for r in results:
         for warning in r.warnings:
             sys.stderr.write(printable(warning) + "\n")
-    if args.show_source:
+    if show_source or args.format in ("sarif", "gitlab"):  # also their fingerprints hash the finding's line
         for f in findings:
             if f.path not in sources:
                 try:
                     sources[f.path] = _decoded_lines(read_source(f.path, config.max_file_size))
                 except OSError:
                     pass
-    out = sys.stdout
+    import io
+
+    out = io.StringIO() if args.output_file else sys.stdout
     if args.format == "json":
         from jitlint.reporters import write_json
 
@@ -212,22 +230,46 @@ def _check(args) -> int:
         from jitlint.reporters import write_github
 
         write_github(findings, out)
-    else:
-        from jitlint.reporters import write_statistics, write_text
+    elif args.format == "sarif":
+        from jitlint.ci_formats import write_sarif
 
-        if not args.statistics or args.show_source:
-            write_text(findings, out, args.show_source, sources)
+        write_sarif(findings, out, sources, config.docs_url)
+    elif args.format == "gitlab":
+        from jitlint.ci_formats import write_gitlab
+
+        write_gitlab(findings, out, sources)
+    elif args.format == "junit":
+        from jitlint.ci_formats import write_junit
+
+        write_junit(findings, out, [r.path for r in results])
+    else:
+        from jitlint.reporters import write_grouped, write_statistics, write_text
+
+        if not args.statistics or show_source:
+            if args.format == "grouped":
+                write_grouped(findings, out)
+            else:
+                write_text(findings, out, show_source, sources)
         if args.statistics:
             write_statistics(findings, out)
-        if not args.quiet and not findings:
-            out.write("All checks passed!\n")
-        if not args.quiet and findings and not args.statistics:
+    if args.output_file:
+        from jitlint.output_file import write_report
+
+        try:
+            write_report(args.output_file, out.getvalue())
+        except OSError as exc:
+            return _error(f"cannot write {args.output_file}: {exc.strerror or exc}")
+    # The summary is for the terminal: after a human format, or whenever the report went to a file.
+    if not args.quiet and (args.format in HUMAN_FORMATS or args.output_file):
+        if not findings:
+            sys.stdout.write("All checks passed!\n")
+        elif not args.statistics or args.format not in HUMAN_FORMATS:
             fixable = sum(1 for f in findings if f.fix is not None)
             summary = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"
             if fixable:
                 summary += f" ({fixable} fixable with `jitlint check --fix`)"
-            out.write(summary + ".\n")
-    out.flush()
+            sys.stdout.write(summary + ".\n")
+    sys.stdout.flush()
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

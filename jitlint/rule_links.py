@@ -17,3 +17,14 @@ def rule_docs_url(code: str, template: str | None = None) -> str | None:
         return template.replace("{code}", code)
     page = _PAGES / f"{code}.md"
     return page.as_uri() if page.is_file() else None
+
+
+def docs_index_url(template: str | None = None) -> str | None:
+    """Where all the rule pages are (SARIF's `informationUri`): the folder of the configured pages, else the
+    checkout's index page (docs/rules/README.md), else nothing."""
+    if template:
+        from urllib.parse import urljoin
+
+        return urljoin(template.replace("{code}", "JIT000"), ".")
+    page = _PAGES / "README.md"
+    return page.as_uri() if page.is_file() else None

@@ -62,6 +62,10 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     assert "libcst" in shown and "JIT501" in third.stdout  # not cached yet: linted
     again, _ = imported_modules("check", "--select", "JIT5", ".", cwd=tmp_path)
     assert "libcst" not in again
+    # SARIF's rule metadata (names, help pages) comes from the generated catalogue, not the rules.
+    sarif, fourth = imported_modules("check", "--select", "JIT5", "--format", "sarif", "-o", "r.sarif", ".", cwd=tmp_path)
+    assert "libcst" not in sarif and "jitlint.catalog_pages" in sarif and fourth.returncode == 1
+    assert '"name": "print-traced-value"' in (tmp_path / "r.sarif").read_text(encoding="utf-8")
 
 
 def test_progress_bar_draws_and_erases_itself():

@@ -34,8 +34,10 @@ options:
   --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed),
                         or a Python literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
   --format {text,json}  output format (default: text)
-  -o, --output FILE     write the report to FILE instead of standard output (which the program shares; with
-                        --format json and no -o, the program's standard output goes to standard error)
+  -o, --output-file FILE
+                        write the report to FILE (replaced atomically) instead of standard output (which the
+                        program shares; with --format json and no -o, the program's standard output goes to
+                        standard error); `--output` is the same
   --timeout SECONDS     stop the program after this long; the report covers what ran until then
   --path PATH           lint and report only files under PATH (repeatable); default: the files outside
                         the standard library and site-packages that the program executed
@@ -51,7 +53,7 @@ options:
   -h, --help            show this help
 """
 
-_VALUE_OPTIONS = {"-o", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select",
+_VALUE_OPTIONS = {"-o", "--output-file", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select",
                   "--ignore", "--extend-ignore", "--config", "--trace", "--arg"}
 _FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
 
@@ -134,7 +136,7 @@ def _set_option(opts, name: str, value: str) -> None:
             raise UsageError(f"--timeout needs a number of seconds, not {value!r}") from None
         if opts.timeout <= 0:
             raise UsageError("--timeout must be positive")
-    elif name in ("-o", "--output"):
+    elif name in ("-o", "--output-file", "--output"):
         opts.output = value
     elif name == "--path":
         opts.paths.append(value)
@@ -171,8 +173,12 @@ def main(argv: list[str]) -> int:
         return project
     if opts.mode == "script" and not os.path.exists(opts.target):
         return _error(f"can't open file {opts.target!r}: no such file")
-    if opts.output and not os.path.isdir(os.path.dirname(os.path.abspath(opts.output))):
-        return _error(f"--output {opts.output}: no such folder")
+    if opts.output:
+        from jitlint.output_file import target_problem
+
+        problem = target_problem(opts.output)
+        if problem:
+            return _error(f"--output-file {opts.output}: {problem}")
     for p in opts.paths:
         if not os.path.exists(p):
             return _error(f"--path {p}: no such file or directory")
@@ -298,22 +304,22 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     run_seconds = program.run_seconds
     functions = report.function_dicts(obs.functions, lambda p: _display(p) if p else p, run_seconds, linted)
     cost = report.cost_dict(obs.functions, (data or {}).get("other_cost") or {}, run_seconds)
-    out = sys.stdout
+    import io
+
+    out = io.StringIO() if opts.output else sys.stdout
+    if opts.format == "json":
+        report.write_json(out, program, results, functions, cost)
+    else:
+        report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
     if opts.output:
+        from jitlint.output_file import write_report
+
         try:
-            out = open(opts.output, "w", encoding="utf-8")
+            write_report(opts.output, out.getvalue())
         except OSError as exc:
             return _error(f"cannot write {opts.output}: {exc.strerror or exc}")
-    try:
-        if opts.format == "json":
-            report.write_json(out, program, results, functions, cost)
-        else:
-            report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
-    finally:
-        if out is sys.stdout:
-            out.flush()
-        else:
-            out.close()
+    else:
+        out.flush()
     return EXIT_FINDINGS if results and not opts.exit_zero else EXIT_CLEAN
 
 
