@@ -46,6 +46,11 @@ def test_wheel_in_a_fresh_venv(tmp_path):
     assert data and all({"path", "line", "col", "end_line", "end_col", "code", "message", "severity"} <= set(d)
                         for d in data)
 
+    # SARIF's rule help comes from the generated catalogue, which the wheel must ship.
+    sarif = json.loads(run(exe, "check", "--format", "sarif", ROOT / "examples").stdout)
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert rules and all(r["help"]["markdown"].startswith(f"# {r['id']}: {r['name']}") for r in rules)
+
     broken = tmp_path / "broken.py"
     broken.write_text("def f(:\n    pass\n", encoding="utf-8")
     syntax = run(exe, "check", broken)
