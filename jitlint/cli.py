@@ -6,6 +6,7 @@ Exit codes (jitlint.exitcodes): 0 no findings, 1 findings, 2 bad usage or intern
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -219,8 +220,6 @@ def _check(args) -> int:
                     sources[f.path] = _decoded_lines(read_source(f.path, config.max_file_size))
                 except OSError:
                     pass
-    import io
-
     out = io.StringIO() if args.output_file else sys.stdout
     if args.format == "json":
         from jitlint.reporters import write_json

@@ -147,7 +147,7 @@ def test_gitlab_code_quality(project, run_jitlint):
         assert issue["location"] == {"path": f["path"], "lines": {"begin": f["line"], "end": f["end_line"]}}
 
 
-def test_concise_grouped_full_and_exit_codes(project, run_jitlint):
+def test_concise_grouped_full_and_exit_codes(project, run_jitlint, sarif_schema):
     concise = run_jitlint("check", "--format", "concise", "--show-source", "src/train.py", cwd=project)
     assert concise.returncode == 1
     lines = concise.stdout.splitlines()
@@ -168,6 +168,10 @@ def test_concise_grouped_full_and_exit_codes(project, run_jitlint):
     for fmt in ("sarif", "junit", "gitlab"):  # machine formats: a clean run is still a valid, empty report
         machine = run_jitlint("check", "--format", fmt, "--exit-zero", "src/clean.py", cwd=project)
         assert machine.returncode == 0 and "All checks passed" not in machine.stdout
+        if fmt == "sarif":
+            _validate(json.loads(machine.stdout), sarif_schema)
+        elif fmt == "junit":
+            assert ET.fromstring(machine.stdout).get("failures") == "0"
     assert json.loads(machine.stdout) == []
 
 
