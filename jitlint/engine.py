@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 PARSE_ERROR_CODE = "JIT000"
 PYTHON_SUFFIXES = (".py", ".pyi")
+LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # notebooks: jitlint.notebook
 
 
 @dataclass
@@ -128,11 +129,21 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
     if error is not None:
         return _select(FileResult(path, [error]), config)
     facts = file_facts(text, path, module_name, is_package, refs=index is not None, summary=False)
-    return _lint_text(text, path, config, facts, apply_noqa=apply_noqa, module_name=module_name,
-                      is_package=is_package, index=index)
+    result = _lint_text(text, path, config, facts, apply_noqa=apply_noqa, module_name=module_name,
+                        is_package=is_package, index=index)
+    return _in_cells(result, source, config)
 
 
 def _decode(source: str | bytes, path: str) -> tuple[str | None, Finding | None]:
+    """The text the engine lints (a notebook's: its code cells joined), or the JIT000 why there is none."""
+    if path.endswith(".ipynb"):
+        from jitlint.notebook import NotebookError, read_notebook
+
+        try:
+            return read_notebook(source.encode("utf-8", "surrogatepass") if isinstance(source, str)
+                                 else source).source, None
+        except NotebookError as exc:
+            return None, _file_error(path, f"cannot read notebook: {exc}")
     if not isinstance(source, bytes):
         return source, None
     try:
@@ -173,6 +184,20 @@ def _finish(text: str, path: str, config: Config, findings: list[Finding], apply
         result.warnings.extend(f"{path}:{w.line}: warning: {w.message}" for w in suppressions.warnings)
     result.findings = sorted(findings)
     return _select(result, config)
+
+
+def _in_cells(result: FileResult, source: str | bytes, config: Config) -> FileResult:
+    """A notebook's result (linted as its joined code cells) with its findings at their cells."""
+    if not result.path.endswith(".ipynb"):
+        return result
+    from jitlint.notebook import NotebookError, read_notebook
+
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    try:
+        notebook = read_notebook(data)  # read (and cached) by _decode
+    except NotebookError:
+        return result  # its JIT000 says why
+    return _select(notebook.map_result(result), config)
 
 
 def _error_finding(path: str, error: dict) -> Finding:
@@ -360,6 +385,8 @@ class _ModuleNames:
             real = os.path.join(self._real[folder], name)
         folder, name = os.path.split(real)
         is_package = name == "__init__.py"
+        if name.endswith(".ipynb"):
+            return None, False  # not importable: notebooks are linted, not indexed
         parts = [*self._package(folder)]
         if not is_package:
             parts.append(name.rsplit(".", 1)[0] if "." in name else name)
@@ -410,7 +437,7 @@ def _walk(root: Path, config: Config) -> Iterator[Path | tuple[str, str]]:
             keep.append(d)
         dirs[:] = keep
         for name in sorted(files):
-            if name.endswith(PYTHON_SUFFIXES):
+            if name.endswith(LINTED_SUFFIXES):
                 full = Path(folder, name)
                 if not config.is_excluded(full):
                     yield full
@@ -537,6 +564,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     names = _ModuleNames()
     results: list[FileResult | None] = [None] * len(items)
     files: list[_File] = []
+    notebooks: dict[int, bytes] = {}  # order -> the bytes its result's positions refer to
     for order, item in enumerate(items):
         if isinstance(item, tuple):
             raw, error = item
@@ -546,6 +574,8 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
         if isinstance(f, str):
             results[order] = _select(FileResult(str(item), [_file_error(str(item), f)]), config)
             continue
+        if f.display.endswith(".ipynb"):
+            notebooks[order] = f.data
         files.append(f)
     linted = {f.key for f in files}
     others = []  # the rest of the project: indexed, not linted
@@ -592,6 +622,8 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
         if fixed is not None:
             result = _write_fixed(f.display, result, *fixed)
             results[f.order] = result
+            if result.fixes_applied and f.order in notebooks:
+                notebooks[f.order] = fixed[0]
             f.data = None
             continue  # not cached: the file's bytes changed (or the findings are those before the fixes)
         results[f.order] = result
@@ -602,6 +634,9 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
                            resolver.hits([*f.facts.refs, *extra]), extra)
         f.data = None
     stats.analysed = len(todo)
+    for order, data in notebooks.items():
+        if results[order] is not None:
+            results[order] = _in_cells(results[order], data, config)
 
     run = RunResult([r for r in results if r is not None], stats)
     stats.not_linted = sum(1 for r in run.files if any(x.code == PARSE_ERROR_CODE for x in r.findings))
@@ -684,6 +719,7 @@ def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, 
 
     display = result.path
     applied = 0
+    before = result
     for _ in range(_FIX_ROUNDS):
         new_text, n = fixed_source(text, result.findings)
         if not n:
@@ -694,6 +730,14 @@ def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, 
             break
     if not applied:
         return None
+    if display.endswith(".ipynb"):
+        from jitlint.notebook import NotebookError, read_notebook
+
+        try:
+            return read_notebook(data).rewrite(text), applied, result
+        except NotebookError as exc:
+            before.fix_error = f"cannot write the fixes: {exc}"
+            return None
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     try:
         # decode_source dropped a BOM; "utf-8-sig" writes it back

@@ -47,9 +47,10 @@ class Fix:
     applicability: Applicability = Applicability.SAFE
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Finding:
-    """One finding. Lines and columns are 1-based; columns count code points (like libcst)."""
+    """One finding. Lines and columns are 1-based; columns count code points (like libcst).
+    Findings sort by path, cell, line, column, end, code and message."""
 
     path: str
     line: int
@@ -61,7 +62,24 @@ class Finding:
     severity: Severity = field(default=Severity.WARNING, compare=False)
     fix: Fix | None = field(default=None, compare=False)
     # In a notebook: the 1-based cell the finding is in; line and end_line then count within that cell.
-    cell: int | None = field(default=None, compare=False)
+    cell: int | None = field(default=None)
+
+    def _key(self) -> tuple:
+        # the cell before the line: `cell 1:9` comes before `cell 2:1` (a notebook-wide finding first)
+        return (self.path, -1 if self.cell is None else self.cell, self.line, self.col, self.end_line,
+                self.end_col, self.code, self.message)
+
+    def __lt__(self, other: "Finding") -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: "Finding") -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: "Finding") -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: "Finding") -> bool:
+        return self._key() >= other._key()
 
     def to_dict(self) -> dict:
         data = {

@@ -158,11 +158,13 @@ def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
     `from __future__`, `nonlocal` at module level ...): files `python` would not run, reported as ruff
     and flake8 (pyflakes) report them. Compiling the tree costs about a fifth of parsing it; a tree
     too deep for that is decided by compiling the text, as `python` does (it has room for more)."""
+    # a notebook's cells may `await` at the top level: IPython runs them so
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                compile(tree, path, "exec", dont_inherit=True)
+                compile(tree, path, "exec", flags, dont_inherit=True)
             except RecursionError:  # as `python` would: from the text, at the usual limit, on a fresh stack
                 from jitlint.deep import run_deep
 
