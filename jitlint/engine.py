@@ -197,7 +197,7 @@ def _in_cells(result: FileResult, source: str | bytes, config: Config) -> FileRe
         notebook = read_notebook(data)  # read (and cached) by _decode
     except NotebookError:
         return result  # its JIT000 says why
-    return _select(notebook.map_result(result), config)
+    return _select(notebook.map_result(result, PARSE_ERROR_CODE), config)
 
 
 def _error_finding(path: str, error: dict) -> Finding:

@@ -29,12 +29,8 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from jitlint.finding import Finding, Severity
-
-if TYPE_CHECKING:
-    from jitlint.engine import FileResult
 
 SUFFIX = ".ipynb"
 SEPARATOR = "# jitlint: next notebook cell"
@@ -242,22 +238,21 @@ class Notebook:
                 fix = None  # an edit outside the cell: not one a cell's editor can apply
         return replace(f, line=f.line - shift, end_line=max(f.line, f.end_line) - shift, cell=c.number, fix=fix)
 
-    def cell_errors(self, path: str) -> list[Finding]:
-        from jitlint.engine import PARSE_ERROR_CODE
-
+    def cell_errors(self, path: str, code: str) -> list[Finding]:
+        """The JIT000 (`code`) of each cell that does not compile."""
         out = []
         for c in self.cells:
             if c.error is not None:
                 e = c.error
-                out.append(Finding(path, e["line"], e["col"], e["end_line"], e["end_col"], PARSE_ERROR_CODE,
+                out.append(Finding(path, e["line"], e["col"], e["end_line"], e["end_col"], code,
                                    e["message"], Severity.ERROR, cell=c.number))
         return out
 
-    def map_result(self, result: "FileResult") -> "FileResult":
-        """The engine's result on `source` as a result on the notebook: findings (and `# noqa` warnings)
-        at their cells, and the cells that do not compile."""
+    def map_result(self, result, error_code: str):
+        """The engine's FileResult on `source` as one on the notebook: findings (and `# noqa` warnings)
+        at their cells, and the JIT000 (`error_code`) of the cells that do not compile."""
         path = result.path
-        result.findings = [self.to_cell(f) for f in result.findings] + self.cell_errors(path)
+        result.findings = [self.to_cell(f) for f in result.findings] + self.cell_errors(path, error_code)
         result.findings.sort()
         prefix = re.compile(re.escape(path) + r":(\d+):")
 

@@ -1,0 +1,234 @@
+"""Jupyter notebooks through the real `jitlint check` command: discovery, cell locations, IPython magics,
+`# noqa`, broken notebooks, the cache, and `--fix` writing back only the fixed cells' source lines."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+JITLINT = str(Path(sys.executable).with_name("jitlint"))
+
+
+def code(*lines: str, as_string: bool = False) -> dict:
+    text = "".join(lines)
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+            "source": text if as_string else text.splitlines(keepends=True)}
+
+
+def markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+def notebook_json(cells: list[dict], *, newline: str = "\n", **dump) -> str:
+    """As Jupyter writes a notebook (nbformat: indent 1, sorted keys, UTF-8, a final newline), unless
+    `dump` says otherwise."""
+    nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                       "language_info": {"name": "python", "version": "3.11.7"}}}
+    options = {"indent": 1, "sort_keys": True, "ensure_ascii": False, **dump}
+    return json.dumps(nb, **options).replace("\n", newline) + newline
+
+
+def check(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([JITLINT, "check", *args], cwd=cwd, input=stdin, capture_output=True, timeout=120)
+
+
+# A jitted function in cell 2, called wrongly in cells 3 and 8; magics of every kind in between.
+EXPLORE = [
+    markdown("# Exploring\n\nSome prose; `print(x)` here is not code.\n"),
+    code("%matplotlib inline\n",
+         "import jax\n",
+         "import jax.numpy as jnp\n",
+         "from functools import partial\n",
+         "\n",
+         "@partial(jax.jit, static_argnums=1)\n",
+         "def scale(x, n):\n",
+         "    print(x)\n",
+         "    return x * n\n"),
+    code("!pip install --quiet jax\n",
+         "files = !ls\n",
+         "for i in range(3):\n",
+         "    %time scale(jnp.ones(3), i)\n",
+         "    scale(jnp.ones(3), i)\n",
+         "scale?\n",
+         "?scale\n",
+         "%timeit -n 1 \\\n",
+         "    scale(jnp.ones(3), 2)\n",
+         's = "%not a magic: inside a string"\n'),
+    code("%%time\n",
+         "y = scale(jnp.ones(3), 2)  # a %%time cell is Python\n",
+         "print(y)\n"),
+    code("%%bash\n",
+         "echo 'not python (' \n"),
+    code("def broken(:\n",
+         "    pass\n"),
+    code("@jax.jit\n",
+         "def g(x):\n",
+         "    print(x)  # noqa: JIT501\n",
+         "    print(x, 'é')\n",
+         "    return x\n", as_string=True),
+    code("scale(jnp.ones(3), [1, 2])"),
+]
+
+EXPLORE_FINDINGS = [
+    "explore.ipynb:cell 2:8:5: JIT501",
+    "explore.ipynb:cell 3:5:24: JIT301",
+    "explore.ipynb:cell 6:1:12: JIT000 syntax error: invalid syntax",
+    "explore.ipynb:cell 7:4:5: JIT501",
+    "explore.ipynb:cell 8:1:20: JIT304",
+]
+
+
+def finding_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if ": JIT" in line]
+
+
+def starts(lines: list[str], prefixes: list[str]) -> bool:
+    return len(lines) == len(prefixes) and all(line.startswith(p) for line, p in zip(lines, prefixes))
+
+
+def test_check_reports_notebook_findings_at_their_cells(tmp_path):
+    (tmp_path / "explore.ipynb").write_text(notebook_json(EXPLORE), encoding="utf-8")
+    (tmp_path / "plain.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
+    # Jupyter's autosave copies are not linted.
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "explore-checkpoint.ipynb").write_text(notebook_json(EXPLORE))
+    # Broken notebooks: each a JIT000 with the reason, never a traceback.
+    broken = {
+        "bad_json.ipynb": b'{"cells": [}',
+        "empty.ipynb": b"",
+        "v3.ipynb": json.dumps({"nbformat": 3, "worksheets": []}).encode(),
+        "array.ipynb": b"[1, 2]",
+        "bad_source.ipynb": json.dumps({"nbformat": 4, "cells": [{"cell_type": "code", "source": 7}]}).encode(),
+        "latin1.ipynb": json.dumps({"nbformat": 4, "cells": [code("# é\n")]}, ensure_ascii=False).encode("latin-1"),
+    }
+    for name, data in broken.items():
+        (tmp_path / name).write_bytes(data)
+    # An R notebook is not Python: nothing to report.
+    r_nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "R"}},
+            "cells": [code("if (x) print(x)\n")]}
+    (tmp_path / "analysis_r.ipynb").write_text(json.dumps(r_nb))
+
+    result = check("--no-cache", ".", cwd=tmp_path)
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 1 and "Traceback" not in out + err, out + err
+    lines = finding_lines(out)
+    assert lines == sorted(lines)
+    explore = [line for line in lines if line.startswith("explore.ipynb")]
+    assert starts(explore, EXPLORE_FINDINGS), "\n".join(explore)
+    assert "`print` of traced value `x` in `scale`" in explore[0]
+    assert "static parameter `n` of jitted `scale` gets `i`" in explore[1]  # called in another cell
+    assert "a list is passed to static parameter `n` of jitted `scale`" in explore[4]
+    others = [line for line in lines if not line.startswith("explore.ipynb")]
+    assert others == [
+        "array.ipynb:1:1: JIT000 cannot read notebook: not a Jupyter notebook: the JSON is not an object",
+        "bad_json.ipynb:1:1: JIT000 cannot read notebook: invalid JSON: Expecting value: line 1 column 12 (char 11)",
+        "bad_source.ipynb:1:1: JIT000 cannot read notebook: cell 1: `source` is neither a string nor a list of strings",
+        "empty.ipynb:1:1: JIT000 cannot read notebook: invalid JSON: Expecting value: line 1 column 1 (char 0)",
+        "latin1.ipynb:1:1: JIT000 cannot read notebook: a notebook must be UTF-8 ('utf-8' codec can't decode "
+        f"byte 0xe9 in position {broken['latin1.ipynb'].index(0xe9)}: invalid continuation byte)",
+        "plain.py:5:5: JIT501 `print` of traced value `x` in `f` (traced by `@jax.jit`): it runs once, at trace "
+        "time, and shows a tracer instead of the values (and nothing on later calls); use `jax.debug.print`",
+        "v3.ipynb:1:1: JIT000 cannot read notebook: nbformat 3 notebooks are not supported, only nbformat 4 "
+        "(`jupyter nbconvert --to notebook` converts one)",
+    ]
+
+    # JSON carries the cell; lines count within it; the fix's edits too.
+    result = check("--no-cache", "--format", "json", "explore.ipynb", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    assert [(d["cell"], d["line"], d["col"], d["code"]) for d in data] == [
+        (2, 8, 5, "JIT501"), (3, 5, 24, "JIT301"), (6, 1, 12, "JIT000"), (7, 4, 5, "JIT501"), (8, 1, 20, "JIT304")]
+    edit = data[0]["fix"]["edits"][0]
+    assert (edit["line"], edit["col"], edit["end_line"], edit["end_col"]) == (8, 5, 8, 13)
+
+    # Standard input named as a notebook is read as one.
+    result = check("--no-cache", "-", "--stdin-filename", "explore.ipynb", cwd=tmp_path,
+                   stdin=notebook_json(EXPLORE).encode())
+    assert starts(finding_lines(result.stdout.decode()), EXPLORE_FINDINGS)
+
+
+def test_cache_keeps_cell_locations(tmp_path):
+    (tmp_path / "explore.ipynb").write_text(notebook_json(EXPLORE), encoding="utf-8")
+    first = check("--cache-dir", str(tmp_path / "cache"), "explore.ipynb", cwd=tmp_path)
+    assert any((tmp_path / "cache").rglob("*.json"))
+    second = check("--cache-dir", str(tmp_path / "cache"), "explore.ipynb", cwd=tmp_path)
+    assert starts(finding_lines(first.stdout.decode()), EXPLORE_FINDINGS)
+    assert second.stdout == first.stdout
+
+
+def changed_lines(old: str, new: str) -> list[tuple[str, str]]:
+    """(old line, new line) of each line the rewrite changed (it must keep the line count)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    assert len(a) == len(b)
+    return [(x, y) for x, y in zip(a, b) if x != y]
+
+
+def test_fix_rewrites_only_the_fixed_source_lines(tmp_path):
+    nbformat_style = notebook_json(EXPLORE)
+    crlf = notebook_json([code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")],
+                         newline="\r\n", indent=2, sort_keys=False)
+    ascii_one_line = notebook_json([code("import jax\n@jax.jit\ndef f(x):\n    print(x, 'é')\n    return x",
+                                         as_string=True)], indent=None, ensure_ascii=True, sort_keys=False)
+    files = {"explore.ipynb": nbformat_style, "crlf.ipynb": crlf, "ascii.ipynb": ascii_one_line.rstrip("\n")}
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+
+    result = check("--no-cache", "--fix", *files, cwd=tmp_path)
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert "explore.ipynb: applied 2 fixes" in err and "crlf.ipynb: applied 1 fix" in err, err
+    # What is left: the findings without a fix, at the same places.
+    assert starts(finding_lines(out), [EXPLORE_FINDINGS[1], EXPLORE_FINDINGS[2], EXPLORE_FINDINGS[4]]), out
+
+    new = (tmp_path / "explore.ipynb").read_text(encoding="utf-8")
+    assert changed_lines(nbformat_style, new) == [
+        ('    "    print(x)\\n",\n', '    "    jax.debug.print(\\"{}\\", x)\\n",\n'),
+        ('   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    print(x, \'é\')\\n    return x\\n"\n',
+         '   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    jax.debug.print(\\"{} é\\", x)\\n'
+         '    return x\\n"\n'),
+    ]
+    cells = json.loads(new)["cells"]
+    assert cells[1]["source"][0] == "%matplotlib inline\n"  # the magic is back in the fixed cell
+    assert isinstance(cells[6]["source"], str)  # a string stays a string
+    for k in (1, 6):
+        text = "".join(cells[k]["source"]).replace("%matplotlib inline", "pass")
+        compile(text, f"cell {k + 1}", "exec")
+
+    new = (tmp_path / "crlf.ipynb").read_bytes().decode("utf-8")
+    assert [(a.rstrip("\r\n"), b.rstrip("\r\n")) for a, b in changed_lines(crlf, new)] == [
+        ('        "    print(x)\\n",', '        "    jax.debug.print(\\"{}\\", x)\\n",')]
+    assert new.count("\r\n") == crlf.count("\r\n") and new.count("\n") == crlf.count("\n")
+
+    new = (tmp_path / "ascii.ipynb").read_text(encoding="ascii")  # still ASCII: é stays escaped
+    assert new == files["ascii.ipynb"].replace(
+        "print(x, '\\u00e9')", 'jax.debug.print(\\"{} \\u00e9\\", x)')
+
+    # A second --fix changes nothing.
+    before = {name: (tmp_path / name).read_bytes() for name in files}
+    again = check("--no-cache", "--fix", *files, cwd=tmp_path)
+    assert "applied" not in again.stderr.decode()
+    assert {name: (tmp_path / name).read_bytes() for name in files} == before
+
+
+def test_a_fix_next_to_a_moved_magic_line_is_not_written_wrong(tmp_path):
+    """Magic lines go back where their placeholders went, also after a fix that adds lines above them."""
+    from jitlint.notebook import NotebookError, read_notebook
+
+    nb = notebook_json([code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n",
+                             "%timeit f(1)\n")])
+    notebook = read_notebook(nb.encode())
+    assert notebook.source.splitlines()[5] == "pass        "  # same length as `%timeit f(1)`
+    fixed = notebook.source.replace("    print(x)\n", "    y = x\n    jax.debug.print('{}', y)\n")
+    cells = json.loads(notebook.rewrite(fixed))["cells"]
+    assert cells[0]["source"][-1] == "%timeit f(1)\n" and "    y = x\n" in cells[0]["source"]
+    diff = list(difflib.unified_diff(nb.splitlines(), notebook.rewrite(fixed).decode().splitlines(), lineterm="", n=0))
+    assert [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")] == [
+        '-    "    print(x)\\n",', '+    "    y = x\\n",', '+    "    jax.debug.print(\'{}\', y)\\n",']
+
+    # A fix that would remove the placeholder of a magic line is refused, not written without it.
+    with pytest.raises(NotebookError, match="IPython magic line of cell 1"):
+        notebook.rewrite(notebook.source.replace("pass        \n", "x = 1\n"))
