@@ -7,6 +7,7 @@ in a temporary store on every call (not in PRE_COMMIT_HOME), so this module keep
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -29,6 +30,20 @@ BAD = textwrap.dedent("""\
         return x
     """)
 GOOD = BAD.replace("print(x)", "jax.debug.print('{}', x)")
+
+
+def notebook(*cells: str) -> str:
+    """A notebook as Jupyter writes it: a markdown cell, then these code cells."""
+    return json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]}] + [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+         "source": text.splitlines(keepends=True)} for text in cells],
+        "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5},
+        indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# Cell 1 markdown, cell 2 a magic line and the import, cell 3 the jitted function (its print on line 3).
+NB_BAD = notebook("%matplotlib inline\nimport jax\n", BAD.replace("import jax\n\n\n", ""))
+NB_GOOD = NB_BAD.replace("print(x)", "jax.debug.print('{}', x)")
 PYPROJECT = textwrap.dedent("""\
     [tool.jitlint]
     extend-exclude = ["generated"]
@@ -114,7 +129,7 @@ def test_manifest_is_valid():
     assert hooks["jitlint-fix"]["entry"] == "jitlint check --fix --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"
-        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["types_or"] == ["python", "pyi", "jupyter"]
         assert hook["require_serial"] is True
 
 
@@ -122,6 +137,7 @@ def test_jitlint_hook_fails_on_a_finding_skips_excluded_files_and_passes_once_fi
     repo = make_repo(tmp_path, {
         "pyproject.toml": PYPROJECT,
         "train.py": BAD,
+        "notebooks/explore.ipynb": NB_BAD,
         # Excluded by [tool.jitlint]; pre-commit still passes it by name, as it passes every Python file.
         "generated/model_pb.py": BAD,
     }, env)
@@ -133,9 +149,12 @@ def test_jitlint_hook_fails_on_a_finding_skips_excluded_files_and_passes_once_fi
     failed = try_repo(hook_repo, "jitlint", repo, env)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "- hook id: jitlint" in failed.stdout
-    assert [line.split(" ", 2)[:2] for line in finding_lines(failed.stdout)] == [["train.py:6:5:", "JIT501"]]
+    assert [line.split(" ", 2)[:2] for line in finding_lines(failed.stdout)] == [
+        ["notebooks/explore.ipynb:cell", "3:3:5:"], ["train.py:6:5:", "JIT501"]]
+    assert "notebooks/explore.ipynb:cell 3:3:5: JIT501 `print` of traced value `x`" in failed.stdout
 
     (repo / "train.py").write_text(GOOD, encoding="utf-8")
+    (repo / "notebooks/explore.ipynb").write_text(NB_GOOD, encoding="utf-8")
     passed = try_repo(hook_repo, "jitlint", repo, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     # "Passed", not "(no files to check) Skipped": the hook ran, on train.py and the excluded file.
@@ -145,13 +164,16 @@ def test_jitlint_hook_fails_on_a_finding_skips_excluded_files_and_passes_once_fi
 
 
 def test_jitlint_fix_hook_rewrites_the_file(hook_repo, tmp_path, env):
-    repo = make_repo(tmp_path, {"train.py": BAD}, env)
+    repo = make_repo(tmp_path, {"train.py": BAD, "explore.ipynb": NB_BAD}, env)
     result = try_repo(hook_repo, "jitlint-fix", repo, env)
     # pre-commit fails a hook that changed files, so the user reviews the fix before committing.
     assert result.returncode == 1, result.stdout + result.stderr
     assert "- files were modified by this hook" in result.stdout
     fixed = (repo / "train.py").read_text(encoding="utf-8")
     assert fixed == BAD.replace("print(x)", 'jax.debug.print("{}", x)')
+    # the notebook: only the fixed source line changed
+    assert (repo / "explore.ipynb").read_text(encoding="utf-8") == NB_BAD.replace(
+        '"    print(x)\\n"', '"    jax.debug.print(\\"{}\\", x)\\n"')
     assert finding_lines(result.stdout) == []
 
 
