@@ -4,7 +4,10 @@ What it serves, for the text in the editor (never the file on disk):
 - diagnostics: pulled (`textDocument/diagnostic`) by clients that support it, pushed otherwise (on open,
   on save, and 200 ms after the last change) - never both, or editors show every finding twice;
 - code actions: the finding's fix, and "Suppress JIT501 with # noqa";
-- hover: the rule's short documentation on a flagged range.
+- hover: the rule's short documentation on a flagged range;
+- notebooks (`notebookDocument/*`, for clients that sync Jupyter notebooks): the code cells are linted
+  together, as `jitlint check` lints the .ipynb file, and each cell document gets its own findings
+  (then diagnostics, code actions and hover work per cell as for a file).
 
 Settings: `[tool.jitlint]` of the nearest pyproject.toml, overridden by the client's "jitlint" settings
 (`workspace/configuration`, or `initializationOptions` / `workspace/didChangeConfiguration` for clients
@@ -60,6 +63,10 @@ SOURCE = "jitlint"
 SETTINGS_SECTION = "jitlint"
 DEBOUNCE_SECONDS = 0.2
 SETTINGS_TIMEOUT_SECONDS = 5.0
+if PYGLS_MISSING is None:
+    # Jupyter notebooks' Python cells, as VS Code and other notebook clients sync them
+    NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
+        notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")])], save=True)
 
 
 # ------------------------------------------------------------------------------------------ positions
@@ -385,13 +392,16 @@ class JitlintServer(LanguageServer):
         # Full sync: pygls applies incremental edits with `str.splitlines` lines, which corrupts
         # text holding \f or \u2028; a whole-text update per change is cheap next to a lint.
         super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
-                         protocol_cls=JitlintProtocol)
+                         protocol_cls=JitlintProtocol, notebook_document_sync=NOTEBOOK_SYNC)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jitlint-lint")
         self._pushed_settings: dict = {}
         self._settings_task: asyncio.Future | None = None
         self._generation = 0
         self._results: dict[str, LintResult] = {}
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # a notebook's cells are linted together: notebook uri -> (key, {cell uri: LintResult}) or a running lint
+        self._notebook_results: dict[str, tuple[tuple, dict[str, LintResult]]] = {}
+        self._notebook_running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._scheduled: dict[str, asyncio.Task] = {}
         self._result_ids = itertools.count(1)
         self._shown: set[str] = set()
@@ -598,6 +608,9 @@ class JitlintServer(LanguageServer):
     async def lint(self, uri: str) -> LintResult | None:
         """Findings for the document's current text, shared by diagnostics, code actions and hover."""
         settings = await self.settings()
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None:
+            return (await self.lint_notebook(notebook, settings)).get(unquote(uri))
         doc = self.document(uri)
         if doc is None:
             return None
@@ -635,6 +648,64 @@ class JitlintServer(LanguageServer):
         result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url) for f in findings]
         result.result_id = str(next(self._result_ids))
         return result
+
+    async def lint_notebook(self, notebook: "types.NotebookDocument", settings: Settings) -> dict[str, LintResult]:
+        """The findings of every cell of a notebook, linted together as the .ipynb file is by `jitlint check`:
+        {cell uri: its LintResult}, positions within the cell."""
+        from pygls.uris import to_fs_path
+
+        nb_uri = unquote(notebook.uri)
+        fs_path = to_fs_path(nb_uri)
+        path = fs_path if fs_path and fs_path.endswith(".ipynb") else "notebook.ipynb"
+        config = self.config_for(fs_path, settings)
+        cells = []  # (cell uri, its document, nbformat cell type)
+        for cell in notebook.cells:
+            doc = self.document(cell.document)
+            if doc is None:
+                continue
+            python = cell.kind == types.NotebookCellKind.Code and doc.language_id in (None, "python")
+            cells.append((unquote(cell.document), doc, "code" if python else "raw"))
+        key = (settings.generation, notebook.version, tuple((u, d.version, d.source) for u, d, _ in cells), config,
+               self.index_generation)
+        cached = self._notebook_results.get(nb_uri)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        running = self._notebook_running.get(nb_uri)
+        if running is None or running[0] != key:
+            text = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                               "cells": [{"cell_type": kind, "metadata": {}, "source": doc.source}
+                                         for _, doc, kind in cells]})
+            exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+            running = (key, asyncio.ensure_future(self._run_notebook_lint(nb_uri, text, path, config, exclude)))
+            self._notebook_running[nb_uri] = running
+        findings = await asyncio.shield(running[1])
+        if self._notebook_running.get(nb_uri) is running:
+            del self._notebook_running[nb_uri]
+        results = {}
+        for number, (uri, doc, _) in enumerate(cells, 1):
+            mine = [f for f in findings if (f.cell or 1) == number]
+            positions = Positions(doc.position_codec, doc.source)
+            results[uri] = LintResult(settings.generation, doc.version, doc.source, config, positions, mine,
+                                      [to_diagnostic(f, positions, config.docs_url) for f in mine],
+                                      str(next(self._result_ids)), self.index_generation)
+        if self.workspace.get_notebook_document(notebook_uri=nb_uri) is not None:
+            self._notebook_results[nb_uri] = (key, results)
+        return results
+
+    async def _run_notebook_lint(self, nb_uri: str, text: str, path: str, config: Config,
+                                 exclude: bool) -> list[Finding]:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self.executor, lint_text, self.project, text, path, config, exclude)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
+            self.log(f"linting {nb_uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+            return [_internal_error(path, exc)]
+
+    def notebook_cells(self, notebook_uri: str) -> list[str]:
+        notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        return [cell.document for cell in notebook.cells] if notebook is not None else []
 
     def is_current(self, uri: str, result: LintResult) -> bool:
         """Linted with the current settings, from the document's current text?"""
@@ -740,6 +811,32 @@ def create_server() -> "JitlintServer":
     async def did_close(ls: JitlintServer, params: types.DidCloseTextDocumentParams):
         ls.document_changed(params.text_document.uri)
         ls.clear(params.text_document.uri)
+
+    # Notebooks: pygls keeps the notebook and its cell documents; every cell is published again on a
+    # change of any cell (a function jitted in one cell is called in others).
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    async def notebook_did_open(ls: JitlintServer, params: types.DidOpenNotebookDocumentParams):
+        for uri in ls.notebook_cells(params.notebook_document.uri):
+            ls.schedule_publish(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    async def notebook_did_change(ls: JitlintServer, params: types.DidChangeNotebookDocumentParams):
+        structure = params.change.cells.structure if params.change.cells is not None else None
+        for closed in (structure.did_close or []) if structure is not None else []:
+            ls.clear(closed.uri)
+        for uri in ls.notebook_cells(params.notebook_document.uri):
+            ls.schedule_publish(uri, DEBOUNCE_SECONDS)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    async def notebook_did_save(ls: JitlintServer, params: types.DidSaveNotebookDocumentParams):
+        for uri in ls.notebook_cells(params.notebook_document.uri):
+            ls.schedule_publish(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    async def notebook_did_close(ls: JitlintServer, params: types.DidCloseNotebookDocumentParams):
+        ls._notebook_results.pop(unquote(params.notebook_document.uri), None)
+        for cell in params.cell_text_documents:
+            ls.clear(cell.uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: JitlintServer, params: types.DidChangeConfigurationParams):
