@@ -41,11 +41,11 @@ def fingerprints(findings: list[Finding], sources: dict[str, list[str]]) -> list
     """A stable fingerprint per finding (64 hex digits), the same in every run while the finding's line stays
     the same, wherever that line moves: a hash of the code, the path and the line's text without its
     indentation, plus which occurrence of that triple it is (two identical lines, two findings on one line).
-    Without the line's text (a notebook cell, an unreadable file) the message stands in for it."""
+    A notebook's line is its cell's. Without the line's text (an unreadable file) the message stands in for it."""
     seen: Counter = Counter()
     out = []
     for f in findings:
-        lines = sources.get(f.path) if f.cell is None else None
+        lines = sources.get(f.path if f.cell is None else (f.path, f.cell))
         text = lines[f.line - 1].strip() if lines and 0 < f.line <= len(lines) else f"\0{f.message}"
         key = (f.code, f.path.replace(os.sep, "/"), text)
         seen[key] += 1

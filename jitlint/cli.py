@@ -193,6 +193,10 @@ def _check(args) -> int:
         results.append(project.lint_text(data, name, exclude=bool(args.force_exclude and args.stdin_filename)))
         if show_source or args.fix or args.format in ("sarif", "gitlab"):
             sources[name] = _decoded_lines(data)
+            if name.endswith(".ipynb"):
+                from jitlint.notebook import cell_lines
+
+                sources.update(((name, n), lines) for n, lines in cell_lines(data).items())
     if named:
         progress = None
         if not args.quiet and sys.stderr.isatty():
@@ -214,12 +218,20 @@ def _check(args) -> int:
         for warning in r.warnings:
             sys.stderr.write(printable(warning) + "\n")
     if show_source or args.format in ("sarif", "gitlab"):  # also their fingerprints hash the finding's line
+        read = set(sources)
         for f in findings:
-            if f.path not in sources:
+            if f.path not in read:
+                read.add(f.path)
                 try:
-                    sources[f.path] = _decoded_lines(read_source(f.path, config.max_file_size))
+                    data = read_source(f.path, config.max_file_size)
                 except OSError:
-                    pass
+                    continue
+                if f.path.endswith(".ipynb"):
+                    from jitlint.notebook import cell_lines
+
+                    sources.update(((f.path, n), lines) for n, lines in cell_lines(data).items())
+                else:
+                    sources[f.path] = _decoded_lines(data)
     out = io.StringIO() if args.output_file else sys.stdout
     if args.format == "json":
         from jitlint.reporters import write_json

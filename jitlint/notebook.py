@@ -432,6 +432,15 @@ def _render_list(raw: str, start: int, end: int, items: list[tuple[int, int]], l
 # ---- reading
 
 
+def cell_lines(data: bytes) -> dict[int, list[str]]:
+    """The lines of each code cell (by cell number) of a notebook file, as they are shown; {} if unreadable."""
+    try:
+        notebook = read_notebook(data)
+    except NotebookError:
+        return {}
+    return {c.number: _LINE_BREAK.split(c.text) for c in notebook.cells}
+
+
 @functools.lru_cache(maxsize=16)
 def read_notebook(data: bytes) -> Notebook:
     """Parse a notebook file's bytes (NotebookError with the reason when it is not one jitlint reads).

@@ -30,8 +30,9 @@ def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,
                sources: dict[str, list[str]] | None = None) -> None:
     for f in findings:
         out.write(text_line(f) + "\n")
-        if show_source and sources is not None and f.cell is None:  # a cell's lines are not the file's
-            lines = sources.get(f.path)
+        if show_source and sources is not None:
+            # a notebook's lines are its cells': sources[(path, cell)]
+            lines = sources.get(f.path if f.cell is None else (f.path, f.cell))
             if lines and 0 < f.line <= len(lines):
                 src = lines[f.line - 1].rstrip("\r\n")
                 out.write(f"    {printable(src)}\n")

@@ -146,10 +146,13 @@ def test_check_reports_notebook_findings_at_their_cells(tmp_path):
     edit = data[0]["fix"]["edits"][0]
     assert (edit["line"], edit["col"], edit["end_line"], edit["end_col"]) == (8, 5, 8, 13)
 
-    # Standard input named as a notebook is read as one.
-    result = check("--no-cache", "-", "--stdin-filename", "explore.ipynb", cwd=tmp_path,
+    # Standard input named as a notebook is read as one; --show-source shows the cell's line.
+    result = check("--no-cache", "--show-source", "-", "--stdin-filename", "explore.ipynb", cwd=tmp_path,
                    stdin=notebook_json(EXPLORE).encode())
+    out = result.stdout.decode().splitlines()
     assert starts(finding_lines(result.stdout.decode()), EXPLORE_FINDINGS)
+    assert out[1:3] == ["        print(x)", "        ^^^^^^^^"]
+    assert out[4:6] == ["        scale(jnp.ones(3), i)", "    " + " " * 23 + "^"]
 
 
 def test_cache_keeps_cell_locations(tmp_path):
