@@ -71,10 +71,12 @@ class Project:
 
     # ---- the index
     def files(self) -> list[Path]:
-        """Every Python file of the project (the configured excludes apply)."""
+        """Every Python file of the project (the configured excludes apply); not notebooks, which
+        nothing imports (they are linted, not indexed)."""
         # `loose` (what flake8 was asked to check) last: on a module name two files claim, they win
         where = [str(self.root)] if self.root is not None else []
-        return [p for p in engine.discover([*where, *self.loose], self.config) if isinstance(p, Path)]
+        return [p for p in engine.discover([*where, *self.loose], self.config)
+                if isinstance(p, Path) and not p.name.endswith(".ipynb")]
 
     @property
     def index(self) -> "ProjectIndex":
