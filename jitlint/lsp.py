@@ -637,8 +637,13 @@ class JitlintServer(LanguageServer):
         # excluded like `jitlint check --force-exclude` does, for files of the workspace
         exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
         try:
-            findings = await asyncio.get_running_loop().run_in_executor(
-                self.executor, lint_text, self.project, result.source, path, config, exclude)
+            if path.endswith(".ipynb"):
+                # a notebook opened as a JSON text (a client without notebook sync): findings count lines
+                # within cells, which have no place in that text
+                findings = []
+            else:
+                findings = await asyncio.get_running_loop().run_in_executor(
+                    self.executor, lint_text, self.project, result.source, path, config, exclude)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a jitlint bug: say so in the editor, keep serving

@@ -64,6 +64,11 @@ class Cell:
     def lines(self) -> int:
         return len(_lines(self.python))
 
+    @property
+    def chunk(self) -> str:
+        """Its part of the joined text: `python`, ending with a line break."""
+        return self.python if not self.python or _break(self.python[-1]) else self.python + "\n"
+
 
 def _lines(text: str) -> list[str]:
     """The lines with their line breaks (no empty last one)."""
@@ -131,7 +136,7 @@ class _Lexer:
             elif c in ")]}":
                 self.depth = max(0, self.depth - 1)
             i += 1
-        ends_with_backslash = n > 0 and body[:n].endswith("\\") and i <= n
+        ends_with_backslash = body[:n].endswith("\\")
         if self.quote in ("'", '"') and not ends_with_backslash:
             self.quote = None  # an unterminated one-line string: Python's error, not ours to follow
         self.continued = ends_with_backslash and self.quote is None
@@ -139,8 +144,7 @@ class _Lexer:
 
 def _is_magic(code: str) -> bool:
     stripped = code.strip()
-    return (stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None and "?" in stripped
-            or _ASSIGN_MAGIC.match(code) is not None)
+    return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or _ASSIGN_MAGIC.match(code) is not None
 
 
 def _neutralise(text: str) -> tuple[str, list[int], str | None]:
@@ -174,7 +178,6 @@ class Notebook:
     def __init__(self, raw: str, data: dict, bom: bool) -> None:
         self.raw, self.data, self.bom = raw, data, bom
         self.cells: list[Cell] = []
-        self.sources: dict[int, tuple[int, int]] = {}  # cell number -> span of its `source` value in raw
         meta = data.get("metadata")
         info = meta.get("language_info") if isinstance(meta, dict) else None
         self.language = info.get("name") if isinstance(info, dict) else None  # an R notebook is not linted
@@ -204,8 +207,7 @@ class Notebook:
                 parts.append(self.separator + "\n")
                 line += 1
             c.start = line
-            chunk = c.python if not c.python or _break(c.python[-1]) else c.python + "\n"
-            parts.append(chunk)
+            parts.append(c.chunk)
             line += c.lines
         self.source = "".join(parts)
         self._starts = [c.start for c in self.cells]
@@ -274,12 +276,11 @@ class Notebook:
             raise NotebookError("a fix moved a cell boundary")
         changed: dict[int, str] = {}
         for c, chunk in zip(self.cells, chunks):
-            old = c.python if not c.python or _break(c.python[-1]) else c.python + "\n"
-            if chunk == old:
+            if chunk == c.chunk:
                 continue
             if c.skipped:
                 raise NotebookError(f"a fix changed cell {c.number}, which is not linted ({c.skipped})")
-            if not (c.python and _break(c.python[-1])) and chunk.endswith("\n"):
+            if c.chunk != c.python and chunk.endswith("\n"):
                 chunk = chunk[:-1]  # the line break added after the cell's last line
             if compile_cell(chunk, f"<cell {c.number}>") is not None:
                 raise NotebookError(f"the fixed cell {c.number} would not compile")

@@ -7,12 +7,13 @@ with the cell's URI), both advertising notebook sync; Neovim 0.7, which does not
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from test_lsp import SERVER, TIMEOUT, apply, pulls, recording_client, text_at
+from test_lsp import SERVER, TIMEOUT, Document, apply, pulls, recording_client, text_at
 
 DEFINE = (
     "%matplotlib inline\n"
@@ -102,6 +103,10 @@ async def client(lsp_client: LanguageClient, request, tmp_path):
 async def test_notebook_cells_are_linted_together(client: LanguageClient):
     if client.capabilities.notebook_document is None:
         assert client.notebook_sync is None  # not offered to a client that cannot sync notebooks
+        # Such a client may open the .ipynb file as JSON text: no findings at cell positions in it.
+        doc = Document(client, "explore.ipynb", json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                       "cells": [{"cell_type": "code", "metadata": {}, "source": DEFINE + CALL + PRINT}]}))
+        assert await doc.diagnostics() == []
         return
     [selector] = client.notebook_sync.notebook_selector
     assert selector.notebook == "jupyter-notebook" and [c.language for c in selector.cells] == ["python"]

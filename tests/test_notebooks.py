@@ -190,7 +190,8 @@ def test_fix_rewrites_only_the_fixed_source_lines(tmp_path):
     new = (tmp_path / "explore.ipynb").read_text(encoding="utf-8")
     assert changed_lines(nbformat_style, new) == [
         ('    "    print(x)\\n",\n', '    "    jax.debug.print(\\"{}\\", x)\\n",\n'),
-        ('   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    print(x, \'é\')\\n    return x\\n"\n',
+        ('   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    print(x, \'é\')\\n'
+         '    return x\\n"\n',
          '   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    jax.debug.print(\\"{} é\\", x)\\n'
          '    return x\\n"\n'),
     ]
