@@ -113,10 +113,14 @@ def test_check_reports_notebook_findings_at_their_cells(tmp_path):
     r_nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "R"}},
             "cells": [code("if (x) print(x)\n")]}
     (tmp_path / "analysis_r.ipynb").write_text(json.dumps(r_nb))
+    # A malformed `# noqa` is reported at its cell's line.
+    (tmp_path / "warn.ipynb").write_text(notebook_json([markdown("x"), code(
+        "import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)  # noqa: JIT\n", "    return x\n")]))
 
     result = check("--no-cache", ".", cwd=tmp_path)
     out, err = result.stdout.decode(), result.stderr.decode()
     assert result.returncode == 1 and "Traceback" not in out + err, out + err
+    assert "warn.ipynb:cell 2:4: warning: `# noqa: JIT` is not a valid code list" in err, err
     lines = finding_lines(out)
     assert lines == sorted(lines)
     explore = [line for line in lines if line.startswith("explore.ipynb")]
@@ -125,6 +129,7 @@ def test_check_reports_notebook_findings_at_their_cells(tmp_path):
     assert "static parameter `n` of jitted `scale` gets `i`" in explore[1]  # called in another cell
     assert "a list is passed to static parameter `n` of jitted `scale`" in explore[4]
     others = [line for line in lines if not line.startswith("explore.ipynb")]
+    assert others.pop().startswith("warn.ipynb:cell 2:4:5: JIT501")
     assert others == [
         "array.ipynb:1:1: JIT000 cannot read notebook: not a Jupyter notebook: the JSON is not an object",
         "bad_json.ipynb:1:1: JIT000 cannot read notebook: invalid JSON: Expecting value: line 1 column 12 (char 11)",
