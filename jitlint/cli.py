@@ -74,7 +74,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="show the source line of each finding (as --format full)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--stdin-filename", metavar="NAME", help="the path to report for standard input")
-    check.add_argument("--fix", action="store_true", help="apply the available fixes in place")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes in place")
+    check.add_argument("--unsafe-fixes", action=argparse.BooleanOptionalAction, default=None,
+                       help="with --fix or --diff, apply the unsafe fixes too (config: unsafe-fixes = true)")
+    check.add_argument("--diff", action="store_true",
+                       help="print what --fix would change as a unified diff, write nothing (exit 1 if anything)")
+    check.add_argument("--show-fixes", action="store_true", help="list the fixes applied (--fix) or available")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="append `# noqa: CODE` to every line with a finding (merged into an existing one)")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
     check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
                        help="worker processes (default: one per CPU core; 1: no workers)")
@@ -183,6 +190,15 @@ def _check(args) -> int:
     except ConfigError as exc:
         return _error(str(exc))
     config = project.config
+    unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    if args.add_noqa and (args.fix or args.diff):
+        return _error("--add-noqa cannot be combined with --fix or --diff")
+    if args.add_noqa or args.diff:
+        if "-" in paths:
+            return _error(f"{'--add-noqa' if args.add_noqa else '--diff'} works on files, not standard input")
+        if args.add_noqa:
+            return _add_noqa(project, named)
+        return _diff(project, named, unsafe)
 
     tune_gc()
     results = []
@@ -203,14 +219,12 @@ def _check(args) -> int:
             from jitlint.progress import Progress
 
             progress = Progress(sys.stderr)
-        run = project.fix(named, progress=progress) if args.fix else project.lint(named, progress=progress)
+        run = project.fix(named, unsafe=unsafe, progress=progress) if args.fix else \
+            project.lint(named, progress=progress)
         results.extend(run.files)
         for message in run.messages:
             sys.stderr.write(printable(message) + "\n")
         for r in run.files:
-            if r.fixes_applied:
-                s = "es" if r.fixes_applied != 1 else ""
-                sys.stderr.write(f"{printable(r.path)}: applied {r.fixes_applied} fix{s}\n")
             if r.fix_error:
                 sys.stderr.write(f"jitlint: error: {printable(r.path)}: {printable(r.fix_error)}\n")
     findings = sorted(f for r in results for f in r.findings)
@@ -271,19 +285,102 @@ def _check(args) -> int:
         except OSError as exc:
             return _error(f"cannot write {args.output_file}: {exc.strerror or exc}")
     # The summary is for the terminal: after a human format, or whenever the report went to a file.
-    if not args.quiet and (args.format in HUMAN_FORMATS or args.output_file):
-        if not findings:
+    fixed = [f for r in results for f in r.fixed]
+    if args.format in HUMAN_FORMATS or args.output_file:
+        if args.show_fixes:
+            _show_fixes(fixed if args.fix else [f for f in findings if f.fix is not None], args.fix, unsafe,
+                        sys.stdout)
+        if args.quiet:
+            pass
+        elif not findings and not fixed:
             sys.stdout.write("All checks passed!\n")
         elif not args.statistics or args.format not in HUMAN_FORMATS:
-            fixable = sum(1 for f in findings if f.fix is not None)
-            summary = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"
-            if fixable:
-                summary += f" ({fixable} fixable with `jitlint check --fix`)"
-            sys.stdout.write(summary + ".\n")
+            sys.stdout.write(_summary(findings, fixed, args.fix, unsafe) + "\n")
     sys.stdout.flush()
     if findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('x') else 's'}"
+
+
+def _hidden(findings, unsafe: bool) -> str:
+    """How many more fixes --unsafe-fixes would apply."""
+    from jitlint.finding import Applicability
+
+    n = 0 if unsafe else sum(1 for f in findings if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
+    return f"{_plural(n, 'more fix')} available with `--unsafe-fixes`" if n else ""
+
+
+def _summary(findings, fixed, fixing: bool, unsafe: bool) -> str:
+    """ruff's: "Found 3 findings (2 fixed, 1 remaining)." and how many more fixes there are."""
+    from jitlint.fixes import applies
+
+    hidden = _hidden(findings, unsafe)
+    if fixing:
+        line = f"Found {_plural(len(findings) + len(fixed), 'finding')} ({len(fixed)} fixed, {len(findings)} remaining)."
+        return line + (f" {hidden[0].upper()}{hidden[1:]}." if hidden else "")
+    line = f"Found {_plural(len(findings), 'finding')}"
+    fixable = sum(1 for f in findings if applies(f, unsafe))
+    notes = [f"{fixable} fixable with `jitlint check --fix{' --unsafe-fixes' if unsafe else ''}`"] if fixable else []
+    return line + (f" ({'; '.join(notes + ([hidden] if hidden else []))})" if notes or hidden else "") + "."
+
+
+def _show_fixes(findings, fixing: bool, unsafe: bool, out) -> None:
+    """--show-fixes: per file, the fixes applied (with --fix), or each available fix and its safety."""
+    from collections import Counter
+
+    from jitlint.catalog import NAMES
+
+    if not findings:
+        out.write("No fixes applied.\n" if fixing else "No fixes available.\n")
+        return
+    if fixing:
+        out.write(f"Fixed {_plural(len(findings), 'finding')}:\n")
+        by_file: dict[str, Counter] = {}
+        for f in findings:
+            by_file.setdefault(f.path, Counter())[f.code] += 1
+        for path, counts in by_file.items():
+            out.write(f"- {printable(path)}:\n")
+            for code, n in sorted(counts.items()):
+                out.write(f"    {n} \u00d7 {code} ({NAMES.get(code, '')})\n")
+        return
+    out.write("Available fixes:\n")
+    for f in sorted(findings):
+        applied = "applied by --fix" if f.fix.applicability.value == "safe" or unsafe else "needs --unsafe-fixes"
+        out.write(f"- {printable(f.path)}:{f.line}:{f.col}: {f.code} {f.fix.applicability.value} fix: "
+                  f"{printable(f.fix.title)} ({applied})\n")
+
+
+def _diff(project, paths: list[str], unsafe: bool) -> int:
+    """--diff: the unified diff of what --fix would write; nothing is written. Exit 1 when there is one."""
+    run = project.fix(paths, unsafe=unsafe, write=False)
+    for message in run.messages:
+        sys.stderr.write(printable(message) + "\n")
+    n = 0
+    for r in run.files:
+        if r.diff:
+            sys.stdout.write(r.diff)
+            n += r.fixes_applied
+    remaining = [f for r in run.files for f in r.findings if f not in r.fixed]
+    hidden = _hidden(remaining, unsafe)
+    note = f" ({hidden})" if hidden else ""
+    sys.stdout.flush()
+    sys.stderr.write((f"Would fix {_plural(n, 'finding')}" if n else "No fixes available") + note + ".\n")
+    return EXIT_FINDINGS if n else EXIT_CLEAN
+
+
+def _add_noqa(project, paths: list[str]) -> int:
+    """--add-noqa: `# noqa: CODE` on each line a finding's `# noqa` is read from."""
+    added, errors, run = project.add_noqa(paths)
+    for message in run.messages:
+        sys.stderr.write(printable(message) + "\n")
+    for error in errors:
+        sys.stderr.write(f"jitlint: error: {printable(error)}\n")
+    sys.stdout.write(f"Added {_plural(added, 'noqa directive')}.\n")
+    return EXIT_ERROR if errors else EXIT_CLEAN
 
 
 def _decoded_lines(data: bytes) -> list[str]:

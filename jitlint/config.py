@@ -18,7 +18,7 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-              "extend-exclude", "max-file-size", "docs-url"}
+              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes"}
 # Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
@@ -39,6 +39,7 @@ class Config:
     force_exclude: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes
     docs_url: str | None = None  # where rule pages are: a template with `{code}` (jitlint.rule_links)
+    unsafe_fixes: bool = False  # `--fix` applies unsafe fixes too (as `--unsafe-fixes` does)
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -207,7 +208,10 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
     docs_url = table.get("docs-url")
     if docs_url is not None and (not isinstance(docs_url, str) or "{code}" not in docs_url):
         raise ConfigError(f"{where}: `docs-url` must be a string with `{{code}}` in it")
-    return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url,
+    unsafe = table.get("unsafe-fixes")
+    if unsafe is not None and not isinstance(unsafe, bool):
+        raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
+    return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url, unsafe_fixes=unsafe,
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))

@@ -39,8 +39,10 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    fixes_applied: int = 0  # `lint_paths(fix=True)`: fixes written to the file (its findings are after them)
+    fixes_applied: int = 0  # `lint_paths(fix=...)`: fixes written to the file (its findings are after them)
     fix_error: str | None = None  # ... or why the fixed text could not be written (findings before them)
+    fixed: list[Finding] = field(default_factory=list)  # the findings those fixes removed
+    diff: str | None = None  # `lint_paths(..., write=False)`: what the fixes would change, as a unified diff
 
 
 @dataclass
@@ -263,8 +265,9 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
 def _to_findings(module, path: str, reports, source: str) -> list[Finding]:
     """Positions are computed once per file, and only for files that have something to report."""
     nodes = [report.node for _, report in reports]
-    nodes += [report.fix.node for _, report in reports if report.fix is not None]
+    nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
     positions = _positions(module, source, nodes)
+    lines = _LINE_BREAK.split(source)
     findings = []
     seen = set()
     for rule, report in reports:
@@ -275,16 +278,32 @@ def _to_findings(module, path: str, reports, source: str) -> list[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        fix = None
-        if report.fix is not None:
-            fpos = positions.get(report.fix.node)
-            if fpos is not None:
-                edit = Edit(fpos.start.line, fpos.start.column + 1, fpos.end.line, fpos.end.column + 1,
-                            module.code_for_node(report.fix.replacement))
-                fix = Fix(report.fix.title, (edit,))
+        fix = _fix_of(module, report.fix, positions, lines) if report.fix is not None else None
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
                                 rule.code, report.message, report.severity or rule.severity, fix))
     return findings
+
+
+def _fix_of(module, spec, positions, lines: list[str]) -> Fix | None:
+    """A rule's FixSpec as text edits: every edit, or no fix at all."""
+    from jitlint.rule import InsertBefore
+
+    edits = []
+    for e in spec.edits:
+        pos = positions.get(e.node)
+        if pos is None:
+            return None
+        line, col = pos.start.line, pos.start.column
+        if isinstance(e, InsertBefore):
+            # the statement starts its line: what precedes it there is its indentation
+            indent = lines[line - 1][:col] if line <= len(lines) else None
+            if indent is None or indent.strip() or not e.lines:
+                return None
+            text = "".join(ln + module.default_newline + indent for ln in e.lines.split("\n"))
+            edits.append(Edit(line, col + 1, line, col + 1, text))
+        else:
+            edits.append(Edit(line, col + 1, pos.end.line, pos.end.column + 1, module.code_for_node(e.replacement)))
+    return Fix(spec.title, tuple(edits), spec.applicability)
 
 
 def _positions(module, source: str, nodes) -> dict:
@@ -543,15 +562,16 @@ def index_files(paths: Iterable[Path], *, jobs: int = 1, cache_dir: str | os.Pat
 
 def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_files: Iterable[Path] = (),
                jobs: int = 1, cache_dir: str | os.PathLike | None = None, progress=None,
-               fix: bool = False) -> RunResult:
+               fix: str | None = None, write: bool = True) -> RunResult:
     """Discover files, index their jitted functions and those of `project_files`, then lint each
     discovered file against that index. (Front ends call `jitlint.project.Project.lint`, which names
     every file of the project in `project_files`.)
 
     `jobs`: worker processes (1: all in this process). `cache_dir`: read and update the cache there
     (None: no cache). `progress`: an object with `start(label, total)`, `advance(n)` and `done()`.
-    `fix`: apply the available fixes; the workers fix and re-lint, this process writes each file
-    atomically (FileResult.fixes_applied, or FileResult.fix_error when it cannot be written).
+    `fix`: "safe" applies the safe fixes, "unsafe" the unsafe ones too; the workers fix and re-lint, this
+    process writes each file atomically (FileResult.fixes_applied, or FileResult.fix_error when it cannot
+    be written). `write=False`: nothing is written; FileResult.diff says what would change.
     """
     from jitlint import prefilter
     from jitlint.cache import Cache, Resolver
@@ -620,7 +640,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
     for f, (result, looked_up, opaque, fixed) in linted:
         if fixed is not None:
-            result = _write_fixed(f.display, result, *fixed)
+            result = _write_fixed(f.display, result, *fixed) if write else _diff_fixed(f, result, *fixed)
             results[f.order] = result
             if result.fixes_applied and f.order in notebooks:
                 notebooks[f.order] = fixed[0]
@@ -687,9 +707,9 @@ class _RecordingIndex:
 _FIX_ROUNDS = 5  # fixes whose edits overlap wait for the next round; each round re-lints the new text
 
 
-def _pass2(task, config: Config, index: "ProjectIndex", fix: bool = False):
+def _pass2(task, config: Config, index: "ProjectIndex", fix: str | None = None):
     """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable, fixed).
-    `fixed`, when `fix` changed the text: (the new bytes, fixes applied, the result before them)."""
+    `fixed`, when `fix` changed the text: (the new bytes, the findings fixed, the result before them)."""
     display, _, module, package, data = task
     recorder = _RecordingIndex(index) if index is not None else None
     fixed = None
@@ -698,7 +718,7 @@ def _pass2(task, config: Config, index: "ProjectIndex", fix: bool = False):
         result = _select(FileResult(display, [error]), config) if error is not None else \
             _lint_relevant(text, display, config, True, module, package, recorder)
         if fix and error is None and any(x.fix is not None for x in result.findings):
-            fixed = _fix_and_relint(data, text, result, config, module, package, recorder)
+            fixed = _fix_and_relint(data, text, result, config, module, package, recorder, fix == "unsafe")
             if fixed is not None:
                 fixed, result = (fixed[0], fixed[1], result), fixed[2]
     except Exception as exc:  # a jitlint bug must not stop the run
@@ -712,21 +732,22 @@ def _pass2(task, config: Config, index: "ProjectIndex", fix: bool = False):
 
 
 def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, module: str | None,
-                    package: bool, index) -> tuple[bytes, int, FileResult] | None:
+                    package: bool, index, unsafe: bool = False) -> tuple[bytes, list[Finding], FileResult] | None:
     """Apply the fixes round after round (each fixed text is one this Python compiles, with every comment
-    kept), re-linting in between: (the new file bytes, fixes applied, the findings after them)."""
-    from jitlint.fixes import fixed_source
+    kept), re-linting in between: (the new file bytes, the findings fixed, the findings after them)."""
+    from jitlint.fixes import applies, fixed_source
 
     display = result.path
-    applied = 0
+    applied: list[Finding] = []
     before = result
     for _ in range(_FIX_ROUNDS):
-        new_text, n = fixed_source(text, result.findings)
-        if not n:
+        new_text, done = fixed_source(text, result.findings, unsafe)
+        if not done:
             break
-        text, applied = new_text, applied + n
+        text = new_text
+        applied += done
         result = _lint_relevant(text, display, config, True, module, package, index)
-        if not any(x.fix is not None for x in result.findings):
+        if not any(applies(x, unsafe) for x in result.findings):
             break
     if not applied:
         return None
@@ -747,7 +768,18 @@ def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, 
     return new_data, applied, result
 
 
-def _write_fixed(display: str, after: FileResult, new_data: bytes, applied: int, before: FileResult) -> FileResult:
+def _diff_fixed(f: "_File", after: FileResult, new_data: bytes, applied: list[Finding], before: FileResult) -> FileResult:
+    """`--diff`: the findings before the fixes, and what the fixes would change."""
+    from jitlint.fixes import unified_diff
+
+    before.diff = unified_diff(f.display, decode_source(f.data), decode_source(new_data))
+    before.fixed = applied
+    before.fixes_applied = len(applied)
+    return before
+
+
+def _write_fixed(display: str, after: FileResult, new_data: bytes, applied: list[Finding],
+                 before: FileResult) -> FileResult:
     """Write a fixed file in place (atomically): the findings after the fixes, or before them with the
     reason when the file cannot be written (a read-only folder ...)."""
     from jitlint.fixes import write_atomically
@@ -757,7 +789,8 @@ def _write_fixed(display: str, after: FileResult, new_data: bytes, applied: int,
     except OSError as exc:
         before.fix_error = f"cannot write the fixes: {exc.strerror or exc}"
         return before
-    after.fixes_applied = applied
+    after.fixes_applied = len(applied)
+    after.fixed = applied
     return after
 
 

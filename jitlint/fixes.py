@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import Iterable
 
-from jitlint.finding import Edit, Finding
+from jitlint.finding import Applicability, Edit, Finding
 
 
 # Lines as CPython and libcst count them: a lone \r ends a line too (not \f, \x85 or \u2028).
@@ -22,8 +22,8 @@ def _offsets(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
 
-def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """Apply non-overlapping edits; an edit overlapping an earlier-applied one is skipped."""
+def _spans(text: str, edits: Iterable[Edit]) -> list[tuple[int, int, str]]:
+    """Edits as (start, end, new text) offsets into `text`; ValueError for a position outside it."""
     starts = _offsets(text)
 
     def offset(line: int, col: int) -> int:
@@ -35,10 +35,12 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
             raise ValueError(f"edit position {line}:{col} is past the end of its line")
         return start + col - 1
 
-    spans = sorted(((offset(e.line, e.col), offset(e.end_line, e.end_col), e.new_text) for e in edits),
-                   key=lambda s: (s[0], s[1]))
+    return [(offset(e.line, e.col), offset(e.end_line, e.end_col), e.new_text) for e in edits]
+
+
+def _apply_spans(text: str, spans) -> str:
     out, pos = [], 0
-    for start, end, new in spans:
+    for start, end, new in sorted(spans, key=lambda s: (s[0], s[1])):
         if start < pos:
             continue  # overlaps a previous edit: leave it for the next round
         out.append(text[pos:start])
@@ -46,6 +48,11 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply non-overlapping edits; an edit overlapping an earlier-applied one is skipped."""
+    return _apply_spans(text, _spans(text, edits))
 
 
 def compiles(text: str) -> bool:
@@ -81,19 +88,52 @@ def fix_applies(text: str, finding: Finding) -> bool:
         return False
 
 
-def fixed_source(text: str, findings: Iterable[Finding]) -> tuple[str, int]:
-    """The text with every available fix applied, and how many were applied; unchanged if the result
-    would not compile with this Python, would lose a comment, or an edit does not fit the text."""
-    fixable = [f for f in findings if f.fix is not None]
-    if not fixable:
-        return text, 0
-    try:
-        new = apply_edits(text, [e for f in fixable for e in f.fix.edits])
-    except ValueError:
-        return text, 0
-    if new == text or not safe_to_write(text, new):
-        return text, 0
-    return new, len(fixable)
+def applies(finding: Finding, unsafe: bool = False) -> bool:
+    """Is this finding's fix one to apply (a safe one; an unsafe one too with `unsafe`)?"""
+    return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
+
+
+def fixed_source(text: str, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, list[Finding]]:
+    """The text with the fixes applied (safe ones; unsafe ones too with `unsafe`), and the findings whose
+    fixes were. A fix is applied whole or not at all: one whose edits overlap an earlier fix's waits for
+    the next round (an identical edit, such as the same `import jax`, is shared); one that would leave text
+    this Python does not compile, or lose a comment, is dropped."""
+    chosen: list[tuple[Finding, list]] = []
+    taken: set[tuple[int, int, str]] = set()
+    for f in findings:
+        if not applies(f, unsafe):
+            continue
+        try:
+            spans = _spans(text, f.fix.edits)
+        except ValueError:
+            continue
+        new = [s for s in spans if s not in taken]
+        if any(_overlap(s, t) for s in new for t in taken) or any(
+                _overlap(s, t) for i, s in enumerate(new) for t in new[i + 1:]):
+            continue
+        chosen.append((f, new))
+        taken.update(new)
+    if not chosen:
+        return text, []
+    new_text = _apply_spans(text, [s for _, spans in chosen for s in spans])
+    if new_text != text and safe_to_write(text, new_text):
+        return new_text, [f for f, _ in chosen]
+    # One of them breaks the text: keep those that do not, one by one.
+    kept: list[tuple[Finding, list]] = []
+    current = text
+    for f, spans in chosen:
+        trial = _apply_spans(text, [s for _, ss in kept for s in ss] + spans)
+        if trial != current and safe_to_write(text, trial):
+            kept.append((f, spans))
+            current = trial
+    return current, [f for f, _ in kept]
+
+
+def _overlap(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Do two edits touch the same text? (Two insertions at one point do: their order would be a guess.)"""
+    if a[0] == a[1] and b[0] == b[1]:
+        return a[0] == b[0]
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def write_atomically(path: Path, text: str | bytes, encoding: str = "utf-8") -> None:
@@ -114,3 +154,18 @@ def write_atomically(path: Path, text: str | bytes, encoding: str = "utf-8") -> 
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """What a fix changes, as a unified diff (`patch -p0` applies it; line endings are kept)."""
+    import difflib
+
+    out = []
+    def lines(text: str) -> list[str]:  # Python's lines, each with its own ending (not str.splitlines')
+        return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+    for line in difflib.unified_diff(lines(old), lines(new), fromfile=path, tofile=path):
+        if not line.endswith(("\n", "\r")):
+            line += "\n\\ No newline at end of file\n"
+        out.append(line)
+    return "".join(out)

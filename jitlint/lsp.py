@@ -53,7 +53,8 @@ except ImportError as exc:  # pragma: no cover - the `lsp` extra is not installe
 
 from jitlint import __version__, engine
 from jitlint.config import Config, ConfigError, check_selectors, config_from_table, find_pyproject, find_root, load_config
-from jitlint.finding import Finding, Severity
+from jitlint.finding import Applicability, Finding, Severity
+from jitlint.noqa import LineComments, noqa_change
 from jitlint.project import Project
 from jitlint.rule_links import rule_docs_url
 
@@ -171,42 +172,14 @@ def _prose(text: str) -> str:
     return textwrap.dedent(text).strip()
 
 
-class LineComments:
-    """Where `# noqa` can go in a text: each line's comment (found as the engine finds them), and the
-    lines whose end lies inside a token (a multi-line string), where a `#` would be text, not a comment.
-    Built once per linted text: code actions for a large selection must not re-tokenize per finding."""
-
-    def __init__(self, source: str):
-        from jitlint.noqa import comments_by_line
-
-        self.comments = comments_by_line(source)
-        self.inside_token: set[int] = set()
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-                if tok.start[0] < tok.end[0]:
-                    self.inside_token.update(range(tok.start[0], tok.end[0]))
-        except (tokenize.TokenError, IndentationError, SyntaxError):
-            pass  # text with a syntax error: the lines as they are
-
-
 def noqa_edit(positions: Positions, comments: LineComments, line: int, code: str) -> "types.TextEdit | None":
-    """The edit that adds `code` to the `# noqa` comment of a 1-based line; None if the line already
-    suppresses it or cannot carry a comment (its end is inside a string, or continues with `\\`)."""
-    from jitlint.noqa import add_code_to_comment
-
-    content = positions.content(line - 1)
-    comment = comments.comments.get(line)
-    if comment is not None and content.endswith(comment):
-        start = len(content) - len(comment)
-        new = add_code_to_comment(comment, code)
-    elif line in comments.inside_token or content.endswith("\\"):
+    """The edit that adds `code` to the `# noqa` comment of a 1-based line (jitlint.noqa.noqa_change)."""
+    change = noqa_change(positions.content(line - 1), comments, line, code)
+    if change is None:
         return None
-    else:
-        start = len(content)
-        new = "  " + add_code_to_comment(None, code)
-    if new is None:
-        return None
-    return types.TextEdit(range=positions.range_to_client(line, start + 1, line, len(content) + 1), new_text=new)
+    start, new = change
+    return types.TextEdit(range=positions.range_to_client(line, start + 1, line, len(positions.content(line - 1)) + 1),
+                          new_text=new)
 
 
 def fix_still_parses(source: str, finding: Finding) -> bool:
@@ -928,9 +901,12 @@ def code_actions(ls: "JitlintServer", params: "types.CodeActionParams", result: 
         if finding.fix is not None and fix_still_parses(result.source, finding):
             edits = [types.TextEdit(range=positions.range_to_client(e.line, e.col, e.end_line, e.end_col),
                                     new_text=e.new_text) for e in finding.fix.edits]
+            # as ruff offers them: a safe fix is the preferred one, an unsafe fix says so and is not
+            safe = finding.fix.applicability is Applicability.SAFE
             fixes.append(types.CodeAction(
-                title=f"{finding.fix.title} ({finding.code})", kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic], is_preferred=True, edit=_workspace_edit(ls, uri, result, edits)))
+                title=f"{finding.fix.title} ({finding.code}{'' if safe else ', unsafe'})",
+                kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=safe,
+                edit=_workspace_edit(ls, uri, result, edits)))
         if (finding.line, finding.code) in seen:
             continue
         seen.add((finding.line, finding.code))

@@ -112,3 +112,68 @@ def add_code_to_comment(comment: str | None, code: str) -> str | None:
     words = list(re.finditer(r"[^,\s]+", m.group("codes")))
     end = start + words[len(directive.codes) - 1].end()
     return f"{comment[:end]}, {code}{comment[end:]}"
+
+
+class LineComments:
+    """Where `# noqa` can go in a text: each line's comment (found as the engine finds them), and the
+    lines whose end lies inside a token (a multi-line string), where a `#` would be text, not a comment.
+    Built once per text: many findings must not re-tokenize per finding."""
+
+    def __init__(self, source: str):
+        self.comments = comments_by_line(source)
+        self.inside_token: set[int] = set()
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+                if tok.start[0] < tok.end[0]:
+                    self.inside_token.update(range(tok.start[0], tok.end[0]))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass  # text with a syntax error: the lines as they are
+
+
+def noqa_change(content: str, comments: LineComments, line: int, code: str) -> tuple[int, str] | None:
+    """How to make a 1-based line (`content`, without its line break) also suppress `code`: (the 0-based
+    column from which its end is replaced, the new text). None if the line already suppresses it or cannot
+    carry a comment (its end is inside a string, or it continues with `\\`)."""
+    comment = comments.comments.get(line)
+    if comment is not None and content.endswith(comment):
+        start = len(content) - len(comment)
+        new = add_code_to_comment(comment, code)
+    elif line in comments.inside_token or content.endswith("\\"):
+        return None
+    else:
+        start = len(content)
+        new = "  " + add_code_to_comment(None, code)
+    if new is None:
+        return None
+    return start, new
+
+
+def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int]:
+    """The text with `# noqa: CODE` for each (line, code), and how many codes were added; each line keeps
+    its own line ending. Unchanged (0) where the result would not compile as the text did, or would
+    lose a comment."""
+    from jitlint.fixes import comments as all_comments, compiles
+
+    parts = _LINE_BREAK.split(text)
+    breaks = _LINE_BREAK.findall(text)
+    comments = LineComments(text)
+    added = 0
+    for line, codes in sorted(codes_by_line.items()):
+        if not 1 <= line <= len(parts):
+            continue
+        for code in dict.fromkeys(codes):
+            change = noqa_change(parts[line - 1], comments, line, code)
+            if change is None:
+                continue
+            start, new = change
+            parts[line - 1] = parts[line - 1][:start] + new
+            comments.comments[line] = new.lstrip()
+            added += 1
+    if not added:
+        return text, 0
+    new_text = "".join(p + b for p, b in zip(parts, [*breaks, ""]))
+    old_comments, new_comments = all_comments(text), all_comments(new_text)
+    if (compiles(text) and not compiles(new_text)) or old_comments is None or new_comments is None \
+            or len(new_comments) < len(old_comments):
+        return text, 0
+    return new_text, added

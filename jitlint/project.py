@@ -143,13 +143,47 @@ class Project:
         return engine.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
                                    is_package=is_package, index=self.index if build else self._index)
 
-    def fix(self, paths: Iterable[str], *, progress=None) -> RunResult:
-        """Lint `paths` and apply the fixes in place (atomically, only text this Python compiles), re-linting
-        each fixed text against the index (FileResult.fixes_applied, or FileResult.fix_error)."""
+    def fix(self, paths: Iterable[str], *, unsafe: bool = False, write: bool = True, progress=None) -> RunResult:
+        """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only
+        text this Python compiles), re-linting each fixed text against the index (FileResult.fixes_applied
+        and .fixed, or FileResult.fix_error). `write=False`: write nothing; FileResult.diff shows the change."""
         run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
-                                cache_dir=self.cache_dir, progress=progress, fix=True)
+                                cache_dir=self.cache_dir, progress=progress, fix="unsafe" if unsafe else "safe",
+                                write=write)
         run.messages[:0] = self.messages
         for r in run.files:
-            if r.fixes_applied:
+            if r.fixes_applied and write:
                 self.update(r.path, None)  # the index follows the fixed file
         return run
+
+    def add_noqa(self, paths: Iterable[str]) -> tuple[int, list[str], RunResult]:
+        """`jitlint check --add-noqa`: lint `paths`, then suppress each finding on the line its `# noqa` is
+        read from (its first line), writing each file atomically. (the codes added, the files that could
+        not be changed, the run)"""
+        import io
+        import tokenize
+
+        from jitlint.fixes import write_atomically
+        from jitlint.noqa import add_noqa
+
+        run = self.lint(paths)
+        by_file: dict[str, dict[int, list[str]]] = {}
+        for f in run.findings:
+            if f.code == engine.PARSE_ERROR_CODE or f.cell is not None:
+                continue  # a file that does not parse gets no comments; a notebook's cells are not its lines
+            by_file.setdefault(f.path, {}).setdefault(f.line, []).append(f.code)
+        total, errors = 0, []
+        for path, lines in by_file.items():
+            try:
+                data = engine.read_source(path, self.config.max_file_size)
+                new_text, n = add_noqa(engine.decode_source(data), lines)
+                if not n:
+                    continue
+                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+                write_atomically(Path(path), new_text.encode(encoding))  # "utf-8-sig" writes the BOM back
+            except (OSError, UnicodeError, SyntaxError, LookupError) as exc:
+                errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
+                continue
+            total += n
+            self.update(path, None)
+        return total, errors, run

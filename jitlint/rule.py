@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar, Iterator
 
 import libcst as cst
 
-from jitlint.finding import Severity
+from jitlint.finding import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis
@@ -30,13 +30,31 @@ class Report:
     severity: Severity | None = None  # overrides the rule's default
 
 
-@dataclass
-class FixSpec:
-    """A fix expressed on nodes: replace `node` by `replacement` (the engine turns it into text edits)."""
+@dataclass(frozen=True)
+class Replace:
+    """Replace `node` by `replacement` (written with the module's own code generation)."""
 
-    title: str
     node: cst.CSTNode
     replacement: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class InsertBefore:
+    """Insert whole lines before the statement `node`, at its indentation (`import jax`, a hoisted
+    `f_jit = jax.jit(f)`). `lines` has no indentation and no final line break."""
+
+    node: cst.BaseStatement
+    lines: str
+
+
+@dataclass
+class FixSpec:
+    """A fix expressed on nodes: its edits (the engine turns them into text edits, all or none) and how
+    far it can be trusted (`Applicability.SAFE` is applied by --fix, `UNSAFE` only with --unsafe-fixes)."""
+
+    title: str
+    edits: tuple[Replace | InsertBefore, ...]
+    applicability: Applicability = Applicability.SAFE
 
 
 class RuleContext:

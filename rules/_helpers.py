@@ -136,3 +136,78 @@ def condition_nodes(analysis: ModuleAnalysis) -> set:
         for cond in node.ifs:
             walk(cond.test)
     return out
+
+
+def jax_module(ctx) -> tuple[str, "object | None"] | None:
+    """How a fix can name the `jax` module here: (the name, None) when the module imports it at its top
+    level under a name nothing else in the file binds (`import jax`, `import jax as J`); ("jax", an
+    InsertBefore adding `import jax`) when no import names it and nothing binds `jax`; None otherwise.
+    Read with CPython's ast, whose Store/Del contexts mark every binding; once per file."""
+    known = getattr(ctx, "_jax_module", False)
+    if known is False:
+        known = ctx._jax_module = _jax_module(ctx)
+    return known
+
+
+def _jax_module(ctx):
+    import ast
+
+    from jitlint.rule import InsertBefore
+
+    try:
+        tree = ast.parse(ctx.module.code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    other: set[str] = set()  # names bound by anything but an import of the jax package
+    star = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            other.add(node.rest)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname is not None and a.name != "jax":
+                    other.add(a.asname)
+                elif a.asname is None and a.name.split(".")[0] != "jax":
+                    other.add(a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if a.name == "*":
+                    star = True
+                other.add(a.asname or a.name)
+    if star:
+        return None
+    names = []  # bound to the jax package by a top-level `import jax` / `import jax.sub` / `import jax as J`
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname is None and a.name.split(".")[0] == "jax":
+                    names.append("jax")
+                elif a.asname is not None and a.name == "jax":
+                    names.append(a.asname)
+    for name in sorted(set(names), key=lambda n: (n != "jax", n)):
+        if name not in other:
+            return name, None
+    if "jax" in other or names:
+        return None
+    # `import jax` before the first statement that is not the docstring or a `from __future__` import
+    body = ctx.module.body
+    for k, stmt in enumerate(body):
+        if k == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+                stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+                isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
+                for s in stmt.body):
+            continue
+        return "jax", InsertBefore(stmt, "import jax")
+    return None

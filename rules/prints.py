@@ -11,11 +11,12 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint import jaxapi
-from jitlint.finding import Severity
+from jitlint.finding import Applicability, Severity
 from jitlint.fixes import comments
-from jitlint.rule import Confirmation, FixSpec, Report, Rule, RuleContext
+from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
-from ._helpers import calls, describe, mentions_traced, where
+from ._debug_print import Converter, Message, debug_print_call, escape, literal_text
+from ._helpers import calls, describe, jax_module, mentions_traced, where
 
 _PRINT_KEYWORDS = {"sep", "end", "file", "flush"}
 
@@ -177,105 +178,122 @@ class LogTracedValue(Rule):
                         f"`{ctx.short(func)}` of traced value {describe(ctx, arg.value, traced, site)} {where(site)}: it runs once, at "
                         f"trace time, and records a tracer, not the values; log through "
                         f"`jax.debug.callback` or use `jax.debug.print`",
+                        fix=_log_fix(ctx, call, site),
                     )
                     break
 
 
+# Staging that traces without running: there `jax.debug.print` prints nothing, where `print` showed the
+# tracer (a shape, on purpose, perhaps). A file that mentions one makes every print fix in it unsafe.
+_STAGING_WORDS = ("eval_shape", "make_jaxpr", ".lower(", ".trace(")
+
+
+def _applicability(ctx: RuleContext, site) -> Applicability:
+    """Safe only where the print runs under a dispatching `jit` (a decorator or `jax.jit(f)` in this
+    file) and this file stages nothing without running it. Helpers, lax bodies, vmap and grad are
+    unsafe: who traces them, and whether the output is per element, is not known here."""
+    contexts = site.func.contexts or [site.context]
+    for c in contexts:
+        q = c.via.removeprefix("@").removesuffix("(...)")
+        if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS:
+            return Applicability.UNSAFE
+    code = getattr(ctx, "_code_text", None)
+    if code is None:
+        code = ctx._code_text = ctx.module.code
+    if any(word in code for word in _STAGING_WORDS):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def _outputs(ctx: RuleContext, func: cst.CSTNode) -> int:
+    """How many calls in this function's body write output (print, logging, jax.debug.*), counted once."""
+    cache = ctx.__dict__.setdefault("_outputs", {})
+    if func not in cache:
+        from jitlint.cstwalk import descendants
+
+        a = ctx.analysis
+        n = 0
+        for node in descendants(func):
+            if not isinstance(node, cst.Call):
+                continue
+            q = a.call_names.get(node) or ""
+            attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if q == "print" or q.startswith("jax.debug.") or attr in jaxapi.LOGGING_METHODS:
+                n += 1
+        cache[func] = n
+    return cache[func]
+
+
+def _debug_print(ctx: RuleContext, call: cst.Call, msg: Message | None, sep: str, site, title: str,
+                 unsafe: bool = False) -> FixSpec | None:
+    """The fix replacing `call` by `jax.debug.print(...)` of `msg` (and adding `import jax` if needed)."""
+    if msg is None or comments(ctx.code(call)) != []:  # a comment between the arguments would be lost
+        return None
+    named = jax_module(ctx)
+    if named is None:
+        return None
+    jax_name, import_edit = named
+    replacement = debug_print_call(jax_name, msg, sep, ordered=_outputs(ctx, site.func.node) > 1)
+    if replacement is None:
+        return None
+    safe = _applicability(ctx, site) is Applicability.SAFE and not (unsafe or msg.scalar_only or msg.maybe_tuple)
+    edits = (Replace(call, replacement),) + ((import_edit,) if import_edit is not None else ())
+    return FixSpec(title, edits, Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
 def _debug_print_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
-    """print(a, f"b={b:.2f}") -> jax.debug.print("{} b={:.2f}", a, b), when it can be done exactly."""
-    if site.scope.lookup("jax") != "jax" or _jax_rebound(ctx):
-        return None
-    if comments(ctx.code(call)) != []:  # a comment between the arguments would be lost (or not tokenizable)
-        return None
-    pieces: list[str] = []
-    args: list[cst.Arg] = []
+    """print(a, f"b={b:.2f}", sep=", ") -> jax.debug.print("{!s}, b={:.2f}", a, b), when it is exact."""
+    sep = " "
+    conv = Converter(ctx.analysis, ctx.code)
+    msg = Message()
     for arg in call.args:
-        if arg.keyword is not None or arg.star:
+        if arg.star:
             return None
-        value = arg.value
-        if isinstance(value, cst.SimpleString):
-            text = value.evaluated_value
-            if not isinstance(text, str):
-                return None
-            pieces.append(text.replace("{", "{{").replace("}", "}}"))
-        elif isinstance(value, cst.FormattedString):
-            text = _fstring_to_format(value, args)
-            if text is None:
-                return None
-            pieces.append(text)
-        else:
-            pieces.append("{}")
-            args.append(cst.Arg(value))
-    fmt = " ".join(pieces)
-    literal = repr(fmt)
-    if '"' not in fmt:
-        literal = '"' + literal[1:-1].replace("\\'", "'") + '"'
-    new_args = [cst.Arg(cst.SimpleString(literal)), *args]
-    new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
-    replacement = call.with_changes(
-        func=cst.Attribute(cst.Attribute(cst.Name("jax"), cst.Name("debug")), cst.Name("print")),
-        args=new_args)
-    return FixSpec("Use jax.debug.print", call, replacement)
-
-
-def _jax_rebound(ctx: RuleContext) -> bool:
-    """Is the name `jax` bound anywhere in the file other than by `import jax[.sub]`? (`jax = None`,
-    a parameter `jax`, `import numpy as jax` ...: then `jax.debug.print` may not name the module.)
-    Read with CPython's ast, whose Store/Del contexts mark every binding; once per file."""
-    known = getattr(ctx, "_jax_rebound", None)
-    if known is None:
-        known = ctx._jax_rebound = _binds_jax(ctx.module.code)
-    return known
-
-
-def _binds_jax(code: str) -> bool:
-    import ast
-
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "jax" and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, ast.arg) and node.arg == "jax":
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == "jax":
-            return True
-        if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name == "jax":
-            return True
-        if isinstance(node, ast.MatchMapping) and node.rest == "jax":
-            return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and "jax" in node.names:
-            return True
-        if isinstance(node, ast.Import) and any(
-                a.asname == "jax" and a.name != "jax" for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and any(
-                (a.asname or a.name) in ("jax", "*") for a in node.names):
-            return True
-    return False
-
-
-def _fstring_to_format(fs: cst.FormattedString, args: list[cst.Arg]) -> str | None:
-    out = []
-    for part in fs.parts:
-        if isinstance(part, cst.FormattedStringText):
-            if "\\" in part.value:
-                return None
-            out.append(part.value)
-        elif isinstance(part, cst.FormattedStringExpression):
-            if part.equal is not None:
-                return None
-            spec = ""
-            if part.conversion:
-                spec += "!" + part.conversion
-            if part.format_spec:
-                if not all(isinstance(s, cst.FormattedStringText) for s in part.format_spec):
-                    return None
-                spec += ":" + "".join(s.value for s in part.format_spec)
-            out.append("{" + spec + "}")
-            args.append(cst.Arg(part.expression))
-        else:
+        if arg.keyword is not None:
+            key = arg.keyword.value
+            text = literal_text(arg.value)
+            if key == "sep" and text is not None:
+                sep = text
+            elif key == "end" and text == "\n":
+                pass  # jax.debug.print ends every line with one line break
+            elif key == "flush" and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+                pass  # the text is the same; jax.debug.print's output is written as it comes
+            else:
+                return None  # file=..., end="" ...: no exact jax.debug.print
+            continue
+        piece = Message()
+        if not conv.print_arg(arg.value, piece):
             return None
-    return "".join(out)
+        msg.pieces += piece.pieces
+        msg.args += piece.args
+        msg.scalar_only |= piece.scalar_only
+        msg.maybe_tuple |= piece.maybe_tuple
+    return _debug_print(ctx, call, msg, sep, site, "Use jax.debug.print")
+
+
+_LOG_LEVELS = {"debug", "info", "warning", "warn", "error", "critical", "fatal"}
+
+
+def _log_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
+    """log.info("loss %s", x) -> jax.debug.print("loss {!s}", x): always unsafe (the line goes to
+    standard output, without the logger's level, name and handlers)."""
+    if call.func.attr.value not in _LOG_LEVELS or not call.args:
+        return None
+    if any(a.star or a.keyword is not None for a in call.args):
+        return None  # exc_info=, extra=, stacklevel=, *args
+    conv = Converter(ctx.analysis, ctx.code)
+    msg = Message()
+    first, rest = call.args[0].value, [a.value for a in call.args[1:]]
+    if rest:
+        # logging formats `msg % args` (a lone mapping argument is the mapping: with `%s` only, the same text)
+        ok = conv.percent(first, None, msg, values=rest)
+    else:
+        ok = conv.print_arg(first, msg) if literal_text(first) is None else _plain(first, msg)
+    return _debug_print(ctx, call, msg if ok else None, "", site, "Print with jax.debug.print instead of logging",
+                        unsafe=True)
+
+
+def _plain(node, msg: Message) -> bool:
+    """logging with no arguments does no %-formatting: the text as it is."""
+    msg.pieces.append(escape(literal_text(node)))
+    return True

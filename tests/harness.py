@@ -118,7 +118,7 @@ def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
         if f.fix is not None:
             source = sources[f.path]
             fixed = apply_edits(source, f.fix.edits)
-            out.append(f"    fix: {f.fix.title}")
+            out.append(f"    fix ({f.fix.applicability.value}): {f.fix.title}")
             diff = difflib.unified_diff(source.splitlines(), fixed.splitlines(), lineterm="", n=0)
             out += [f"    {line}" for line in diff if not line.startswith(("---", "+++"))]
     return "\n".join(out) + "\n"

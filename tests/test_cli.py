@@ -53,7 +53,8 @@ def test_json_format(tmp_path, run_jitlint):
         assert key in item
     assert (item["line"], item["col"], item["end_line"], item["end_col"]) == (5, 5, 5, 13)
     assert item["code"] == "JIT501" and item["severity"] == "warning"
-    assert item["fix"]["edits"][0]["new_text"] == 'jax.debug.print("{}", x)'
+    assert item["fix"]["edits"][0]["new_text"] == 'jax.debug.print("{!s}", x)'
+    assert item["fix"]["applicability"] == "safe"
 
 
 def test_syntax_error_is_a_finding_not_a_traceback(tmp_path, run_jitlint):
@@ -165,8 +166,8 @@ def test_fix_rewrites_atomically_and_only_valid_code(tmp_path, run_jitlint):
     path = write(tmp_path, "bad.py", BAD)
     result = run_jitlint("check", "--fix", "bad.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert 'jax.debug.print("{}", x)' in path.read_text()
-    assert "applied 1 fix" in result.stderr
+    assert 'jax.debug.print("{!s}", x)' in path.read_text()
+    assert result.stdout == "Found 1 finding (1 fixed, 0 remaining).\n"
     assert not list(tmp_path.glob(".*jitlint-tmp"))
 
 
