@@ -97,6 +97,11 @@ class Rule:
     invalid: ClassVar[tuple[str, ...]]  # invalid[0] is the docs' "Example"
     valid: ClassVar[tuple[str, ...]]  # valid[0] is the docs' "Use instead"
     fixable: ClassVar[bool] = False
+    # What the fix does: (before, after) sources; `before` is reported with a fix, applying the fixes
+    # (unsafe ones too) gives exactly `after`, which is no longer reported (tests run them; docs show them).
+    fix_examples: ClassVar[tuple[tuple[str, str], ...]] = ()
+    no_fix_examples: ClassVar[tuple[str, ...]] = ()  # reported, but no exact fix exists: none is offered
+    fix_note: ClassVar[str] = ""  # when the fix is safe, when unsafe, and why
     # For rules that report certain failures: the exception class names JAX raises (e.g.
     # "TracerBoolConversionError", "IndexError"); tests check real JAX raises one of them there.
     raises: ClassVar[tuple[str, ...]] = ()
@@ -135,6 +140,17 @@ class Rule:
         ]
         if cls.instead_note:
             parts += ["", _para(cls.instead_note)]
+        if cls.fix_examples or cls.fix_note:
+            parts += ["", "## Fix"]
+            if cls.fix_note:
+                parts += [_para(cls.fix_note)]
+            for before, after in cls.fix_examples:
+                parts += ["", "```python", "# before", _para(before), "```", "```python", "# after `jitlint check --fix`"
+                          " (--unsafe-fixes for an unsafe fix)", _para(after), "```"]
+            if cls.no_fix_examples:
+                parts += ["", "No fix is offered where it could not be exact, e.g.:"]
+                for source in cls.no_fix_examples:
+                    parts += ["", "```python", _para(source), "```"]
         return "\n".join(parts) + "\n"
 
 

@@ -154,36 +154,10 @@ def _jax_module(ctx):
 
     from jitlint.rule import InsertBefore
 
-    try:
-        tree = ast.parse(ctx.module.code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    found = _bindings(ctx)
+    if found is None:
         return None
-    other: set[str] = set()  # names bound by anything but an import of the jax package
-    star = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            other.add(node.id)
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.add(node.name)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            other.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            other.add(node.rest)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname is not None and a.name != "jax":
-                    other.add(a.asname)
-                elif a.asname is None and a.name.split(".")[0] != "jax":
-                    other.add(a.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
-                if a.name == "*":
-                    star = True
-                other.add(a.asname or a.name)
+    tree, other, star = found
     if star:
         return None
     names = []  # bound to the jax package by a top-level `import jax` / `import jax.sub` / `import jax as J`
@@ -211,3 +185,52 @@ def _jax_module(ctx):
             continue
         return "jax", InsertBefore(stmt, "import jax")
     return None
+
+
+def builtin_usable(ctx, name: str) -> bool:
+    """Does `name` (`tuple`, `frozenset`) name the builtin everywhere in this file (nothing binds it)?"""
+    found = _bindings(ctx)
+    return found is not None and not found[2] and name not in found[1]
+
+
+def _bindings(ctx):
+    """(the ast, every name the file binds other than by importing the jax package, whether it has a
+    `from ... import *`), once per file; None when CPython does not parse it."""
+    known = getattr(ctx, "_bindings", False)
+    if known is not False:
+        return known
+    import ast
+
+    try:
+        tree = ast.parse(ctx.module.code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        ctx._bindings = None
+        return None
+    other: set[str] = set()  # names bound by anything but an import of the jax package
+    star = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            other.add(node.rest)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname is not None and a.name != "jax":
+                    other.add(a.asname)
+                elif a.asname is None and a.name.split(".")[0] != "jax":
+                    other.add(a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if a.name == "*":
+                    star = True
+                other.add(a.asname or a.name)
+    ctx._bindings = (tree, other, star)
+    return ctx._bindings

@@ -15,8 +15,8 @@ import libcst as cst
 from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, JitCreation
 from jitlint.qualnames import canonical
-from jitlint.finding import Severity
-from jitlint.rule import Confirmation, Report, Rule, RuleContext
+from jitlint.finding import Applicability, Severity
+from jitlint.rule import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
 from ._calls import repeated_functions
 
@@ -243,6 +243,7 @@ class JitOfFreshFunction(Rule):
 
 class JitRewrapInLoop(Rule):
     code = "JIT102"
+    fixable = True
     name = "jit-rewrap-in-loop"
     summary = "jit of a stable function re-created where it runs repeatedly (extra dispatch overhead)"
     severity = Severity.INFO
@@ -262,6 +263,43 @@ class JitRewrapInLoop(Rule):
         wrapper on them instead.
         """
     instead_note = "Hoist the wrapper: `step_jit = jax.jit(step)` once, then call `step_jit(x)` in the loop."
+    fix_note = """
+        The fix hoists a call-form `jax.jit(f)` of a module-level or imported function with literal
+        options out of the plain `for`/`while` loops of a function: `f_jit = jax.jit(f)` before the
+        outermost loop (a name the file does not use), `f_jit(...)` inside. Always unsafe: the wrapper is
+        then built even when the loop runs no iteration, and invalid options raise there.
+        """
+    fix_examples = (
+        (
+            """
+            import jax
+
+
+            def step(x):
+                return x * 2
+
+
+            def run(x):
+                for _ in range(100):
+                    x = jax.jit(step)(x)
+                return x
+            """,
+            """
+            import jax
+
+
+            def step(x):
+                return x * 2
+
+
+            def run(x):
+                step_jit = jax.jit(step)
+                for _ in range(100):
+                    x = step_jit(x)
+                return x
+            """,
+        ),
+    )
     invalid = (
         """
         import jax
@@ -311,4 +349,52 @@ class JitRewrapInLoop(Rule):
                 cost = ("wrappers of one function with the same options share a compile cache, so it does not "
                         f"recompile, but {overhead}")
             yield Report(creation.node, f"`{name}` of {kind[1]} is re-created {place}: {cost}; "
-                                        f"{_rewrap_remedy(creation)}")
+                                        f"{_rewrap_remedy(creation)}",
+                         fix=_hoist_fix(ctx, creation) if place == "inside a loop" else None)
+
+
+def _constant_option(value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False", "None")
+    if isinstance(value, cst.Tuple):
+        return all(not isinstance(el, cst.StarredElement) and _constant_option(el.value) for el in value.elements)
+    return False
+
+
+def _hoist_fix(ctx: RuleContext, creation: JitCreation) -> FixSpec | None:
+    """for ...: y = jax.jit(f)(x)  ->  f_jit = jax.jit(f) before the loop, `f_jit(x)` in it. Only for a
+    call-form jit of a function of the module (or an import) that nothing in the function rebinds, with
+    literal options, in plain `for`/`while` loops of a function. Unsafe: the wrapper is then built even
+    when the loop runs no iteration (where `jax.jit` checks its options, it raises there)."""
+    node, func = creation.node, creation.func
+    if func is None or not isinstance(node, cst.Call) or not creation.loops:
+        return None
+    if not all(isinstance(loop, (cst.For, cst.While)) for loop in creation.loops):
+        return None
+    wrapped = creation.wrapped
+    if not isinstance(wrapped, cst.Name) or wrapped.value in func.assignments or wrapped.value in func.params:
+        return None
+    target = creation.target
+    module_level = isinstance(target, FuncValue) and target.info.parent is None and not target.partial
+    if not module_level and func.scope.qualify(wrapped) is None:
+        return None
+    if wrapped.value in creation.varying:
+        return None
+    if not node.args or node.args[0].value is not wrapped or node.args[0].keyword is not None:
+        return None
+    if any(a.star or a.keyword is None or not _constant_option(a.value) for a in node.args[1:]):
+        return None
+    from jitlint.fixes import comments
+
+    code = ctx.code(node)
+    if comments(code) != [] or "\n" in code or "\r" in code:
+        return None
+    whole = ctx.module.code
+    base = f"{wrapped.value}_jit"
+    name, k = base, 2
+    while name in whole:  # a name the file never mentions cannot collide with anything
+        name, k = f"{base}{k}", k + 1
+    return FixSpec(f"Hoist `{code}` out of the loop", (InsertBefore(creation.loops[0], f"{name} = {code}"),
+                                                        Replace(node, cst.Name(name))), Applicability.UNSAFE)

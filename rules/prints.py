@@ -41,7 +41,22 @@ class PrintTracedValue(Rule):
         """
     instead_note = """
         `jax.debug.print` is staged into the computation and prints the runtime values on every call.
-        The fix rewrites simple calls (positional arguments and f-strings) to `jax.debug.print`.
+        """
+    fix_note = """
+        The fix rewrites the call to `jax.debug.print` with one format string that prints exactly what
+        `print` would print for the concrete values: positional arguments become `{!s}` (`print` shows
+        `str(x)`, which for a 0-d array differs from `format(x, "")`), f-string fields keep their format
+        spec (`{loss:.3f}` -> `{:.3f}`), `.format(...)` and `%` templates are rewritten field by field,
+        `sep` is folded into the string and literal braces are doubled; `ordered=True` keeps the order
+        where the function prints more than once. `import jax` is added when the module lacks it (an
+        alias such as `import jax as J` is used). No fix where it could not be exact: `%r`, `!r`, `%d`, a
+        value that is not traced (a static float would be printed as float32), `file=`, `end=` other
+        than a line break. The fix is safe where the function is traced by `jax.jit` in this file and
+        nothing in the file uses `eval_shape`, `make_jaxpr`, `.lower()` or `.trace()` (there
+        `jax.debug.print` prints nothing); unsafe in helpers, lax bodies and under `vmap`/`grad` (who
+        traces them is not known here, and under `vmap` it prints per element), and for `%f`-style
+        conversions (`%` also accepts a one-element array of any rank, `format` only a 0-d one) or a
+        `%` template applied to a value that may be a tuple.
         """
     invalid = (
         """
@@ -78,6 +93,115 @@ class PrintTracedValue(Rule):
         def step(x):
             print("tracing step for shape", x.shape)  # static: runs once per compile, on purpose
             return x * 2
+        """,
+    )
+
+    fix_examples = (
+        (
+            """
+            import jax
+
+
+            @jax.jit
+            def step(x):
+                loss = (x ** 2).mean()
+                print(f"loss={loss:.3f}")
+                return x - loss
+            """,
+            """
+            import jax
+
+
+            @jax.jit
+            def step(x):
+                loss = (x ** 2).mean()
+                jax.debug.print("loss={:.3f}", loss)
+                return x - loss
+            """,
+        ),
+        (
+            """
+            from jax import jit
+
+
+            @jit
+            def step(x, y):
+                print("x %s, y %.2f" % (x, y))
+                return x + y
+            """,
+            """
+            import jax
+            from jax import jit
+
+
+            @jit
+            def step(x, y):
+                jax.debug.print("x {!s}, y {:.2f}", x, y)
+                return x + y
+            """,
+        ),
+        (
+            """
+            import jax
+
+
+            @jax.jit
+            def step(x):
+                print("{} | {}".format(x.min(), x.max()), "done", sep=" -- ")
+                print("x", x, sep="=")
+                return x
+            """,
+            """
+            import jax
+
+
+            @jax.jit
+            def step(x):
+                jax.debug.print("{} | {} -- done", x.min(), x.max(), ordered=True)
+                jax.debug.print("x={!s}", x, ordered=True)
+                return x
+            """,
+        ),
+        (
+            """
+            import jax
+
+
+            def helper(x):
+                print("helper", x)
+                return x
+
+
+            @jax.jit
+            def step(x):
+                return helper(x) + 1
+            """,
+            """
+            import jax
+
+
+            def helper(x):
+                jax.debug.print("helper {!s}", x)
+                return x
+
+
+            @jax.jit
+            def step(x):
+                return helper(x) + 1
+            """,
+        ),
+    )
+    no_fix_examples = (
+        """
+        import sys
+
+        import jax
+
+        @jax.jit
+        def step(x):
+            print("x %r" % x)  # a repr: `jax.debug.print` cannot show the same weak types
+            print(x, file=sys.stderr)  # jax.debug.print has no file=
+            return x
         """,
     )
 
@@ -122,6 +246,42 @@ class LogTracedValue(Rule):
         To log runtime values, hand them to a host callback: `jax.debug.callback(lambda v: log.info("loss %s", v), loss)`,
         or print them with `jax.debug.print`.
         """
+    fixable = True
+    fix_note = """
+        The fix prints the message with `jax.debug.print`, its `%` template rewritten exactly (as for
+        JIT501). It is always unsafe: the line goes to standard output, without the logger's level
+        filter, name and handlers. To keep logging, use the `jax.debug.callback` form above by hand.
+        """
+    fix_examples = (
+        (
+            """
+            import logging
+
+            import jax
+
+            log = logging.getLogger(__name__)
+
+
+            @jax.jit
+            def step(x):
+                log.info("loss %s", x.sum())
+                return x
+            """,
+            """
+            import logging
+
+            import jax
+
+            log = logging.getLogger(__name__)
+
+
+            @jax.jit
+            def step(x):
+                jax.debug.print("loss {!s}", x.sum())
+                return x
+            """,
+        ),
+    )
     invalid = (
         """
         import logging

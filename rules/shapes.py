@@ -13,10 +13,10 @@ import libcst as cst
 
 from jitlint import jaxapi
 from jitlint.analysis import positional_args
-from jitlint.finding import Severity
-from jitlint.rule import Report, Rule, RuleContext
+from jitlint.finding import Applicability, Severity
+from jitlint.rule import FixSpec, Replace, Report, Rule, RuleContext
 
-from ._helpers import certain_tracer, describe, traced_in, where
+from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
 
 
 def _traced_mask(a, index: cst.BaseExpression):
@@ -57,6 +57,66 @@ class BooleanMaskIndex(Rule):
         Keep the shape fixed: `jnp.where(mask, x, 0)`, reductions with `where=` (`jnp.sum(x, where=mask)`),
         or `x[jnp.nonzero(mask, size=n, fill_value=...)]` with a static bound `n`.
         """
+    fixable = True
+    fix_note = """
+        A reduction of the masked elements (`x[m].sum()`, `.mean()`, `.prod()`, `.std()`, `.var()`,
+        `.any()`, `.all()`, or `jnp.sum(x[m])` ...) becomes the reduction with `where=m`: safe, the same
+        value and dtype (an empty mask too: 0, 1, nan, False, True; measured on JAX 0.10.2). `.max()` and
+        `.min()` need `initial=` with `where=` (JAX raises ValueError without it): the fix passes
+        `initial=float("-inf")` (`"inf"`), unsafe because an empty mask then gives -inf where indexing
+        raised. Only where the mask is computed element by element from `x` itself (`x > 0`,
+        `jnp.isfinite(x)`, `~m`, `m1 & m2`): another mask can broadcast against `x` differently with
+        `where=` than it selects as an index (a row mask selects rows).
+        """
+    fix_examples = (
+        (
+            """
+            import jax
+
+
+            @jax.jit
+            def stats(x):
+                return x[x > 0].sum(), x[x > 0].mean()
+            """,
+            """
+            import jax
+
+
+            @jax.jit
+            def stats(x):
+                return x.sum(where=x > 0), x.mean(where=x > 0)
+            """,
+        ),
+        (
+            """
+            import jax
+            import jax.numpy as jnp
+
+
+            @jax.jit
+            def peak(x):
+                return jnp.max(x[jnp.isfinite(x)])
+            """,
+            """
+            import jax
+            import jax.numpy as jnp
+
+
+            @jax.jit
+            def peak(x):
+                return jnp.max(x, where=jnp.isfinite(x), initial=float("-inf"))
+            """,
+        ),
+    )
+    no_fix_examples = (
+        """
+        import jax
+
+        @jax.jit
+        def row_total(x, keep):
+            return x[keep > 0].sum()  # `keep` may be a row mask: `where=` would broadcast it over columns
+        """,
+    )
     invalid = (
         """
         import jax
@@ -97,7 +157,100 @@ class BooleanMaskIndex(Rule):
             if traced is not None:
                 yield Report(node, f"boolean mask {describe(ctx, mask, traced, site)} is traced {where(site)}: the "
                                    "result's size depends on the data, so JAX raises NonConcreteBooleanIndexError; "
-                                   "use `jnp.where(mask, x, 0)` or a reduction with `where=mask`")
+                                   "use `jnp.where(mask, x, 0)` or a reduction with `where=mask`",
+                             fix=_reduction_fix(ctx, node, mask))
+
+
+# Reductions whose `where=` form gives what reducing the selected elements gives (measured on JAX 0.10.2,
+# an empty mask included: sum 0, prod 1, mean/std/var nan, any False, all True, the same dtypes).
+_EXACT_REDUCTIONS = {"sum", "prod", "mean", "std", "var", "any", "all"}
+# max/min need `initial=` with `where=` (JAX raises ValueError without it): an empty mask then gives the
+# initial value where indexing raised, so the fix is unsafe.
+_INITIAL = {"max": 'float("-inf")', "min": 'float("inf")'}
+_ELEMENTWISE_TESTS = {"jax.numpy.isnan", "jax.numpy.isfinite", "jax.numpy.isinf", "jax.numpy.isposinf",
+                      "jax.numpy.isneginf"}
+
+
+def _reduction_of(ctx: RuleContext, sub: cst.Subscript) -> tuple[cst.Call, str, bool] | None:
+    """The reduction applied to `x[mask]` right there: (the call, its name, method form)."""
+    cache = ctx.__dict__.get("_reductions")
+    if cache is None:
+        cache = ctx._reductions = {}
+        for call, _ in ctx.analysis.sites_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) and not call.args:
+                cache[func.value] = (call, func.attr.value, True)
+            q = ctx.analysis.call_names.get(call) or ""
+            if q.startswith("jax.numpy.") and len(call.args) == 1 and call.args[0].keyword is None \
+                    and not call.args[0].star and isinstance(call.args[0].value, cst.Subscript):
+                cache[call.args[0].value] = (call, q.rsplit(".", 1)[-1], False)
+    return cache.get(sub)
+
+
+def _same_expr(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same plain name or attribute chain (`x`, `self.w`): the same value both times it is read."""
+    from jitlint.names import dotted
+
+    return dotted(a) is not None and dotted(a) == dotted(b) and not a.lpar and not b.lpar
+
+
+def _is_number(e: cst.BaseExpression) -> bool:
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        e = e.expression
+    return isinstance(e, (cst.Integer, cst.Float))
+
+
+def _elementwise_of(ctx: RuleContext, mask: cst.BaseExpression, x: cst.BaseExpression) -> bool:
+    """Is the mask computed element by element from `x` alone (so it has `x`'s shape): `x > 0`,
+    `jnp.isfinite(x)`, `~m`, `m1 & m2`? Any other mask may broadcast against `x` differently with `where=`
+    than it selects as an index (a row mask selects rows, `where=` would pair it with columns)."""
+    if isinstance(mask, cst.Comparison) and len(mask.comparisons) == 1:
+        right = mask.comparisons[0].comparator
+        op = mask.comparisons[0].operator
+        if not isinstance(op, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal,
+                               cst.NotEqual)):
+            return False
+        return (_same_expr(mask.left, x) and _is_number(right)) or (_same_expr(right, x) and _is_number(mask.left))
+    if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
+        return _elementwise_of(ctx, mask.expression, x)
+    if isinstance(mask, cst.BinaryOperation) and isinstance(mask.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _elementwise_of(ctx, mask.left, x) and _elementwise_of(ctx, mask.right, x)
+    if isinstance(mask, cst.Call) and ctx.analysis.call_names.get(mask) in _ELEMENTWISE_TESTS:
+        return len(mask.args) == 1 and mask.args[0].keyword is None and not mask.args[0].star and \
+            _same_expr(mask.args[0].value, x)
+    return False
+
+
+def _reduction_fix(ctx: RuleContext, sub: cst.Subscript, mask: cst.BaseExpression) -> FixSpec | None:
+    """x[x > 0].sum() -> x.sum(where=x > 0); jnp.mean(x[m]) -> jnp.mean(x, where=m): only where the
+    mask is element by element from `x`, and for reductions whose `where=` form is exact."""
+    found = _reduction_of(ctx, sub)
+    if found is None or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    call, name, method = found
+    x = sub.value
+    if name not in _EXACT_REDUCTIONS and name not in _INITIAL:
+        return None
+    if not _elementwise_of(ctx, mask, x) or (name in _INITIAL and not builtin_usable(ctx, "float")):
+        return None
+    from jitlint.fixes import comments
+
+    if comments(ctx.code(call)) != []:
+        return None
+    eq = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    kwargs = [cst.Arg(mask.with_changes(lpar=[], rpar=[]) if not isinstance(mask, cst.BinaryOperation) else mask,
+                      keyword=cst.Name("where"), equal=eq)]
+    if name in _INITIAL:
+        kwargs.append(cst.Arg(cst.parse_expression(_INITIAL[name]), keyword=cst.Name("initial"), equal=eq))
+    if method:
+        replacement = call.with_changes(func=call.func.with_changes(value=x), args=kwargs)
+    else:
+        replacement = call.with_changes(args=[cst.Arg(x), *kwargs])
+    replacement = replacement.with_changes(args=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                                                 for a in replacement.args])
+    safe = name in _EXACT_REDUCTIONS
+    return FixSpec(f"Use `{name}(..., where=mask)`", (Replace(call, replacement),),
+                   Applicability.SAFE if safe else Applicability.UNSAFE)
 
 
 class BooleanMaskAt(Rule):

@@ -15,10 +15,11 @@ import libcst as cst
 from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.cstwalk import children
-from jitlint.finding import Severity
-from jitlint.rule import Confirmation, Report, Rule, RuleContext
+from jitlint.finding import Applicability, Severity
+from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls
+from ._helpers import builtin_usable
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
 _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
@@ -531,6 +532,84 @@ class UnhashableStaticArg(Rule):
         fails with `ValueError: Non-hashable static arguments are not supported`.
         """
     instead_note = "Pass a tuple (`tuple(sizes)`) or a frozen dataclass; pass arrays as regular, traced arguments."
+    fixable = True
+    fix_note = """
+        A list literal at the call becomes a tuple, a set literal a `frozenset`. Safe when the jitted
+        function is in this file and only reads the elements (`for n in sizes`, `sizes[i]`, `len(sizes)`,
+        `n in sizes`, `*sizes`): a tuple then behaves the same. Unsafe otherwise: a tuple is not a list
+        (`sizes + [1]` raises, `sizes == [2, 3]` is False, `.append` does not exist). A dict gets no fix:
+        no hashable stand-in behaves like one.
+        """
+    fix_examples = (
+        (
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="sizes")
+            def split(x, sizes):
+                return [x[:n].sum() for n in sizes]
+
+
+            parts = split(jax.numpy.ones(4), sizes=[2, 3])
+            """,
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="sizes")
+            def split(x, sizes):
+                return [x[:n].sum() for n in sizes]
+
+
+            parts = split(jax.numpy.ones(4), sizes=(2, 3))
+            """,
+        ),
+        (
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="sizes")
+            def grow(x, sizes):
+                return x * len(sizes + [1])
+
+
+            y = grow(jax.numpy.ones(4), sizes=[2, 3])
+            """,
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="sizes")
+            def grow(x, sizes):
+                return x * len(sizes + [1])
+
+
+            y = grow(jax.numpy.ones(4), sizes=(2, 3))
+            """,
+        ),
+    )
+    no_fix_examples = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="cfg")
+        def scale(x, cfg):
+            return x * cfg["k"]
+
+        y = scale(1.0, cfg={"k": 2})
+        """,
+    )
     invalid = (
         """
         from functools import partial
@@ -562,7 +641,8 @@ class UnhashableStaticArg(Rule):
             if kind is not None:
                 yield Report(arg.expr, f"{kind} is passed to static parameter `{arg.param}` of jitted "
                                        f"`{callee_name(sig)}`: static arguments must be hashable, so the call raises "
-                                       "ValueError; pass a tuple, or make it a traced argument")
+                                       "ValueError; pass a tuple, or make it a traced argument",
+                             fix=_hashable_fix(ctx, sig, arg))
                 continue
             # Through a helper's parameter: report at the call that builds the value.
             for outer, expr, _, via in forwarded(ctx.analysis, site, arg.expr):
@@ -571,6 +651,82 @@ class UnhashableStaticArg(Rule):
                     yield Report(expr, f"{kind} is passed to `{via}`, which hands it to static parameter "
                                        f"`{arg.param}` of jitted `{callee_name(sig)}`: static arguments must be "
                                        "hashable, so the call raises ValueError; pass a tuple")
+
+
+# How a callee may use a static list (or set) for a tuple (frozenset) to behave the same: it only reads
+# the elements. `len`, `sorted`, ...: builtins whose result does not depend on the argument's type.
+_READERS = {"len", "tuple", "list", "sorted", "sum", "min", "max", "enumerate", "zip", "reversed", "any", "all",
+            "iter", "set", "frozenset", "range"}
+
+
+def _callee(ctx: RuleContext, sig):
+    """The jitted function's definition, when it is in this file."""
+    if sig.path and sig.path != ctx.path:
+        return None
+    matches = [f for f in ctx.analysis.functions
+               if isinstance(f.node, cst.FunctionDef) and (sig.qualname == f.qualname or sig.qualname.endswith("." + f.qualname))]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _only_read(ctx: RuleContext, info, param: str, ordered: bool) -> bool:
+    """Does the function's body use `param` only by reading its elements: `for v in p`, `p[i]` (`ordered`:
+    a list's), `v in p`, `len(p)`, `*p`, ...? Then a tuple (a frozenset) in its place changes nothing."""
+    if info is None or param in info.assignments:
+        return False
+    a = ctx.analysis
+
+    def ok(node, parent) -> bool:
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+            return True
+        if ordered and isinstance(parent, cst.Subscript) and parent.value is node:
+            return True
+        if isinstance(parent, cst.ComparisonTarget) and parent.comparator is node and isinstance(
+                parent.operator, (cst.In, cst.NotIn)):
+            return True
+        return False
+
+    def walk(node, parent, grand) -> bool:
+        if isinstance(node, cst.Name) and node.value == param:
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                return True
+            if isinstance(parent, cst.Arg) and parent.keyword is node:
+                return True
+            if isinstance(parent, cst.Param):
+                return parent.name is node and parent in ownparams
+            if ok(node, parent):
+                return not (isinstance(parent, cst.Subscript) and isinstance(grand, (cst.AssignTarget, cst.Del,
+                                                                                    cst.AugAssign)))
+            if isinstance(parent, cst.Arg) and parent.value is node and isinstance(grand, cst.Call) and (
+                    parent.star == "*" or a.call_names.get(grand) in _READERS):
+                return parent.star == "*" or parent.keyword is None
+            return False
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not info.node:
+            return param not in ctx.code(node)  # a nested scope that may rebind it: only when unmentioned
+        return all(walk(child, node, parent) for child in children(node))
+
+    ownparams = set(info.node.params.params) | set(info.node.params.posonly_params) | set(info.node.params.kwonly_params)
+    return walk(info.node, None, None)
+
+
+def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
+    """[2, 3] -> (2, 3) and {2, 3} -> frozenset({2, 3}) at the call; safe when the callee (in this file)
+    only reads the elements, unsafe otherwise (a tuple is not a list: `p + [4]`, `p == [2, 3]`, `.append`).
+    A dict has no hashable stand-in that behaves the same, so it gets no fix."""
+    expr = arg.expr
+    if isinstance(expr, cst.List):
+        elements = list(expr.elements)
+        if len(elements) == 1 and elements[0].comma is cst.MaybeSentinel.DEFAULT:
+            elements[0] = elements[0].with_changes(comma=cst.Comma())
+        replacement = cst.Tuple(elements, lpar=[cst.LeftParen(whitespace_after=expr.lbracket.whitespace_after)],
+                                rpar=[cst.RightParen(whitespace_before=expr.rbracket.whitespace_before)])
+        title, ordered = "Pass a tuple", True
+    elif isinstance(expr, cst.Set) and builtin_usable(ctx, "frozenset"):
+        replacement = cst.Call(cst.Name("frozenset"), [cst.Arg(expr)])
+        title, ordered = "Pass a frozenset", False
+    else:
+        return None
+    safe = _only_read(ctx, _callee(ctx, sig), arg.param, ordered)
+    return FixSpec(title, (Replace(expr, replacement),), Applicability.SAFE if safe else Applicability.UNSAFE)
 
 
 class InvalidStaticSpec(Rule):

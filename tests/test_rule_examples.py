@@ -40,3 +40,44 @@ def test_codes_are_unique_and_families_match():
         family = rule.__module__.rsplit(".", 1)[-1]
         assert rule.__module__.startswith("jitlint.rules."), rule
         assert family != "_helpers"
+
+
+FIX_CASES = [(rule, i, before, after) for rule in all_rules() for i, (before, after) in enumerate(rule.fix_examples)]
+
+
+def _fix_all(source: str) -> str:
+    """The text `jitlint check --fix --unsafe-fixes` writes (rounds of fixes, as the engine applies them)."""
+    from jitlint.fixes import fixed_source
+
+    for _ in range(5):
+        source, done = fixed_source(source, lint_source(source, "example.py", Config(select=("ALL",))), unsafe=True)
+        if not done:
+            break
+    return source
+
+
+@pytest.mark.parametrize("rule,index,before,after", FIX_CASES, ids=lambda v: getattr(v, "code", str(v))[:12])
+def test_fix_example(rule, index, before, after):
+    before, after = textwrap.dedent(before).lstrip("\n"), textwrap.dedent(after).lstrip("\n")
+    findings = [f for f in lint_source(before, "example.py", Config(select=("ALL",))) if f.code == rule.code]
+    assert findings and all(f.fix is not None for f in findings), f"{rule.code} fix[{index}] has no fix"
+    fixed = _fix_all(before)
+    assert fixed == after, f"{rule.code} fix[{index}]:\n{fixed}"
+    compile(fixed, "fixed.py", "exec")
+    assert rule.code not in [f.code for f in lint_source(fixed, "example.py", Config(select=("ALL",)))]
+    assert _fix_all(fixed) == fixed  # a second --fix changes nothing
+
+
+NO_FIX_CASES = [(rule, i, src) for rule in all_rules() for i, src in enumerate(rule.no_fix_examples)]
+
+
+@pytest.mark.parametrize("rule,index,source", NO_FIX_CASES, ids=lambda v: getattr(v, "code", str(v))[:12])
+def test_no_fix_example(rule, index, source):
+    findings = [f for f in lint_source(textwrap.dedent(source), "example.py", Config(select=("ALL",)))
+                if f.code == rule.code]
+    assert findings and all(f.fix is None for f in findings), f"{rule.code} no_fix[{index}]"
+
+
+def test_fixable_rules_show_their_fixes():
+    for rule in all_rules():
+        assert bool(rule.fix_examples) == rule.fixable, rule.code
