@@ -221,7 +221,7 @@ async def test_edit_fix_and_suppress_until_clean(client: LanguageClient):
     [fix, _] = await doc.actions(diagnostics[1])
     assert fix.is_preferred
     doc.apply(fix)
-    assert '    jax.debug.print("{}", x + 1)\n' in doc.text
+    assert '    jax.debug.print("{!s}", x + 1, ordered=True)\n' in doc.text  # step prints twice
     diagnostics = await doc.diagnostics()
     assert doc.flagged(diagnostics) == [(5, "JIT501", "print(x)")]
 
@@ -235,6 +235,20 @@ async def test_edit_fix_and_suppress_until_clean(client: LanguageClient):
 
     if pulls(client):  # never both: a pulling client must get no pushed diagnostics
         assert client.published == []
+
+
+@pytest.mark.parametrize("client", ["visual_studio_code"], indirect=True)
+async def test_unsafe_fix_is_offered_as_such(client: LanguageClient):
+    """As ruff offers them: a safe fix is the preferred action; an unsafe one says so and is not."""
+    doc = Document(client, "helper.py", "import jax\n\n\ndef helper(v):\n    print(v)\n    return v\n\n\n"
+                                        "@jax.jit\ndef step(x):\n    print(x)\n    return helper(x)\n")
+    unsafe_d, safe_d = sorted(await doc.diagnostics(), key=lambda d: d.range.start.line)
+    [unsafe, _] = await doc.actions(unsafe_d)
+    [safe, _] = await doc.actions(safe_d)
+    assert (unsafe.title, unsafe.is_preferred) == ("Use jax.debug.print (JIT501, unsafe)", False)
+    assert (safe.title, safe.is_preferred) == ("Use jax.debug.print (JIT501)", True)
+    doc.apply(unsafe)
+    assert '    jax.debug.print("{!s}", v)\n' in doc.text
 
 
 @pytest.mark.parametrize("client", ["neovim@v0.11.0", "visual_studio_code"], indirect=True)
