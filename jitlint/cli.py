@@ -374,9 +374,11 @@ def _diff(project, paths: list[str], unsafe: bool) -> int:
 
 def _add_noqa(project, paths: list[str]) -> int:
     """--add-noqa: `# noqa: CODE` on each line a finding's `# noqa` is read from."""
-    added, errors, run = project.add_noqa(paths)
+    added, refusals, errors, run = project.add_noqa(paths)
     for message in run.messages:
         sys.stderr.write(printable(message) + "\n")
+    for refusal in refusals:
+        sys.stderr.write(f"jitlint: warning: {printable(refusal)}\n")
     for error in errors:
         sys.stderr.write(f"jitlint: error: {printable(error)}\n")
     sys.stdout.write(f"Added {_plural(added, 'noqa directive')}.\n")

@@ -148,18 +148,22 @@ def noqa_change(content: str, comments: LineComments, line: int, code: str) -> t
     return start, new
 
 
-def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int]:
-    """The text with `# noqa: CODE` for each (line, code), and how many codes were added; each line keeps
-    its own line ending. Unchanged (0) where the result would not compile as the text did, or would
-    lose a comment."""
+def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int, list[int]]:
+    """The text with `# noqa: CODE` for each (line, code), how many codes were added, and the lines that
+    cannot carry a comment; each line keeps its own line ending. Unchanged (0) where the result would not
+    compile as the text did, or would lose a comment."""
     from jitlint.fixes import comments as all_comments, compiles
 
     parts = _LINE_BREAK.split(text)
     breaks = _LINE_BREAK.findall(text)
     comments = LineComments(text)
     added = 0
+    refused = []
     for line, codes in sorted(codes_by_line.items()):
         if not 1 <= line <= len(parts):
+            continue
+        if line in comments.inside_token or (parts[line - 1].endswith("\\") and line not in comments.comments):
+            refused.append(line)
             continue
         for code in dict.fromkeys(codes):
             change = noqa_change(parts[line - 1], comments, line, code)
@@ -170,10 +174,10 @@ def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int]:
             comments.comments[line] = new.lstrip()
             added += 1
     if not added:
-        return text, 0
+        return text, 0, refused
     new_text = "".join(p + b for p, b in zip(parts, [*breaks, ""]))
     old_comments, new_comments = all_comments(text), all_comments(new_text)
     if (compiles(text) and not compiles(new_text)) or old_comments is None or new_comments is None \
             or len(new_comments) < len(old_comments):
-        return text, 0
-    return new_text, added
+        return text, 0, sorted(codes_by_line)
+    return new_text, added, refused

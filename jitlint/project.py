@@ -156,10 +156,10 @@ class Project:
                 self.update(r.path, None)  # the index follows the fixed file
         return run
 
-    def add_noqa(self, paths: Iterable[str]) -> tuple[int, list[str], RunResult]:
+    def add_noqa(self, paths: Iterable[str]) -> tuple[int, list[str], list[str], RunResult]:
         """`jitlint check --add-noqa`: lint `paths`, then suppress each finding on the line its `# noqa` is
-        read from (its first line), writing each file atomically. (the codes added, the files that could
-        not be changed, the run)"""
+        read from (its first line), writing each file atomically. (the codes added, the lines that cannot
+        carry one, the files that could not be written, the run)"""
         import io
         import tokenize
 
@@ -172,11 +172,13 @@ class Project:
             if f.code == engine.PARSE_ERROR_CODE or f.cell is not None:
                 continue  # a file that does not parse gets no comments; a notebook's cells are not its lines
             by_file.setdefault(f.path, {}).setdefault(f.line, []).append(f.code)
-        total, errors = 0, []
+        total, errors, refusals = 0, [], []
         for path, lines in by_file.items():
             try:
                 data = engine.read_source(path, self.config.max_file_size)
-                new_text, n = add_noqa(engine.decode_source(data), lines)
+                new_text, n, refused = add_noqa(engine.decode_source(data), lines)
+                refusals += [f"{path}:{line}: cannot carry a `# noqa` comment (the line ends inside a string, or "
+                           "continues with `\\`)" for line in refused]
                 if not n:
                     continue
                 encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -186,4 +188,4 @@ class Project:
                 continue
             total += n
             self.update(path, None)
-        return total, errors, run
+        return total, refusals, errors, run
