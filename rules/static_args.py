@@ -534,8 +534,9 @@ class UnhashableStaticArg(Rule):
     instead_note = "Pass a tuple (`tuple(sizes)`) or a frozen dataclass; pass arrays as regular, traced arguments."
     fixable = True
     fix_note = """
-        A list literal at the call becomes a tuple, a set literal a `frozenset`. Safe when the jitted
-        function is in this file and only reads the elements (`for n in sizes`, `sizes[i]`, `len(sizes)`,
+        A list literal at the call becomes a tuple, a set literal a `frozenset` (not where an element is
+        itself a list, dict or set: still unhashable). Safe when the elements are literals, the jitted
+        function is in this file and it only reads them (`for n in sizes`, `sizes[i]`, `len(sizes)`,
         `n in sizes`, `*sizes`): a tuple then behaves the same. Unsafe otherwise: a tuple is not a list
         (`sizes + [1]` raises, `sizes == [2, 3]` is False, `.append` does not exist). A dict gets no fix:
         no hashable stand-in behaves like one.
@@ -708,11 +709,34 @@ def _only_read(ctx: RuleContext, info, param: str, ordered: bool) -> bool:
     return walk(info.node, None, None)
 
 
+def _hashable(expr: cst.BaseExpression) -> bool | None:
+    """Is an element hashable: True for literals (and tuples of them), False for a list, dict or set,
+    None when unknown (a name, a call)."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return _hashable(expr.expression)
+    if isinstance(expr, cst.Tuple):
+        kinds = [_hashable(el.value) if not isinstance(el, cst.StarredElement) else None for el in expr.elements]
+        return False if False in kinds else (True if all(kinds) else None)
+    if isinstance(expr, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return False
+    return None
+
+
 def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
     """[2, 3] -> (2, 3) and {2, 3} -> frozenset({2, 3}) at the call; safe when the callee (in this file)
     only reads the elements, unsafe otherwise (a tuple is not a list: `p + [4]`, `p == [2, 3]`, `.append`).
     A dict has no hashable stand-in that behaves the same, so it gets no fix."""
     expr = arg.expr
+    if not isinstance(expr, (cst.List, cst.Set)):
+        return None
+    kinds = [_hashable(el.value) if not isinstance(el, cst.StarredElement) else None for el in expr.elements]
+    if False in kinds:
+        return None  # `[[1, 2], [3]]` -> `([1, 2], [3])` would still be unhashable
+    known = all(kinds)
     if isinstance(expr, cst.List):
         elements = list(expr.elements)
         if len(elements) == 1 and elements[0].comma is cst.MaybeSentinel.DEFAULT:
@@ -725,7 +749,7 @@ def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
         title, ordered = "Pass a frozenset", False
     else:
         return None
-    safe = _only_read(ctx, _callee(ctx, sig), arg.param, ordered)
+    safe = known and _only_read(ctx, _callee(ctx, sig), arg.param, ordered)
     return FixSpec(title, (Replace(expr, replacement),), Applicability.SAFE if safe else Applicability.UNSAFE)
 
 
