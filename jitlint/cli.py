@@ -225,6 +225,9 @@ def _check(args) -> int:
         for message in run.messages:
             sys.stderr.write(printable(message) + "\n")
         for r in run.files:
+            if r.fixes_applied:
+                s = "es" if r.fixes_applied != 1 else ""
+                sys.stderr.write(f"{printable(r.path)}: applied {r.fixes_applied} fix{s}\n")
             if r.fix_error:
                 sys.stderr.write(f"jitlint: error: {printable(r.path)}: {printable(r.fix_error)}\n")
     findings = sorted(f for r in results for f in r.findings)

@@ -85,7 +85,7 @@ def test_generated_programs_fix(tmp_path_factory, code):
     assert compiles(new), new
     assert not internal_errors(first.findings)
     if first.files[0].fixes_applied:
-        assert new != source and "jax.debug.print(\"{}\", x)" in new
+        assert new != source and "jax.debug.print(\"{!s}\", x" in new
         assert not any(f.code == "JIT501" and f.line == 7 for f in first.findings)
     second = lint_paths([str(folder)], Config(), fix=True)
     assert path.read_text(encoding="utf-8") == new and not second.files[0].fixes_applied

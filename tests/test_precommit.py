@@ -170,10 +170,10 @@ def test_jitlint_fix_hook_rewrites_the_file(hook_repo, tmp_path, env):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "- files were modified by this hook" in result.stdout
     fixed = (repo / "train.py").read_text(encoding="utf-8")
-    assert fixed == BAD.replace("print(x)", 'jax.debug.print("{}", x)')
+    assert fixed == BAD.replace("print(x)", 'jax.debug.print("{!s}", x)')
     # the notebook: only the fixed source line changed
     assert (repo / "explore.ipynb").read_text(encoding="utf-8") == NB_BAD.replace(
-        '"    print(x)\\n"', '"    jax.debug.print(\\"{}\\", x)\\n"')
+        '"    print(x)\\n"', '"    jax.debug.print(\\"{!s}\\", x)\\n"')
     assert finding_lines(result.stdout) == []
 
 

@@ -135,7 +135,7 @@ def test_fix_with_lone_cr_line_ends_rewrites_the_print_line(tmp_path, name):
     target, proc = fix_copy(tmp_path, name)
     assert "applied 1 fix" in proc.stderr
     new = target.read_bytes()
-    assert new == original.replace(b"print(x)", b'jax.debug.print("{}", x)')
+    assert new == original.replace(b"print(x)", b'jax.debug.print("{!s}", x)')
     assert b"return x" in new and compile(new, name, "exec")
 
 
