@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import io
 import itertools
 import json
 import logging
@@ -31,7 +30,6 @@ import re
 import sys
 import textwrap
 import threading
-import tokenize
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass

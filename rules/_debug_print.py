@@ -29,7 +29,6 @@ from ._helpers import traced_in
 # %[flags][width][.precision]conversion (no mapping keys, no `*`)
 _PERCENT = re.compile(r"%(?P<flags>[-+ 0#]*)(?P<width>\d*)(?:\.(?P<prec>\d+))?(?P<conv>[a-zA-Z%])")
 _FLOAT_CONVERSIONS = set("feEFgG")
-_DEBUG_PRINT_KEYWORDS = {"fmt", "ordered", "partitioned"}
 
 
 @dataclass
@@ -150,7 +149,7 @@ class Converter:
             else:
                 named[arg.keyword.value] = arg.value
         used: set = set()
-        auto = 0
+        auto, manual = 0, False
         out = []
         try:
             parsed = list(string.Formatter().parse(template))
@@ -167,6 +166,7 @@ class Converter:
                 auto += 1
             elif name.isdigit():
                 key = int(name)
+                manual = True
             elif name.isidentifier():
                 key = name
             else:
@@ -179,6 +179,8 @@ class Converter:
             used.add(key)
             out.append("{" + ("!s" if conversion else "") + (":" + spec if spec else "") + "}")
             msg.args.append(value)
+        if auto and manual:
+            return False  # `"{} {0}".format(...)` raises ValueError: nothing to rewrite it to
         if len(used) != len(positional) + len(named):
             return False  # an argument the template does not show: dropping it could drop a side effect
         msg.pieces.append("".join(out))

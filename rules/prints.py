@@ -355,8 +355,8 @@ def _applicability(ctx: RuleContext, site) -> Applicability:
     contexts = site.func.contexts or [site.context]
     for c in contexts:
         q = c.via.removeprefix("@").removesuffix("(...)")
-        if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS:
-            return Applicability.UNSAFE
+        if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS or "pmap" in q:
+            return Applicability.UNSAFE  # (pmap: ordered effects over several devices are not measured here)
     code = getattr(ctx, "_code_text", None)
     if code is None:
         code = ctx._code_text = ctx.module.code
@@ -393,7 +393,8 @@ def _debug_print(ctx: RuleContext, call: cst.Call, msg: Message | None, sep: str
     if named is None:
         return None
     jax_name, import_edit = named
-    replacement = debug_print_call(jax_name, msg, sep, ordered=_outputs(ctx, site.func.node) > 1)
+    pmapped = any("pmap" in c.via for c in site.func.contexts)
+    replacement = debug_print_call(jax_name, msg, sep, ordered=_outputs(ctx, site.func.node) > 1 and not pmapped)
     if replacement is None:
         return None
     safe = _applicability(ctx, site) is Applicability.SAFE and not (unsafe or msg.scalar_only or msg.maybe_tuple)
