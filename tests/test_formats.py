@@ -98,7 +98,7 @@ def test_sarif_is_valid_and_carries_rules_locations_fixes_and_stable_fingerprint
     (fix,) = printed["fixes"]
     edit = next(f for f in truth if f["code"] == "JIT501")["fix"]["edits"][0]
     (replacement,) = fix["artifactChanges"][0]["replacements"]
-    assert replacement["insertedContent"]["text"] == edit["new_text"] == 'jax.debug.print("x é {}", x)'
+    assert replacement["insertedContent"]["text"] == edit["new_text"] == 'jax.debug.print("x é {!s}", x)'
     assert replacement["deletedRegion"] == {"startLine": 7, "startColumn": 5, "endLine": 7, "endColumn": 20}
     assert fix["properties"]["applicability"] == "safe" and "safe fix" in fix["description"]["text"]
     assert all("fixes" not in r for r in results if r["ruleId"] != "JIT501")
