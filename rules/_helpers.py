@@ -138,44 +138,56 @@ def condition_nodes(analysis: ModuleAnalysis) -> set:
     return out
 
 
-def jax_module(ctx) -> tuple[str, "object | None"] | None:
-    """How a fix can name the `jax` module here: (the name, None) when the module imports it at its top
-    level under a name nothing else in the file binds (`import jax`, `import jax as J`); ("jax", an
-    InsertBefore adding `import jax`) when no import names it and nothing binds `jax`; None otherwise.
-    Read with CPython's ast, whose Store/Del contexts mark every binding; once per file."""
-    known = getattr(ctx, "_jax_module", False)
-    if known is False:
-        known = ctx._jax_module = _jax_module(ctx)
-    return known
-
-
-def _jax_module(ctx):
-    import ast
-
-    from jitlint.rule import InsertBefore
-
+def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
+    """How a fix at node `at` can name the `jax` module: (the name, None) when a top-level `import jax`
+    (`import jax.sub`, `import jax as J`) comes before the top-level statement holding `at` (one further
+    down, a later notebook cell, may not have run when that code does) under a name nothing else in the
+    file binds; ("jax", an InsertBefore adding `import jax`) when there is none and nothing else binds
+    `jax`; None otherwise. Bindings are read with CPython's ast, whose Store/Del contexts mark them all."""
     found = _bindings(ctx)
-    if found is None:
+    if found is None or found[2]:
         return None
-    tree, other, star = found
-    if star:
+    other = found[1]
+    where = _top_level_index(ctx, at)
+    if where is None:
         return None
-    names = []  # bound to the jax package by a top-level `import jax` / `import jax.sub` / `import jax as J`
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                if a.asname is None and a.name.split(".")[0] == "jax":
-                    names.append("jax")
-                elif a.asname is not None and a.name == "jax":
-                    names.append(a.asname)
+    names = []
+    for k, stmt in enumerate(ctx.module.body[:where]):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    from jitlint.names import dotted
+
+                    full = dotted(alias.name) or ""
+                    if alias.asname is None and full.split(".")[0] == "jax":
+                        names.append("jax")
+                    elif alias.asname is not None and full == "jax" and isinstance(alias.asname.name, cst.Name):
+                        names.append(alias.asname.name.value)
     for name in sorted(set(names), key=lambda n: (n != "jax", n)):
         if name not in other:
             return name, None
-    if "jax" in other or names:
+    if "jax" in other:
         return None
-    # `import jax` before the first statement that is not the docstring or a `from __future__` import
-    body = ctx.module.body
-    for k, stmt in enumerate(body):
+    return _add_import_jax(ctx)
+
+
+def _top_level_index(ctx, node: cst.CSTNode) -> int | None:
+    """The index in the module's body of the statement that holds `node` (computed once per file)."""
+    index = getattr(ctx, "_top_level", None)
+    if index is None:
+        from jitlint.cstwalk import descendants
+
+        index = ctx._top_level = {id(n): k for k, stmt in enumerate(ctx.module.body) for n in descendants(stmt)}
+    return index.get(id(node))
+
+
+def _add_import_jax(ctx):
+    """`import jax` before the first statement that is not the docstring or a `from __future__` import."""
+    from jitlint.rule import InsertBefore
+
+    for k, stmt in enumerate(ctx.module.body):
         if k == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
                 stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
             continue

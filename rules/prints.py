@@ -389,7 +389,7 @@ def _debug_print(ctx: RuleContext, call: cst.Call, msg: Message | None, sep: str
     """The fix replacing `call` by `jax.debug.print(...)` of `msg` (and adding `import jax` if needed)."""
     if msg is None or comments(ctx.code(call)) != []:  # a comment between the arguments would be lost
         return None
-    named = jax_module(ctx)
+    named = jax_module(ctx, call)
     if named is None:
         return None
     jax_name, import_edit = named

@@ -136,7 +136,7 @@ async def test_notebook_cells_are_linted_together(client: LanguageClient):
     if edit.document_changes:
         assert edit.document_changes[0].text_document.uri == nb.cells[3]
     fixed = apply(nb.texts[nb.cells[3]], edits, client.position_encoding)
-    assert fixed == PRINT.replace("print(x)", 'jax.debug.print("{}", x)')
+    assert fixed == PRINT.replace("print(x)", 'jax.debug.print("{!s}", x)')
     before = len(client.published)
     nb.edit(3, fixed)
     assert await nb.diagnostics(3, after=before) == []

@@ -194,10 +194,10 @@ def test_fix_rewrites_only_the_fixed_source_lines(tmp_path):
 
     new = (tmp_path / "explore.ipynb").read_text(encoding="utf-8")
     assert changed_lines(nbformat_style, new) == [
-        ('    "    print(x)\\n",\n', '    "    jax.debug.print(\\"{}\\", x)\\n",\n'),
+        ('    "    print(x)\\n",\n', '    "    jax.debug.print(\\"{!s}\\", x)\\n",\n'),
         ('   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    print(x, \'é\')\\n'
          '    return x\\n"\n',
-         '   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    jax.debug.print(\\"{} é\\", x)\\n'
+         '   "source": "@jax.jit\\ndef g(x):\\n    print(x)  # noqa: JIT501\\n    jax.debug.print(\\"{!s} é\\", x, ordered=True)\\n'
          '    return x\\n"\n'),
     ]
     cells = json.loads(new)["cells"]
@@ -209,12 +209,12 @@ def test_fix_rewrites_only_the_fixed_source_lines(tmp_path):
 
     new = (tmp_path / "crlf.ipynb").read_bytes().decode("utf-8")
     assert [(a.rstrip("\r\n"), b.rstrip("\r\n")) for a, b in changed_lines(crlf, new)] == [
-        ('        "    print(x)\\n",', '        "    jax.debug.print(\\"{}\\", x)\\n",')]
+        ('        "    print(x)\\n",', '        "    jax.debug.print(\\"{!s}\\", x)\\n",')]
     assert new.count("\r\n") == crlf.count("\r\n") and new.count("\n") == crlf.count("\n")
 
     new = (tmp_path / "ascii.ipynb").read_text(encoding="ascii")  # still ASCII: é stays escaped
     assert new == files["ascii.ipynb"].replace(
-        "print(x, '\\u00e9')", 'jax.debug.print(\\"{} \\u00e9\\", x)')
+        "print(x, '\\u00e9')", 'jax.debug.print(\\"{!s} \\u00e9\\", x)')
 
     # A second --fix changes nothing.
     before = {name: (tmp_path / name).read_bytes() for name in files}
