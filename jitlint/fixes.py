@@ -160,10 +160,10 @@ def unified_diff(path: str, old: str, new: str) -> str:
     """What a fix changes, as a unified diff (`patch -p0` applies it; line endings are kept)."""
     import difflib
 
-    out = []
     def lines(text: str) -> list[str]:  # Python's lines, each with its own ending (not str.splitlines')
         return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
 
+    out = []
     for line in difflib.unified_diff(lines(old), lines(new), fromfile=path, tofile=path):
         if not line.endswith(("\n", "\r")):
             line += "\n\\ No newline at end of file\n"
