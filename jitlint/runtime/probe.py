@@ -121,6 +121,27 @@ class UserFiles:
         return "site-packages" not in parts and "dist-packages" not in parts
 
 
+def _is_python_command(args, executable=None):
+    """Does this Popen command start a Python interpreter (`sys.executable`, `python3 ...`)?"""
+    program = executable
+    if program is None:
+        if isinstance(args, (str, bytes, os.PathLike)):
+            text = os.fsdecode(args)
+            program = text.split()[0] if text.split() else text
+        elif args:
+            program = args[0]
+    if program is None:
+        return False
+    program = os.fsdecode(program)
+    name = os.path.basename(program).lower()
+    if name.startswith("python") or name.startswith("pypy"):
+        return True
+    try:
+        return os.path.realpath(program) == os.path.realpath(sys.executable)
+    except (OSError, ValueError):
+        return False
+
+
 def innermost_user_frame(frame, is_user):
     while frame is not None:
         if is_user(frame.f_code.co_filename):
@@ -163,9 +184,33 @@ class SetTraceCoverage:
             state = self.states[id(code)] = _CodeLines(code, self.lines, self.probe)
         return state.enter(frame)
 
+    def watch(self, frame, line):
+        """Count every later execution of `line` in this code object (a call site of a jitted function
+        that missed its cache: how many calls it gets tells churn from a bounded set of signatures)."""
+        code = frame.f_code
+        state = self.states.get(id(code))
+        if state is None:
+            state = self.states[id(code)] = _CodeLines(code, self.lines, self.probe)
+        if state.watched is None:
+            state.watched = {}
+        if line not in state.watched:
+            state.watched[line] = 1  # this execution's line event has passed already
+        if sys.gettrace() == self._on_call:  # tracing this frame again (it may have been dropped as seen)
+            frame.f_trace = state.trace
+            frame.f_trace_lines = True
+        return state.watched[line]
+
+    def site_calls(self):
+        counts = {}
+        for state in list(self.states.values()):
+            for line, n in (state.watched or {}).items():
+                key = (state.code.co_filename, line)
+                counts[key] = counts.get(key, 0) + n
+        return counts
+
 
 class _CodeLines:
-    __slots__ = ("code", "remaining", "seen", "calls", "progress_at", "stale", "done", "probe")
+    __slots__ = ("code", "remaining", "seen", "calls", "progress_at", "stale", "done", "probe", "watched")
 
     def __init__(self, code, lines, probe):
         self.code = code
@@ -175,8 +220,11 @@ class _CodeLines:
         self.calls = self.progress_at = self.stale = 0
         self.done = not self.remaining
         self.probe = probe
+        self.watched = None  # {line: executions} of watched call sites
 
     def enter(self, frame):
+        if self.watched:
+            return self.trace
         if self.done:
             return None
         self.calls += 1
@@ -188,6 +236,9 @@ class _CodeLines:
     def trace(self, frame, event, arg):
         if event == "line":
             line = frame.f_lineno
+            watched = self.watched
+            if watched is not None and line in watched:
+                watched[line] += 1
             if line in self.remaining:
                 self.remaining.discard(line)
                 self.seen.add(line)
@@ -195,12 +246,14 @@ class _CodeLines:
                 self.stale = 0
                 if not self.remaining:
                     self.done = True
-                    frame.f_trace_lines = False
+                    if not watched:
+                        frame.f_trace_lines = False
             else:
                 self.stale += 1
                 if self.stale > STALE_LINES:
                     self.stale = 0
-                    frame.f_trace_lines = False
+                    if not watched:
+                        frame.f_trace_lines = False
         elif event == "exception":
             self.probe.note_exception(arg[1], frame.f_code.co_filename, frame.f_lineno)
         return self.trace
@@ -216,6 +269,7 @@ class MonitoringCoverage:
         self.is_user = probe.is_user
         self.lines = probe.lines
         self.tool = None
+        self.watched = {}  # code -> {line: executions} of watched call sites
 
     def start(self):
         mon = sys.monitoring
@@ -256,8 +310,33 @@ class MonitoringCoverage:
         return sys.monitoring.DISABLE
 
     def _on_line(self, code, line):
+        watched = self.watched.get(code)
+        if watched is not None and line in watched:
+            watched[line] += 1
+            return None  # keep counting this line
         self.lines.setdefault(code.co_filename, set()).add(line)
         return sys.monitoring.DISABLE
+
+    def watch(self, frame, line):
+        """As SetTraceCoverage.watch: LINE events stay on for this line of this code object."""
+        if self.tool is None:
+            return None
+        code = frame.f_code
+        watched = self.watched.setdefault(code, {})
+        if line not in watched:
+            watched[line] = 1
+            mon = sys.monitoring
+            mon.set_local_events(self.tool, code, mon.get_local_events(self.tool, code) | mon.events.LINE)
+            mon.restart_events()  # the line was disabled after its first event
+        return watched[line]
+
+    def site_calls(self):
+        counts = {}
+        for code, lines in list(self.watched.items()):
+            for line, n in lines.items():
+                key = (code.co_filename, line)
+                counts[key] = counts.get(key, 0) + n
+        return counts
 
     def _on_exception(self, code, offset, exc):
         if not self.is_user(code.co_filename) or isinstance(exc, _NOT_INTERESTING):
@@ -273,7 +352,7 @@ class MonitoringCoverage:
 class Miss:
     """One tracing-cache miss of one function (a trace), with what it cost."""
 
-    __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "via", "never_seen",
+    __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "call_index", "via", "never_seen",
                  "same_line_hint", "reason", "nested", "avals", "statics", "trace_s", "lower_s", "compile_s",
                  "compiles", "t")
 
@@ -384,6 +463,7 @@ class Probe:
         self.errors = {}  # (path, line, type) -> record
         self.jit_sites = {}  # (path, line) -> record
         self.unrolled = {}  # (path, line) -> [times a traced array was iterated there, its length]
+        self.subprocesses = {}  # (kind, path, line) -> {"kind", "path", "line", "count"}: Python workers started
         self.coverage = None
         self.coverage_intact = None
         self.tracer_type = None
@@ -424,6 +504,67 @@ class Probe:
         # equinox caches re-wrapped functions (its jax.jit call happens once): watch filter_jit itself
         _after_import("equinox", lambda module: self._wrap_jit(module, "filter_jit"))
         self._wrap_errors(jax)
+        _after_import("subprocess", self._wrap_subprocess)
+        _after_import("multiprocessing", self._wrap_multiprocessing)
+
+    # ---- Python subprocesses: not instrumented, but counted so the report can say so ---------------
+    def note_subprocess(self, kind):
+        try:
+            frame = innermost_user_frame(sys._getframe(2), self.is_user)
+            path, line = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
+            with self.lock:
+                entry = self.subprocesses.get((kind, path, line))
+                if entry is None:
+                    if len(self.subprocesses) >= MAX_SITES:
+                        return
+                    entry = self.subprocesses[(kind, path, line)] = {"kind": kind, "path": path, "line": line,
+                                                                     "count": 0}
+                entry["count"] += 1
+        except Exception as exc:
+            _log(exc)
+
+    def _wrap_subprocess(self, module):
+        popen = getattr(module, "Popen", None)
+        real_init = getattr(popen, "__init__", None)
+        if real_init is None or getattr(real_init, "_jitlint_wrapped", False):
+            return
+        probe = self
+
+        @functools.wraps(real_init)
+        def __init__(self, args, *rest, **kwargs):
+            try:
+                if _is_python_command(args, kwargs.get("executable")):
+                    probe.note_subprocess("subprocess")
+            except Exception as exc:
+                _log(exc)
+            return real_init(self, args, *rest, **kwargs)
+
+        __init__._jitlint_wrapped = True
+        popen.__init__ = __init__
+
+    def _wrap_multiprocessing(self, module):
+        try:
+            from multiprocessing import process
+        except Exception as exc:
+            _log(exc)
+            return
+        base = process.BaseProcess
+        real_start = base.start
+        if getattr(real_start, "_jitlint_wrapped", False):
+            return
+        probe = self
+
+        @functools.wraps(real_start)
+        def start(self):
+            try:
+                method = getattr(self, "_start_method", None) or module.get_start_method(allow_none=True) or "default"
+                probe.note_subprocess(f"multiprocessing ({method})")
+            except Exception as exc:
+                _log(exc)
+            return real_start(self)
+
+        start._jitlint_wrapped = True
+        base.start = start
 
     def _on_duration(self, event, secs, **kwargs):
         try:
@@ -499,11 +640,14 @@ class Probe:
         miss.reason = "\n".join(reason)
         frame = innermost_user_frame(sys._getframe(1), self.is_user)
         miss.via = []
+        miss.call_index = None
         if frame is not None:
             miss.call_path, miss.call_line = frame.f_code.co_filename, frame.f_lineno
+            miss.call_index = self._watch(frame)  # the how-manyth call at that line this is
             outer = innermost_user_frame(frame.f_back, self.is_user)
             while outer is not None and len(miss.via) < 6:  # the callers on the way to the jitted call
                 miss.via.append([outer.f_code.co_filename, outer.f_lineno])
+                self._watch(outer)
                 outer = innermost_user_frame(outer.f_back, self.is_user)
         elif head:
             miss.call_path, miss.call_line = head.group("path"), int(head.group("line"))
@@ -515,6 +659,16 @@ class Probe:
             self.last_by_name[miss.name] = miss
         if miss.def_path and miss.def_line:
             self._await_body(miss)
+
+    def _watch(self, frame):
+        """Count the calls made at this line from now on (see SetTraceCoverage.watch)."""
+        if self.coverage is None or self.coverage_intact is not None:
+            return None
+        try:
+            return self.coverage.watch(frame, frame.f_lineno)
+        except Exception as exc:
+            _log(exc)
+            return None
 
     def _await_body(self, miss):
         """JAX runs the function's body right after the miss: note the arguments that are not traced
@@ -815,6 +969,9 @@ class Probe:
             sites = [{**{k: v for k, v in s.items() if k != "ids"}, "functions": len(s["ids"])}
                      for s in self.jit_sites.values()]
             lines = {path: sorted(ls) for path, ls in list(self.lines.items())}
+            site_calls = [{"path": k[0], "line": k[1], "calls": n}
+                          for k, n in (self.coverage.site_calls() if self.coverage else {}).items()]
+            subprocesses = [dict(v) for v in self.subprocesses.values()]
         run_seconds = self.run_seconds
         if run_seconds is None and self.run_started is not None:
             run_seconds = time.perf_counter() - self.run_started
@@ -826,7 +983,7 @@ class Probe:
             "coverage": {"method": self.coverage.method if self.coverage else None,
                          "intact": self.coverage_intact, "files": lines},
             "misses": misses, "other_cost": dict(self.other), "outputs": outputs, "errors": errors,
-            "jit_sites": sites, "unrolled": unrolled,
+            "jit_sites": sites, "unrolled": unrolled, "site_calls": site_calls, "subprocesses": subprocesses,
         }
 
     def write(self):
@@ -920,52 +1077,214 @@ def _exception_summary(exc, is_user):
             "path": frame_path, "line": frame_line}
 
 
+_DTYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
+                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                "u64": "uint64", "c64": "complex64", "c128": "complex128", "bool": "bool"}
+_KNOWN_DTYPES = set(_DTYPE_NAMES) | set(_DTYPE_NAMES.values()) | {"int4", "uint4", "float8_e4m3fn", "float8_e5m2"}
+_SPEC = re.compile(r"^(?P<weak>~)?(?P<dtype>[a-z]+[0-9]*(?:_[a-z0-9]+)*)\[(?P<shape>[0-9, ]*)\]$")
+
+
+class SpecError(ValueError):
+    """A `--arg` / `--args` the run cannot use: jitlint says why and exits 2."""
+
+
+class Spec:
+    """An abstract array argument from a shape spec (`f32[3,4]`): a jax.ShapeDtypeStruct in the child."""
+
+    __slots__ = ("dtype", "shape", "weak")
+
+    def __init__(self, dtype, shape, weak):
+        self.dtype, self.shape, self.weak = dtype, shape, weak
+
+
 def _parse_spec(text):
-    """`f32[3,4]`, `~f32[]` (weak), `int32[5]` -> (dtype, shape, weak); anything else -> None."""
-    m = re.match(r"^(?P<weak>~)?(?P<dtype>[a-z]+[0-9]*)\[(?P<shape>[0-9, ]*)\]$", text.strip())
+    """`f32[3,4]`, `~f32[]` (weak), `int32[5]` -> Spec; anything else -> None. SpecError for a spec
+    with an unknown dtype."""
+    m = _SPEC.match(text.strip())
     if not m:
         return None
-    names = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
-             "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16",
-             "u32": "uint32", "u64": "uint64", "c64": "complex64", "c128": "complex128", "bool": "bool"}
-    dtype = names.get(m.group("dtype"), m.group("dtype"))
+    dtype = _DTYPE_NAMES.get(m.group("dtype"), m.group("dtype"))
+    if dtype not in _KNOWN_DTYPES:
+        raise SpecError(f"unknown dtype {m.group('dtype')!r} (use f32, bf16, i32, bool, ...)")
     shape = tuple(int(d) for d in m.group("shape").replace(" ", "").split(",") if d)
-    return dtype, shape, bool(m.group("weak"))
+    return Spec(dtype, shape, bool(m.group("weak")))
+
+
+def _looks_like_spec(text):
+    return bool(re.match(r"^\s*~?[A-Za-z_][A-Za-z0-9_]*\s*\[.*\]\s*$", text))
+
+
+def _spec_tree(value, path="argument"):
+    """A literal's nested dicts, lists and tuples with shape-spec strings as leaves -> the same structure
+    with Spec leaves. Numbers, booleans and None stay (JAX traces numbers); other strings are an error."""
+    if isinstance(value, str):
+        try:
+            spec = _parse_spec(value)
+        except SpecError as exc:
+            raise SpecError(f"{path} is {value!r}: {exc}") from None
+        if spec is None:
+            raise SpecError(f"{path} is {value!r}: not a shape spec (like 'f32[3,4]'); inside a structure every "
+                            "string must be one")
+        return spec
+    if isinstance(value, dict):
+        return {k: _spec_tree(v, f"{path}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_spec_tree(v, f"{path}[{i}]") for i, v in enumerate(value))
+    if value is None or isinstance(value, (bool, int, float, complex)):
+        return value
+    raise SpecError(f"{path} is {value!r}: not a shape spec, a number or a structure of them")
+
+
+def _has_spec_string(value):
+    if isinstance(value, str):
+        return _looks_like_spec(value)
+    if isinstance(value, dict):
+        return any(_has_spec_string(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_spec_string(v) for v in value)
+    return False
+
+
+def parse_trace_arg(raw):
+    """One `--arg`: -> (keyword or None, "dynamic" | "static", value). A dynamic value is a Spec or a
+    structure with Spec leaves; a static one is a Python literal passed as is. SpecError when neither."""
+    import ast
+
+    name, eq, value = raw.partition("=")
+    if not eq or not name.isidentifier():
+        name, value = None, raw
+    label = f"--arg {raw!r}"
+    try:
+        spec = _parse_spec(value)
+    except SpecError as exc:
+        raise SpecError(f"{label}: {exc}") from None
+    if spec is not None:
+        return name, "dynamic", spec
+    try:
+        literal = ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        if _looks_like_spec(value):
+            raise SpecError(f"{label}: not a shape spec: write the dtype then the shape in brackets, "
+                            "e.g. 'f32[3,4]', 'i32[]', '~f32[]' (weakly typed)") from None
+        raise SpecError(f"{label}: neither a shape spec (like 'f32[3,4]') nor a Python literal (like 3, 'relu', "
+                        "or '{\"w\": \"f32[3,4]\", \"b\": \"f32[4]\"}' for a pytree)") from None
+    if isinstance(literal, (dict, list, tuple)) and _has_spec_string(literal):
+        try:
+            return name, "dynamic", _spec_tree(literal)
+        except SpecError as exc:
+            raise SpecError(f"{label}: {exc}") from None
+    try:
+        hash(literal)
+    except TypeError:
+        raise SpecError(f"{label}: {literal!r} is passed as a static argument, so it must be hashable "
+                        "(a tuple, not a list or dict); for a pytree of arrays give shape specs as its leaves") \
+            from None
+    return name, "static", literal
+
+
+def _resolve(target, namespaces):
+    """`module:attr.path` or `file.py:attr.path` -> the object (a .py file is run once, by path)."""
+    import importlib
+
+    mod_name, _, attr_path = target.partition(":")
+    if mod_name.endswith(".py") or os.sep in mod_name:
+        key = os.path.abspath(mod_name)
+        if key not in namespaces:
+            namespaces[key] = runpy.run_path(mod_name, run_name="__jitlint_trace__")
+        parts = attr_path.split(".")
+        if parts[0] not in namespaces[key]:
+            raise AttributeError(f"{mod_name} has no {parts[0]!r}")
+        obj = namespaces[key][parts[0]]
+        parts = parts[1:]
+    else:
+        obj = importlib.import_module(mod_name)
+        parts = attr_path.split(".")
+    for part in parts:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _is_array_leaf(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def _example_args(config, jax, obj, namespaces):
+    """`--args module:function`: the example arguments it returns, as (positional, keywords) of
+    ("dynamic" | "static", value). Returned: a tuple of positional arguments, or `(args, kwargs)` when the
+    second item is a dict of the traced function's parameter names, or one argument."""
+    import inspect
+
+    source = config["example_args"]
+    try:
+        factory = _resolve(source, namespaces)
+    except Exception as exc:
+        raise SpecError(f"--args {source}: cannot load it ({type(exc).__name__}: {exc})") from None
+    if not callable(factory):
+        raise SpecError(f"--args {source}: not a function (it is a {type(factory).__name__})")
+    try:
+        result = factory()
+    except Exception as exc:
+        raise SpecError(f"--args {source}: calling it raised {type(exc).__name__}: {exc}") from None
+    args, kwargs = result, {}
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], tuple) and isinstance(result[1], dict):
+        try:
+            params = set(inspect.signature(obj).parameters)
+        except (TypeError, ValueError):
+            params = None
+        if all(isinstance(k, str) and k.isidentifier() and (params is None or k in params) for k in result[1]):
+            args, kwargs = result
+    if not isinstance(args, tuple):
+        args = (args,)
+
+    def classify(value, where):
+        leaves = jax.tree_util.tree_leaves(value)
+        if any(_is_array_leaf(x) for x in leaves):
+            bad = [x for x in leaves if not (_is_array_leaf(x) or isinstance(x, (bool, int, float, complex)))]
+            if bad:
+                raise SpecError(f"--args {source}: {where} mixes arrays with {type(bad[0]).__name__} leaves; "
+                                "give arrays, jax.ShapeDtypeStruct or numbers as a pytree's leaves")
+            abstract = jax.tree_util.tree_map(
+                lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=bool(getattr(x, "weak_type", False)))
+                if _is_array_leaf(x) else x, value)
+            return "dynamic", abstract
+        try:
+            hash(value)
+        except TypeError:
+            raise SpecError(f"--args {source}: {where} ({type(value).__name__}) has no arrays, so it is passed as "
+                            "a static argument, and it is not hashable") from None
+        return "static", value
+
+    positional = [classify(v, f"argument {i}") for i, v in enumerate(args)]
+    keywords = {k: classify(v, f"keyword {k!r}") for k, v in kwargs.items()}
+    return positional, keywords
 
 
 def _run_trace(config, jax):
-    """`--trace module:function --arg SPEC...`: trace one function with abstract inputs (no data)."""
-    import ast
-    import importlib
+    """`--trace module:function --arg SPEC...` (or `--args module:function`): trace one function with
+    abstract inputs (no data)."""
+    namespaces = {}
+    obj = _resolve(config["target"], namespaces)
 
-    target = config["target"]
-    mod_name, _, func_path = target.partition(":")
-    if mod_name.endswith(".py") or os.sep in mod_name:
-        module = runpy.run_path(mod_name, run_name="__jitlint_trace__")
-        obj = None
-        parts = func_path.split(".")
-        obj = module[parts[0]]
-        for part in parts[1:]:
-            obj = getattr(obj, part)
+    def abstract(value):
+        if isinstance(value, Spec):
+            return jax.ShapeDtypeStruct(value.shape, jax.numpy.dtype(value.dtype), weak_type=value.weak)
+        if isinstance(value, dict):
+            return {k: abstract(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(abstract(v) for v in value)
+        return value
+
+    if config.get("example_args"):
+        positional, keywords = _example_args(config, jax, obj, namespaces)
     else:
-        obj = importlib.import_module(mod_name)
-        for part in func_path.split("."):
-            obj = getattr(obj, part)
-    positional, keywords = [], {}
-    for raw in config.get("trace_args", []):
-        name, eq, value = raw.partition("=")
-        if not eq or not name.isidentifier():
-            name, value = None, raw
-        spec = _parse_spec(value)
-        if spec is not None:
-            dtype, shape, weak = spec
-            arg = ("dynamic", jax.ShapeDtypeStruct(shape, jax.numpy.dtype(dtype), weak_type=weak))
-        else:
-            arg = ("static", ast.literal_eval(value))
-        if name is None:
-            positional.append(arg)
-        else:
-            keywords[name] = arg
+        positional, keywords = [], {}
+        for raw in config.get("trace_args", []):
+            name, kind, value = parse_trace_arg(raw)
+            arg = (kind, abstract(value) if kind == "dynamic" else value)
+            if name is None:
+                positional.append(arg)
+            else:
+                keywords[name] = arg
     dynamic_pos = [a for kind, a in positional if kind == "dynamic"]
     dynamic_kw = {k: a for k, (kind, a) in keywords.items() if kind == "dynamic"}
 
@@ -1098,7 +1417,14 @@ def main(argv):
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         else:
             sys.argv = [target, *args]
-            _run_trace(config, jax)
+            try:
+                _run_trace(config, jax)
+            except SpecError as exc:  # the arguments, not the program: jitlint reports it as a usage error
+                probe.stop_coverage()
+                probe.run_seconds = time.perf_counter() - probe.run_started
+                probe.result.update(status="usage_error", exit_code=2, error=str(exc))
+                probe.write()
+                return 2
         probe.result.update(status="finished", exit_code=0)
     except SystemExit as exc:
         code = exc.code
