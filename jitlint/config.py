@@ -18,7 +18,8 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes"}
+              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes", "runtime-min-retraces",
+              "runtime-min-compile-seconds"}
 # Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
@@ -40,6 +41,9 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes
     docs_url: str | None = None  # where rule pages are: a template with `{code}` (jitlint.rule_links)
     unsafe_fixes: bool = False  # `--fix` applies unsafe fixes too (as `--unsafe-fixes` does)
+    # `jitlint run`: when a recompile only the run saw is worth a finding (jitlint.runtime.confirm.Thresholds)
+    runtime_min_retraces: int = 3
+    runtime_min_compile_seconds: float = 1.0
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -211,7 +215,17 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
     unsafe = table.get("unsafe-fixes")
     if unsafe is not None and not isinstance(unsafe, bool):
         raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
+    min_retraces = table.get("runtime-min-retraces")
+    if min_retraces is not None and (not isinstance(min_retraces, int) or isinstance(min_retraces, bool)
+                                     or min_retraces < 1):
+        raise ConfigError(f"{where}: `runtime-min-retraces` must be a whole number, at least 1")
+    min_seconds = table.get("runtime-min-compile-seconds")
+    if min_seconds is not None and (not isinstance(min_seconds, (int, float)) or isinstance(min_seconds, bool)
+                                    or not min_seconds >= 0):
+        raise ConfigError(f"{where}: `runtime-min-compile-seconds` must be a number of seconds, 0 or more")
     return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url, unsafe_fixes=unsafe,
+        runtime_min_retraces=min_retraces,
+        runtime_min_compile_seconds=float(min_seconds) if min_seconds is not None else None,
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))

@@ -2,7 +2,7 @@
 
     jitlint run [options] script.py [args...]
     jitlint run [options] -m module [args...]
-    jitlint run [options] --trace module:function [--arg SPEC]...
+    jitlint run [options] --trace module:function [--arg SPEC]... | [--args module:function]
 
 Options go before the program (coverage.py's convention); everything after the script or module
 belongs to the program. Exit codes as for `jitlint check`: 0 no findings, 1 findings, 2 usage error.
@@ -20,7 +20,7 @@ from jitlint.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 USAGE = """\
 usage: jitlint run [options] script.py [args...]
        jitlint run [options] -m module [args...]
-       jitlint run [options] --trace module:function [--arg SPEC]...
+       jitlint run [options] --trace module:function [--arg SPEC]... | [--args module:function]
 
 Run a program in a child process under JAX instrumentation, then lint the files it executed and
 report every finding with its runtime status: confirmed (with the evidence), not confirmed, or not
@@ -31,13 +31,23 @@ options:
   -m MODULE             run a library module as a script, like `python -m` (the rest are its arguments)
   --trace MOD:FUNC      instead of running a program, trace one function with abstract inputs
                         (jax.eval_shape); MOD is a module name or a .py path
-  --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed),
-                        or a Python literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
-  --format {text,json}  output format (default: text)
+  --arg SPEC            an argument for --trace, in order: `f32[3]`, `i32[2,4]`, `~f32[]` (weak-typed), a
+                        pytree of them (`{"w": "f32[3,4]", "b": "f32[4]"}`, tuples, lists), or a Python
+                        literal (passed as is, e.g. a static argument); NAME=SPEC for a keyword
+  --args MOD:FUNC       for --trace: a function returning the example arguments (arrays or
+                        jax.ShapeDtypeStruct pytrees): a tuple of positional ones, or (args, kwargs)
+  --runtime-min-retraces N
+                        report a recompile only the run saw when the function was traced again for one
+                        cause at least N times (default: 3, or runtime-min-retraces in [tool.jitlint]) ...
+  --runtime-min-compile-seconds S
+                        ... or when those traces took at least S seconds (default: 1) ... or when its cache
+                        grows with the calls
+  --format {text,json,sarif}
+                        output format (default: text)
   -o, --output-file FILE
                         write the report to FILE (replaced atomically) instead of standard output (which the
-                        program shares; with --format json and no -o, the program's standard output goes to
-                        standard error); `--output` is the same
+                        program shares; with --format json or sarif and no -o, the program's standard output
+                        goes to standard error); `--output` is the same
   --timeout SECONDS     stop the program after this long; the report covers what ran until then
   --path PATH           lint and report only files under PATH (repeatable); default: the files outside
                         the standard library and site-packages that the program executed
@@ -53,8 +63,9 @@ options:
   -h, --help            show this help
 """
 
-_VALUE_OPTIONS = {"-o", "--output-file", "--output", "--format", "--timeout", "--path", "--python", "--select", "--extend-select",
-                  "--ignore", "--extend-ignore", "--config", "--trace", "--arg"}
+_VALUE_OPTIONS = {"-o", "--output-file", "--output", "--format", "--timeout", "--path", "--python", "--select",
+                  "--extend-select", "--ignore", "--extend-ignore", "--config", "--trace", "--arg", "--args",
+                  "--runtime-min-retraces", "--runtime-min-compile-seconds"}
 _FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
 
 
@@ -69,8 +80,8 @@ def _csv(value: str) -> list[str]:
 def parse(argv: list[str]) -> SimpleNamespace:
     opts = SimpleNamespace(format="text", timeout=None, paths=[], python=None, select=None, extend_select=None,
                            ignore=None, extend_ignore=None, config=None, isolated=False, exit_zero=False,
-                           quiet=False, output=None, trace=None, trace_args=[], mode=None, target=None, args=[],
-                           help=False)
+                           quiet=False, output=None, trace=None, trace_args=[], example_args=None, mode=None,
+                           target=None, args=[], help=False, min_retraces=None, min_compile_seconds=None)
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -119,16 +130,43 @@ def parse(argv: list[str]) -> SimpleNamespace:
             raise UsageError("no program to run: give a script, `-m module`, or `--trace module:function`")
     elif opts.trace:
         raise UsageError("--trace and -m cannot be combined")
-    if opts.trace_args and opts.mode != "trace":
-        raise UsageError("--arg is for --trace")
+    if (opts.trace_args or opts.example_args) and opts.mode != "trace":
+        raise UsageError("--arg and --args are for --trace")
+    if opts.trace_args and opts.example_args:
+        raise UsageError("give the arguments with --arg or with --args, not both")
+    from jitlint.runtime.probe import SpecError, parse_trace_arg
+
+    for raw in opts.trace_args:  # bad specs are usage errors, said before anything runs
+        try:
+            parse_trace_arg(raw)
+        except SpecError as exc:
+            raise UsageError(str(exc)) from None
     return opts
 
 
 def _set_option(opts, name: str, value: str) -> None:
     if name == "--format":
-        if value not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {value!r}")
+        if value not in ("text", "json", "sarif"):
+            raise UsageError(f"--format must be text, json or sarif, not {value!r}")
         opts.format = value
+    elif name == "--runtime-min-retraces":
+        try:
+            opts.min_retraces = int(value)
+        except ValueError:
+            raise UsageError(f"--runtime-min-retraces needs a whole number, not {value!r}") from None
+        if opts.min_retraces < 1:
+            raise UsageError("--runtime-min-retraces must be at least 1")
+    elif name == "--runtime-min-compile-seconds":
+        try:
+            opts.min_compile_seconds = float(value)
+        except ValueError:
+            raise UsageError(f"--runtime-min-compile-seconds needs a number of seconds, not {value!r}") from None
+        if not opts.min_compile_seconds >= 0:
+            raise UsageError("--runtime-min-compile-seconds must be 0 or more")
+    elif name == "--args":
+        if ":" not in value:
+            raise UsageError("--args needs module:function (or path.py:function)")
+        opts.example_args = value
     elif name == "--timeout":
         try:
             opts.timeout = float(value)
@@ -193,12 +231,13 @@ def main(argv: list[str]) -> int:
     from jitlint.runtime import launch
 
     python = opts.python or launch.default_python()
-    target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args)
+    target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args, opts.example_args)
     program_stdout = None
-    if opts.format == "json" and not opts.output:
+    if opts.format in ("json", "sarif") and not opts.output:
         # Standard output carries only the JSON report: the program prints to standard error instead.
         sys.stderr.write("jitlint run: the program's standard output goes to standard error; standard output "
-                         "carries only the JSON report (use -o FILE to keep them apart)\n")
+                         f"carries only the {opts.format.upper() if opts.format == 'json' else 'SARIF'} report "
+                         "(use -o FILE to keep them apart)\n")
         sys.stderr.flush()
         program_stdout = sys.stderr.fileno()
     outcome = launch.run(target, python, opts.paths, opts.timeout, while_running=_load_linter,
@@ -212,6 +251,8 @@ def main(argv: list[str]) -> int:
         return _error(f"jax is not installed in the interpreter that runs the program ({python}){detail}.\n"
                       f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
                       f"or choose another interpreter with --python.")
+    if data and data.get("status") == "usage_error":  # --args could not give the arguments
+        return _error(str(data.get("error") or "bad arguments for --trace"))
     try:
         return _report(opts, argv, project, outcome, python, trace_file)
     except Exception as exc:  # a jitlint bug: say so plainly, after the program's own output
@@ -255,12 +296,15 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     from jitlint.noqa import Suppressions
     from jitlint.registry import all_rules
     from jitlint.runtime import report
-    from jitlint.runtime.confirm import Observations, Result
+    from jitlint.runtime.confirm import Observations, Result, Thresholds
     from jitlint.runtime.evidence import norm
 
     config = project.config
     data = outcome.data
-    obs = Observations(data)
+    thresholds = Thresholds(
+        opts.min_retraces if opts.min_retraces is not None else config.runtime_min_retraces,
+        opts.min_compile_seconds if opts.min_compile_seconds is not None else config.runtime_min_compile_seconds)
+    obs = Observations(data, thresholds)
     # which files to lint: the --path ones, else every user file the program executed
     if opts.paths:
         files = [str(p) for p in engine.discover([*opts.paths], config) if not isinstance(p, tuple)]
@@ -286,16 +330,11 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
         path = norm(extra.finding.path)
         if path not in linted or not config.is_enabled(extra.finding.code, extra.finding.path):
             continue
-        if path not in suppressions:
-            try:
-                suppressions[path] = Suppressions(engine.decode_source(Path(path).read_bytes()))
-            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
-                suppressions[path] = Suppressions("")
-        # `# noqa: JIT901`, or a noqa for a static rule that predicts the same cause there (`# noqa: JIT301`
-        # silences the retrace of a static argument at that call)
-        line = extra.finding.line
-        if suppressions[path].suppresses(line, extra.finding.code) or any(
-                extra.predicted_by(rule) and suppressions[path].suppresses(line, rule.code) for rule in all_rules()):
+        # `# noqa: JIT901`, or a noqa for a static rule that predicts the same cause (`# noqa: JIT301`
+        # silences the retrace of a static argument), at the call or on the function's def/jit lines
+        codes = [extra.finding.code, *(rule.code for rule in all_rules() if extra.predicted_by(rule))]
+        if any(_suppressions(suppressions, where).suppresses(line, code)
+               for where, line in ((path, extra.finding.line), *extra.also_at) for code in codes):
             continue
         results.append(extra)
     results.sort(key=lambda r: r.finding)
@@ -309,6 +348,8 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     out = io.StringIO() if opts.output else sys.stdout
     if opts.format == "json":
         report.write_json(out, program, results, functions, cost)
+    elif opts.format == "sarif":
+        report.write_sarif(out, program, results, config)
     else:
         report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
     if opts.output:
@@ -321,6 +362,19 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     else:
         out.flush()
     return EXIT_FINDINGS if results and not opts.exit_zero else EXIT_CLEAN
+
+
+def _suppressions(cache: dict, path: str):
+    """The `# noqa` comments of a file (read once; none when it cannot be read)."""
+    from jitlint import engine
+    from jitlint.noqa import Suppressions
+
+    if path not in cache:
+        try:
+            cache[path] = Suppressions(engine.decode_source(Path(path).read_bytes()))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
+            cache[path] = Suppressions("")
+    return cache[path]
 
 
 def _program(opts, argv, outcome, python, files, obs):
@@ -347,4 +401,5 @@ def _program(opts, argv, outcome, python, files, obs):
         run_seconds=data.get("run_seconds"), wall_seconds=outcome.seconds, timeout=opts.timeout,
         python=data.get("python"), jax_version=data.get("jax_version"),
         coverage_method=(data.get("coverage") or {}).get("method"),
-        coverage_complete=bool(data) and obs.coverage_intact, files=files)
+        coverage_complete=bool(data) and obs.coverage_intact, files=files,
+        subprocesses=[{**s, "path": _display(norm(s["path"])) if s.get("path") else None} for s in obs.subprocesses])

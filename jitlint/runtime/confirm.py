@@ -17,10 +17,22 @@ from pathlib import Path
 from jitlint.finding import Finding
 from jitlint.rule import Confirmation
 from jitlint.runtime import codes
-from jitlint.runtime.evidence import (FunctionRecord, build_functions, describe, is_jax_error, is_staging_tracer,
-                                      norm)
+from jitlint.runtime.evidence import (FunctionRecord, Trace, build_functions, describe, grows, is_jax_error,
+                                      is_staging_tracer, norm, site_calls)
 
 CONFIRMED, NOT_CONFIRMED, NOT_REACHED, UNKNOWN = "confirmed", "not_confirmed", "not_reached", "unknown"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a recompile only the run saw (JIT901-905) is worth a finding: a function retraced for one cause
+    at least `min_retraces` times, or whose retraces for it took `min_compile_seconds` in all, or whose
+    cache grows with the calls (evidence.grows). `[tool.jitlint]` runtime-min-retraces and
+    runtime-min-compile-seconds, or the same `jitlint run` options."""
+
+    min_retraces: int = 3
+    min_compile_seconds: float = 1.0
+
 
 @dataclass
 class RuntimeStatus:
@@ -44,6 +56,8 @@ class Result:
     finding: Finding
     runtime: RuntimeStatus
     runtime_only: bool = False
+    # Other lines whose `# noqa` silences a runtime-only finding: the function's def and jit lines.
+    also_at: tuple[tuple[str, int], ...] = ()
     # What a runtime-only finding saw, to match it with the static rules that predict it (for `# noqa`).
     causes: frozenset[str] = frozenset()  # retrace causes
     error_types: frozenset[str] = frozenset()  # the exception's class and its bases
@@ -69,7 +83,8 @@ def _plural(n: int, word: str) -> str:
 class Observations:
     """Everything the run showed, indexed by (normalized path, line)."""
 
-    def __init__(self, data: dict | None):
+    def __init__(self, data: dict | None, thresholds: Thresholds = Thresholds()):
+        self.thresholds = thresholds
         self.available = bool(data) and data.get("coverage") is not None
         data = data or {}
         coverage = data.get("coverage") or {}
@@ -96,6 +111,8 @@ class Observations:
         for loop in data.get("unrolled", []):
             self.unrolled.setdefault(norm(loop["path"]), []).append(loop)
         self.functions: list[FunctionRecord] = build_functions(data)
+        self.site_calls = site_calls(data)
+        self.subprocesses: list[dict] = list(data.get("subprocesses") or ())
         self.used_errors: set[int] = set()
         self.used_outputs: set[int] = set()
         self.explained: set[tuple] = set()  # (function key, cause) pairs a static finding accounts for
@@ -198,14 +215,7 @@ class Observations:
             if best is not None and best.retraces_for(wanted):
                 for cause in wanted:
                     self.explained.add((best.key, cause))
-                n = len(best.retraces_for(wanted))
-                return RuntimeStatus(
-                    CONFIRMED,
-                    f"`{best.name}` traced {_plural(len(best.traces), 'time')}, compiled "
-                    f"{_plural(best.compiles, 'time')}: {best.describe_causes(wanted)}; "
-                    f"{best.cost_s:.2f} s tracing and compiling",
-                    count=n, kind="recompile", function=best.name, traces=len(best.traces),
-                    compiles=best.compiles, seconds=best.cost_s)
+                return self._frequency_status(best, wanted, path, lo, hi)
 
         # not confirmed: say what was seen instead
         seen = []
@@ -243,29 +253,103 @@ class Observations:
                         else "the line ran; the predicted problem did not show")
         return RuntimeStatus(NOT_CONFIRMED, "; ".join(seen), kind="coverage" if not records else None)
 
+    def calls_at(self, traces: list[Trace], path: str | None = None, lo: int = 0, hi: int = 0) -> tuple[list[Trace], int | None]:
+        """The traces started at a finding's lines (the call, or a caller on the way) and the calls made
+        there; without a finding's lines, or when none started there, all `traces` and the calls at their
+        call sites. Calls are None where the run did not count them."""
+        if path is not None:
+            here = [t for t in traces if (t.call_path == path and t.call_line is not None and lo <= t.call_line <= hi)
+                    or any(p == path and lo <= line <= hi for p, line in t.via)]
+            counted = [self.site_calls[(path, line)] for line in range(lo, hi + 1) if (path, line) in self.site_calls]
+            if here and counted:
+                return here, sum(counted)
+        sites = {(t.call_path, t.call_line) for t in traces if t.call_path and t.call_line is not None}
+        counted = [self.site_calls[s] for s in sites if s in self.site_calls]
+        return traces, (sum(counted) if counted else None)
+
+    def _frequency_status(self, record: FunctionRecord, wanted: set[str], path: str, lo: int, hi: int) -> RuntimeStatus:
+        """A recompile claim ("one compile per call / per value, never evicted") is confirmed when the cache
+        grew with the calls at the site; a bounded set of signatures is reported, not confirmed."""
+        traces, calls = self.calls_at(record.traces, path, lo, hi)
+        retraces = [t for t in traces if t.cause != "first" and wanted & set(t.causes())]
+        if not retraces:  # the retraces happened through other lines: count the function's
+            traces, calls = self.calls_at(record.traces)
+            retraces = record.retraces_for(wanted)
+        entries = len(retraces) + 1
+        seen = (f"`{record.name}` traced {_plural(len(record.traces), 'time')}, compiled "
+                f"{_plural(record.compiles, 'time')}: {record.describe_causes(wanted)}; "
+                f"{record.cost_s:.2f} s tracing and compiling")
+        over = f" over {_plural(calls, 'call')}" if calls is not None else ""
+        growing = self._still_growing(retraces)
+        if grows(entries, calls, growing):
+            if calls is None:
+                how = ""
+            elif 2 * entries > calls:
+                how = f" (a new cache entry on {entries} of {calls} calls here)"
+            else:
+                how = (f" ({entries} cache entries over {calls} calls here, still growing: the last at call "
+                       f"{retraces[-1].call_index})")
+            return RuntimeStatus(CONFIRMED, seen + how,
+                                 count=len(retraces), kind="recompile", function=record.name,
+                                 traces=len(record.traces), compiles=record.compiles, seconds=record.cost_s)
+        noun = _distinct(wanted & {c for t in retraces for c in t.causes()})
+        word = "compile" if record.compiles else "trace"
+        return RuntimeStatus(
+            NOT_CONFIRMED,
+            f"{_plural(entries, word)}{over}, for {entries} distinct {noun}: a bounded set, not a new compile "
+            f"per call ({seen})", count=len(retraces), kind="recompile", function=record.name,
+            traces=len(record.traces), compiles=record.compiles, seconds=record.cost_s)
+
+    def _costly(self, record: FunctionRecord, traces: list[Trace]) -> bool:
+        """Is this group of same-cause retraces worth a runtime-only finding (Thresholds)?"""
+        t = self.thresholds
+        if len(traces) >= t.min_retraces or sum(x.seconds for x in traces) >= t.min_compile_seconds:
+            return True
+        _, calls = self.calls_at(record.traces)
+        return grows(len(traces) + 1, calls, self._still_growing(traces))
+
+    def _still_growing(self, retraces: list[Trace]) -> bool:
+        """Was the last of these retraces in the second half of the calls at its call site?"""
+        last = retraces[-1] if retraces else None
+        if last is None or last.call_index is None:
+            return False
+        calls = self.site_calls.get((last.call_path, last.call_line))
+        return calls is not None and 2 * last.call_index > calls
+
+    def _noqa_lines(self, record: FunctionRecord) -> tuple[tuple[str, int], ...]:
+        lines = [(record.def_path, line) for line in sorted(self.def_lines(record))]
+        lines += [(s["path"], s["line"]) for s in record.jit_sites]
+        return tuple(dict.fromkeys((p, ln) for p, ln in lines if p and isinstance(ln, int)))
+
     # ---- what only the run showed ---------------------------------------------------------------
     def runtime_only(self, display) -> list[Result]:
         """JIT9xx findings for what no static finding accounted for. `display(path)` is the path shown."""
         results: list[Result] = []
         for record in self.functions:
-            groups: dict[tuple, list] = {}
+            by_code: dict[str, list[Trace]] = {}
             for t in record.retraces:
                 if t.nested or any((record.key, c) in self.explained for c in t.causes()):
                     continue
-                code = codes.code_for_cause(t.cause)
-                where = (t.call_path, t.call_line) if t.call_path and t.call_line else (record.def_path,
-                                                                                        record.def_line)
-                if where[0] is None or where[0] not in self.lines:
-                    continue
-                groups.setdefault((code.code, *where), []).append(t)
+                by_code.setdefault(codes.code_for_cause(t.cause).code, []).append(t)
+            groups: dict[tuple, list] = {}
+            for code_text, same_cause in by_code.items():
+                if not self._costly(record, same_cause):
+                    continue  # a bounded, cheap set of signatures (two shapes, two modes): the table shows it
+                for t in same_cause:
+                    where = (t.call_path, t.call_line) if t.call_path and t.call_line else (record.def_path,
+                                                                                            record.def_line)
+                    if where[0] is None or where[0] not in self.lines:
+                        continue
+                    groups.setdefault((code_text, *where), []).append(t)
             for (code_text, path, line), traces in groups.items():
                 code = codes.by_code(code_text)
                 causes = list(dict.fromkeys(t.cause for t in traces))
                 because = " and ".join(describe(c, [t for t in traces if t.cause == c], record) for c in causes)
+                related = codes.related_rule(code, traces=traces)
                 message = (f"`{record.name}` was traced again {_plural(len(traces), 'time')} at this call because "
                            f"{because}; in all, {_plural(len(record.traces), 'trace')} and "
                            f"{_plural(record.compiles, 'compile')} took {record.cost_s:.2f} s. "
-                           f"{code.advice[0].upper()}{code.advice[1:]}")
+                           f"{code.advice[0].upper()}{code.advice[1:]}{_related_text(related)}")
                 evidence = (f"`{record.name}` traced {_plural(len(record.traces), 'time')}, compiled "
                             f"{_plural(record.compiles, 'time')}: {_plural(len(traces), 'retrace')} at this call "
                             f"because {because}")
@@ -273,13 +357,16 @@ class Observations:
                     _finding_at(display(path), path, line, code, message),
                     RuntimeStatus(CONFIRMED, evidence, count=len(traces), kind="recompile", function=record.name,
                                   traces=len(record.traces), compiles=record.compiles, seconds=record.cost_s),
-                    runtime_only=True, causes=frozenset(causes)))
+                    runtime_only=True, causes=frozenset(causes), also_at=self._noqa_lines(record)))
         for path, errors in self.errors.items():
             for e in errors:
                 if id(e) in self.used_errors or not is_jax_error(e) or path not in self.lines:
                     continue
                 status = _error_status([e])
-                message = f"{e['type']} raised here{_while(e)}: {e['message']}"
+                code = codes.TRACE_ERROR
+                related = codes.related_rule(code, error_types=e.get("mro", [e["type"]]))
+                message = (f"{e['type']} raised here{_while(e)}: {e['message'].rstrip('.')}. "
+                           f"{code.advice[0].upper()}{code.advice[1:]}{_related_text(related)}")
                 results.append(Result(_finding_at(display(path), path, e["line"], codes.TRACE_ERROR, message),
                                       status, runtime_only=True, error_types=frozenset(e.get("mro", [e["type"]]))))
         for path, outputs in self.outputs.items():
@@ -287,8 +374,9 @@ class Observations:
                 if id(o) in self.used_outputs or not o["tracer_calls"] or not is_staging_tracer(o["example"]):
                     continue
                 verb = "printed" if o["kind"] == "print" else "logged"
+                related = codes.related_rule(codes.TRACER_OUTPUT, output_kind=o["kind"])
                 message = (f"{o['kind']} {verb} the tracer {o['example']} at trace time, not the values; "
-                           f"use `jax.debug.print` to see values on every call")
+                           f"use `jax.debug.print` to see values on every call{_related_text(related)}")
                 results.append(Result(
                     _finding_at(display(path), path, o["line"], codes.TRACER_OUTPUT, message),
                     RuntimeStatus(CONFIRMED, f"{verb} {o['example']} at trace time "
@@ -296,6 +384,21 @@ class Observations:
                                   count=o["tracer_calls"], kind="output"),
                     runtime_only=True, output=True))
         return results
+
+
+def _distinct(causes: set[str]) -> str:
+    """What the cache entries were for, by cause."""
+    if causes <= {"static"}:
+        return "values"
+    if causes <= {"new_function"}:
+        return "function objects"
+    if causes <= {"shape", "dtype", "weak_type"}:
+        return "argument types"
+    return "signatures"
+
+
+def _related_text(rule) -> str:
+    return f" (static rule: {rule.code} {rule.name})" if rule is not None else ""
 
 
 def _while(e: dict) -> str:

@@ -60,6 +60,8 @@ class Trace:
     other_causes: tuple[str, ...] = ()  # also true: e.g. a static length changed along with the shape
     statics: dict | None = None  # {parameter: repr} of the untraced arguments, when the probe saw the body
     via: tuple[tuple[str, int], ...] = ()  # the user callers on the way to the jitted call
+    seconds: float = 0.0  # what this trace cost: tracing, lowering and compiling
+    call_index: int | None = None  # the how-manyth call at its call line it was (counted from that line's first trace)
 
     def causes(self) -> tuple[str, ...]:
         return (self.cause, *self.other_causes)
@@ -273,7 +275,9 @@ def build_functions(data: dict) -> list[FunctionRecord]:
         via = tuple((norm(p), int(n)) for p, n in (miss.get("via") or ()) if isinstance(n, int))
         record.traces.append(Trace(norm(miss.get("call_path")), miss.get("call_line"), bool(miss.get("nested")),
                                    cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other,
-                                   miss.get("statics"), via))
+                                   miss.get("statics"), via,
+                                   sum(float(miss.get(k) or 0.0) for k in ("trace_s", "lower_s", "compile_s")),
+                                   miss.get("call_index") if isinstance(miss.get("call_index"), int) else None))
         record.compiles += int(miss.get("compiles") or 0)
         record.trace_s += float(miss.get("trace_s") or 0.0)
         record.lower_s += float(miss.get("lower_s") or 0.0)
@@ -284,6 +288,28 @@ def build_functions(data: dict) -> list[FunctionRecord]:
             if (record.def_path, record.def_line) == key:
                 record.jit_sites.append({**site, "path": norm(site["path"])})
     return list(records.values())
+
+
+def site_calls(data: dict) -> dict[tuple[str, int], int]:
+    """(path, line) -> how many times that call site ran, counted from its first trace (the probe watches
+    the lines where a jitted function missed its cache, and the user callers on the way there)."""
+    counts: dict[tuple[str, int], int] = {}
+    for site in data.get("site_calls") or ():
+        if isinstance(site.get("line"), int) and isinstance(site.get("calls"), int):
+            key = (norm(site["path"]), site["line"])
+            counts[key] = counts.get(key, 0) + site["calls"]
+    return counts
+
+
+def grows(entries: int, calls: int | None, still_growing: bool = False) -> bool:
+    """Does a function's cache grow with the calls (the cost a recompile pitfall claims), rather than fill
+    up with a bounded set of signatures? At least 3 entries, and a new one on most calls, or new ones still
+    coming in the second half of the calls (values that do not come back: a counter, a schedule, a new
+    object per outer call). A bounded set that repeats (two modes alternating, a memoized factory) fills
+    up early and then hits. Uncounted calls: the entries alone."""
+    if entries < 3:
+        return False
+    return calls is None or 2 * entries > calls or still_growing
 
 
 def is_jax_error(error: dict) -> bool:

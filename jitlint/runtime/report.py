@@ -32,6 +32,19 @@ class Program:
     coverage_method: str | None
     coverage_complete: bool
     files: list[str]
+    subprocesses: list[dict] | None = None  # Python workers the program started: {kind, path, line, count}
+
+    def subprocess_note(self) -> str | None:
+        """A sentence about the Python subprocesses the probe did not instrument, or None."""
+        started = self.subprocesses or []
+        n = sum(s["count"] for s in started)
+        if not n:
+            return None
+        kinds = ", ".join(dict.fromkeys(s["kind"] for s in started))
+        where = next((f" (first at {s['path']}:{s['line']})" for s in started if s.get("path")), "")
+        return (f"note: the program started {n} Python subprocess{'es' if n != 1 else ''} ({kinds}){where}; "
+                f"{'they were' if n != 1 else 'it was'} not instrumented, so what JAX did there is not in this "
+                "report (run a worker's code in the main process, or run it under `jitlint run` itself)")
 
     def sentence(self) -> str:
         took = f" after {self.run_seconds:.2f} s" if self.run_seconds is not None else ""
@@ -59,7 +72,9 @@ class Program:
                 "run_seconds": _round(self.run_seconds), "wall_seconds": _round(self.wall_seconds),
                 "timeout": self.timeout, "python": self.python, "jax_version": self.jax_version,
                 "coverage": {"method": self.coverage_method, "complete": self.coverage_complete},
-                "files": self.files}
+                "files": self.files,
+                "subprocesses": {"started": sum(s["count"] for s in self.subprocesses or []), "instrumented": 0,
+                                 "sites": list(self.subprocesses or [])}}
 
 
 def _round(x: float | None) -> float | None:
@@ -123,6 +138,9 @@ def write_json(out: TextIO, program: Program, results: list[Result], functions: 
 def write_text(out: TextIO, program: Program, results: list[Result], functions: list[dict], cost: dict,
                quiet: bool = False) -> None:
     out.write(f"jitlint run: {program.target} {program.sentence()}.\n")
+    note = program.subprocess_note()
+    if note:
+        out.write(f"jitlint run: {note}.\n")
     for r in results:
         tag = " [runtime]" if r.runtime_only else ""
         out.write(text_line(r.finding) + tag + "\n")
@@ -167,3 +185,41 @@ def _causes_text(causes: dict) -> str:
              "structure": "arg structure", "new_function": "new function object", "context": "config/context",
              "unknown": "unexplained"}
     return ", ".join(f"{words.get(c, c)} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))
+
+
+# ---- SARIF --------------------------------------------------------------------------------------------
+
+
+def _source_lines(paths, max_file_size: int) -> dict[str, list[str]]:
+    """Each file's lines as Python numbers them (SARIF's fingerprints hash a finding's line); none for a file
+    that cannot be read."""
+    import re
+
+    from jitlint.engine import decode_source, read_source
+
+    sources = {}
+    for path in dict.fromkeys(paths):
+        try:
+            sources[path] = re.split(r"\r\n|\r|\n", decode_source(read_source(path, max_file_size)))
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
+            continue
+    return sources
+
+
+def write_sarif(out: TextIO, program: Program, results: list[Result], config) -> None:
+    """The findings as `jitlint check --format sarif` writes them (jitlint.ci_formats), each result with its
+    runtime status in `properties.runtime`, and how the program ran in the run's invocation."""
+    from jitlint.ci_formats import sarif_report
+
+    findings = [r.finding for r in results]
+    log = sarif_report(findings, _source_lines([f.path for f in findings], config.max_file_size), config.docs_url)
+    run = log["runs"][0]
+    for item, r in zip(run["results"], results):
+        item.setdefault("properties", {})["runtime"] = {**r.runtime.to_dict(), "runtime_only": r.runtime_only}
+    invocation = {"executionSuccessful": program.status == "finished", "commandLine": " ".join(program.command),
+                  "properties": {"program": program.to_dict()}}
+    if program.exit_code is not None:
+        invocation["exitCode"] = program.exit_code
+    run["invocations"] = [invocation]
+    json.dump(log, out, indent=2, ensure_ascii=False)
+    out.write("\n")
