@@ -40,8 +40,9 @@ class RuntimeCode:
                       "Only when the recompiles cost something: the function was traced again for this cause "
                       "at least `runtime-min-retraces` times (default 3), or those traces took at least "
                       "`runtime-min-compile-seconds` in all (default 1 s), or its cache grows with the calls "
-                      "(at least 3 entries, and a new one on most calls or for ever-new numbers). A function "
-                      "meant to take two shapes or two modes compiles twice and gets no finding; the report's "
+                      "(at least 3 entries, and a new one on most calls, or new ones still coming in the second "
+                      "half of the calls: values that do not come back). A function meant to take two shapes "
+                      "or two modes compiles twice and gets no finding; the report's "
                       "cost table still lists every function's traces and compiles. Both thresholds are "
                       "settings in `[tool.jitlint]` and options of `jitlint run`."]
         if self.related:

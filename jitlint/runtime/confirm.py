@@ -253,7 +253,8 @@ class Observations:
                         else "the line ran; the predicted problem did not show")
         return RuntimeStatus(NOT_CONFIRMED, "; ".join(seen), kind="coverage" if not records else None)
 
-    def calls_at(self, traces: list[Trace], path: str | None = None, lo: int = 0, hi: int = 0) -> tuple[list[Trace], int | None]:
+    def calls_at(self, traces: list[Trace], path: str | None = None, lo: int = 0,
+                 hi: int = 0) -> tuple[list[Trace], int | None]:
         """The traces started at a finding's lines (the call, or a caller on the way) and the calls made
         there; without a finding's lines, or when none started there, all `traces` and the calls at their
         call sites. Calls are None where the run did not count them."""

@@ -44,7 +44,8 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None,
         out_path = os.path.join(tmp, "observed.json")
         config_path = os.path.join(tmp, "config.json")
         config = {"mode": target.mode, "target": target.target, "args": target.args,
-                  "trace_args": target.trace_args, "example_args": target.example_args, "paths": [os.path.abspath(p) for p in paths]}
+                  "trace_args": target.trace_args, "example_args": target.example_args,
+                  "paths": [os.path.abspath(p) for p in paths]}
         read_fd = write_fd = None
         pass_fds: tuple[int, ...] = ()
         if os.name == "posix":
