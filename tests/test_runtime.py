@@ -570,10 +570,10 @@ def test_python_subprocesses_are_counted_and_said_not_instrumented():
     sub = report["program"]["subprocesses"]
     assert (sub["started"], sub["instrumented"]) == (3, 0)
     assert {s["kind"]: s["count"] for s in sub["sites"]} == {"multiprocessing (spawn)": 2, "subprocess": 1}
-    assert {(s["path"], s["line"]) for s in sub["sites"]} == {("workers.py", 21), ("workers.py", 23)}
+    assert {(s["path"], s["line"]) for s in sub["sites"]} == {("workers.py", 17), ("workers.py", 19)}
     text = jitlint_run("-q", "workers.py").stdout
     assert ("jitlint run: note: the program started 3 Python subprocesses (multiprocessing (spawn), subprocess) "
-            "(first at workers.py:21); they were not instrumented") in text
+            "(first at workers.py:17); they were not instrumented") in text
 
 
 def test_sarif_report():
