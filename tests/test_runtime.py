@@ -602,3 +602,14 @@ def test_sarif_report():
     assert [{k: v for k, v in r.items() if k != "properties"} for r in run["results"]] == \
         [{k: v for k, v in r.items() if k != "properties"} for r in static["results"]]
     assert run["tool"] == static["tool"]
+
+
+def test_calls_written_over_several_lines():
+    """The static finding sits on an argument's line; the run knows the call by its first line, and counts
+    each call once although that line runs twice (before the arguments and again for the call)."""
+    _, report, _ = run_report("multiline_calls.py")
+    found = {f["line"]: f["runtime"] for f in report["findings"]}
+    assert found[24]["status"] == "not_confirmed"
+    assert found[24]["evidence"].startswith("2 compiles over 8 calls, for 2 distinct values: a bounded set")
+    assert found[33]["status"] == "confirmed"
+    assert found[33]["evidence"].endswith("(a new cache entry on 4 of 4 calls here)")

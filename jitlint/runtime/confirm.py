@@ -117,6 +117,7 @@ class Observations:
         self.used_outputs: set[int] = set()
         self.explained: set[tuple] = set()  # (function key, cause) pairs a static finding accounts for
         self._def_spans: dict[str, dict[int, int]] = {}
+        self._call_spans: dict[str, list[tuple[int, int]]] = {}
 
     # ---- lookups ----------------------------------------------------------------------------
     def executed_files(self) -> list[str]:
@@ -134,6 +135,14 @@ class Observations:
         if spans is None:
             spans = self._def_spans[record.def_path] = _def_spans(record.def_path)
         return set(range(record.def_line, spans.get(record.def_line, record.def_line) + 1))
+
+    def call_start(self, path: str, lo: int, hi: int) -> int:
+        """The first line of the innermost call that starts above `lo` and spans lines lo..hi, else `lo`."""
+        calls = self._call_spans.get(path)
+        if calls is None:
+            calls = self._call_spans[path] = _call_spans(path)
+        inside = [(start, end) for start, end in calls if start < lo and end >= hi]
+        return max(inside)[0] if inside else lo
 
     def functions_at(self, path: str, lo: int, hi: int) -> list[FunctionRecord]:
         """Functions defined, jitted or called (a trace was started) on these lines."""
@@ -196,7 +205,10 @@ class Observations:
                                                 f"({_plural(u['times'], 'time')}): each row was unrolled into the "
                                                 "compiled program", count=u["times"], kind="unrolled")
 
-        records = self.functions_at(path, lo, hi)
+        # a finding on an argument line of a call written over several lines: the run knows the call by
+        # the line it starts on
+        start = self.call_start(path, lo, hi)
+        records = self.functions_at(path, start, hi)
         if evidence.rewrap:
             sites = [s for s in self.jit_sites.get(path, []) if lo <= s["line"] <= hi and s["calls"] > 1]
             if sites:
@@ -215,7 +227,7 @@ class Observations:
             if best is not None and best.retraces_for(wanted):
                 for cause in wanted:
                     self.explained.add((best.key, cause))
-                return self._frequency_status(best, wanted, path, lo, hi)
+                return self._frequency_status(best, wanted, path, start, hi)
 
         # not confirmed: say what was seen instead
         seen = []
@@ -424,6 +436,16 @@ def _finding_at(display_path: str, path: str, line: int, code: codes.RuntimeCode
     except (OSError, IndexError):
         pass
     return Finding(display_path, line, col, line, max(end_col, col), code.code, message, code.severity)
+
+
+def _call_spans(path: str) -> list[tuple[int, int]]:
+    """(first line, last line) of every call written over several lines in a file."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    return [(node.lineno, node.end_lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and node.end_lineno and node.end_lineno > node.lineno]
 
 
 def _def_spans(path: str) -> dict[int, int]:

@@ -192,9 +192,10 @@ class SetTraceCoverage:
         if state is None:
             state = self.states[id(code)] = _CodeLines(code, self.lines, self.probe)
         if state.watched is None:
-            state.watched = {}
+            state.watched, state.resumed = {}, {}
         if line not in state.watched:
             state.watched[line] = 1  # this execution's line event has passed already
+            state.resumed[line] = resumed_offsets(code, line)
         if sys.gettrace() == self._on_call:  # tracing this frame again (it may have been dropped as seen)
             frame.f_trace = state.trace
             frame.f_trace_lines = True
@@ -209,8 +210,27 @@ class SetTraceCoverage:
         return counts
 
 
+def resumed_offsets(code, line):
+    """The bytecode offsets where `line` starts again after later lines within one execution of its
+    statement: a call written over several lines comes back to its first line for the call itself, a
+    second line event that is not a second call."""
+    out = set()
+    previous = None
+    try:
+        for start, _end, ln in code.co_lines():
+            if ln is None:
+                continue
+            if ln == line and previous is not None and previous > line:
+                out.add(start)
+            previous = ln
+    except (AttributeError, ValueError):
+        pass
+    return frozenset(out)
+
+
 class _CodeLines:
-    __slots__ = ("code", "remaining", "seen", "calls", "progress_at", "stale", "done", "probe", "watched")
+    __slots__ = ("code", "remaining", "seen", "calls", "progress_at", "stale", "done", "probe", "watched",
+                 "resumed")
 
     def __init__(self, code, lines, probe):
         self.code = code
@@ -221,6 +241,7 @@ class _CodeLines:
         self.done = not self.remaining
         self.probe = probe
         self.watched = None  # {line: executions} of watched call sites
+        self.resumed = None  # {line: offsets where the line resumes inside one statement (resumed_offsets)}
 
     def enter(self, frame):
         if self.watched:
@@ -237,7 +258,7 @@ class _CodeLines:
         if event == "line":
             line = frame.f_lineno
             watched = self.watched
-            if watched is not None and line in watched:
+            if watched is not None and line in watched and frame.f_lasti not in self.resumed[line]:
                 watched[line] += 1
             if line in self.remaining:
                 self.remaining.discard(line)
@@ -270,6 +291,7 @@ class MonitoringCoverage:
         self.lines = probe.lines
         self.tool = None
         self.watched = {}  # code -> {line: executions} of watched call sites
+        self.resumed = {}  # code -> {line: offsets where it resumes inside one statement}
 
     def start(self):
         mon = sys.monitoring
@@ -312,7 +334,8 @@ class MonitoringCoverage:
     def _on_line(self, code, line):
         watched = self.watched.get(code)
         if watched is not None and line in watched:
-            watched[line] += 1
+            if sys._getframe(1).f_lasti not in self.resumed[code][line]:
+                watched[line] += 1
             return None  # keep counting this line
         self.lines.setdefault(code.co_filename, set()).add(line)
         return sys.monitoring.DISABLE
@@ -325,6 +348,7 @@ class MonitoringCoverage:
         watched = self.watched.setdefault(code, {})
         if line not in watched:
             watched[line] = 1
+            self.resumed.setdefault(code, {})[line] = resumed_offsets(code, line)
             mon = sys.monitoring
             mon.set_local_events(self.tool, code, mon.get_local_events(self.tool, code) | mon.events.LINE)
             mon.restart_events()  # the line was disabled after its first event
