@@ -2,7 +2,8 @@
 
 Statuses:
   confirmed      the symptom the rule predicts happened at that line (an error raised there, a
-                 tracer printed there, or retraces of the function it names, with their cause)
+                 tracer printed there, or retraces of the function it names, with their cause, as often
+                 as the rule claims: a cache that grew with the calls, not a bounded set)
   not_confirmed  the line ran and the symptom did not appear (what was seen instead is the evidence)
   not_reached    the line never ran
   unknown        no runtime data (the program did not report back)
@@ -271,16 +272,19 @@ class Observations:
         there; without a finding's lines, or when none started there, all `traces` and the calls at their
         call sites. Calls are None where the run did not count them."""
         if path is not None:
-            here = [t for t in traces if (t.call_path == path and t.call_line is not None and lo <= t.call_line <= hi)
+            here = [t for t in traces
+                    if (t.call_path == path and t.call_line is not None and lo <= t.call_line <= hi)
                     or any(p == path and lo <= line <= hi for p, line in t.via)]
-            counted = [self.site_calls[(path, line)] for line in range(lo, hi + 1) if (path, line) in self.site_calls]
+            counted = [self.site_calls[(path, line)] for line in range(lo, hi + 1)
+                       if (path, line) in self.site_calls]
             if here and counted:
                 return here, sum(counted)
         sites = {(t.call_path, t.call_line) for t in traces if t.call_path and t.call_line is not None}
         counted = [self.site_calls[s] for s in sites if s in self.site_calls]
         return traces, (sum(counted) if counted else None)
 
-    def _frequency_status(self, record: FunctionRecord, wanted: set[str], path: str, lo: int, hi: int) -> RuntimeStatus:
+    def _frequency_status(self, record: FunctionRecord, wanted: set[str], path: str, lo: int,
+                          hi: int) -> RuntimeStatus:
         """A recompile claim ("one compile per call / per value, never evicted") is confirmed when the cache
         grew with the calls at the site; a bounded set of signatures is reported, not confirmed."""
         traces, calls = self.calls_at(record.traces, path, lo, hi)
