@@ -4,10 +4,13 @@
 
 Two programs, written to a temp folder:
 
-* ``training`` (jit-dominated, the case the <=15% budget is for): an MLP trained for a few hundred
-  steps, plus a few batch shapes (4 compiles in all);
-* ``compile_heavy`` (the worst case): 60 small functions, each traced and compiled once, run a few
-  times. Almost all its time is JAX's Python tracing code, which jitlint's probe watches.
+* ``training`` (run-dominated: its time goes into running compiled steps; the case the <=15% budget is
+  for): an MLP trained for a few hundred steps, plus a few batch shapes (4 compiles in all);
+* ``compile_heavy`` (compile-dominated, the worst case, like a training script that recompiles a lot): 60
+  small functions, each traced and compiled once, run a few times. Almost all its time is JAX's Python
+  tracing code, which jitlint's probe watches.
+
+The README states both figures (CPU ratios are the steadier ones on a shared machine).
 
 Each round runs ``python prog.py`` and ``jitlint run -q -o /dev/null prog.py`` once each, in random
 order. Reported: medians of whole-process wall time and of CPU time (user+sys of the process tree,
