@@ -23,7 +23,7 @@ from jitlint.contexts import annotation_kind
 from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
                               JitCreation, Site, Variant, variant_key)
 from jitlint import jaxapi
-from jitlint.cstwalk import walk
+from jitlint.cstwalk import descendants, walk
 from jitlint.evaluator import Evaluator
 from jitlint.literals import literal_const, positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
@@ -272,15 +272,20 @@ class ModuleAnalysis:
 
     def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
         """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
-        "static" (declared static metadata, or a non-array under an equinox filter), None (unknown)."""
+        "static" (declared static metadata, or a non-array under an equinox filter), "variable" (an nnx
+        Variable: `field_class` says which), None (unknown)."""
         table = jaxapi.PYTREE_CLASSES.get(class_name)
         if table is not None:
-            return table.get(attr)
+            return table.get(attr, table.get("*"))
         if class_name not in self._class_nodes():
             return None
         declared = self.declared_fields(class_name).get(attr)
         if declared is not None:
             return self._declared_field_kind(declared, filtered)
+        if self.framework_of(class_name) == "nnx":
+            assigned = self._init_assigned(class_name, attr)
+            if assigned is not None:
+                return assigned[0]
         for base in self.library_bases(class_name):
             if base in jaxapi.PYTREE_CLASSES:
                 return jaxapi.PYTREE_CLASSES[base].get(attr)
@@ -309,6 +314,53 @@ class ModuleAnalysis:
             return "leaf"
         if kind == "static":
             return "static"
+        return None
+
+    def field_class(self, class_name: str, attr: str) -> str | None:
+        """The class of an nnx Module's "variable" or "subtree" field (a Variable class, a local Module)."""
+        if self.framework_of(class_name) != "nnx":
+            return None
+        assigned = self._init_assigned(class_name, attr)
+        if assigned is not None:
+            return assigned[1]
+        return next((self.field_class(b, attr) for b in self.class_bases.get(class_name, []) if b in self.classes),
+                    None)
+
+    def _init_assigned(self, class_name: str, attr: str) -> tuple[str, str | None] | None:
+        """An nnx Module's fields are what its `__init__` assigns to `self`: a Variable (`nnx.Param(...)`),
+        an array (a leaf) or another local nnx Module (a subtree), with their class; a plain value
+        (`self.dim = dim`) is static module metadata, as is an attribute assigned in ways that disagree."""
+        node = self._class_nodes().get(class_name)
+        init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                    None) if node is not None else None
+        if init is None or not init.params.params:
+            return None
+        me = init.params.params[0].name.value
+        kinds = set()
+        for n in descendants(init.body):
+            if not isinstance(n, (cst.Assign, cst.AnnAssign)) or n.value is None:
+                continue
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == me
+                   and t.attr.value == attr for t in targets):
+                kinds.add(self._assigned_value_kind(n.value))
+        if not kinds:
+            return None
+        kind = kinds.pop() if len(kinds) == 1 else None
+        return kind if kind is not None else ("static", None)
+
+    def _assigned_value_kind(self, value: cst.BaseExpression) -> tuple[str, str | None] | None:
+        if not isinstance(value, cst.Call):
+            return None
+        q = self.qualify_text(dotted(value.func) or "") or ""
+        if q in jaxapi.LEAF_FIELD_CALLS:
+            cls = jaxapi.LEAF_FIELD_CALLS[q]
+            return ("variable", cls) if cls is not None else ("leaf", None)
+        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
+            return ("leaf", None)
+        if isinstance(value.func, cst.Name) and value.func.value in self.classes \
+                and self.framework_of(value.func.value) == "nnx":
+            return ("subtree", value.func.value)
         return None
 
     def declared_fields(self, class_name: str) -> dict[str, cst.AnnAssign]:

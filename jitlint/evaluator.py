@@ -555,7 +555,11 @@ class Evaluator:
             if kind == "leaf":
                 return Taint(base.level, base.origin, is_array=True)
             if kind == "subtree":
-                return Taint(base.level, base.origin, container=True)
+                cls = self.a.field_class(base.class_name, attr)  # a local nnx Module held by an nnx Module
+                return Taint(base.level, base.origin, container=cls is None, filtered=cls is not None,
+                             class_name=cls)
+            if kind == "variable":  # an nnx Variable: array-like; its `.value` is the array, the rest metadata
+                return Taint(base.level, base.origin, is_array=True, class_name=self.a.field_class(base.class_name, attr))
         if base.filtered and not base.is_array:
             return None  # a field of an equinox/nnx module may be a static Python value
         if attr in ("T", "mT", "real", "imag", "at") and base.is_array:
@@ -1466,8 +1470,11 @@ class Evaluator:
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either
             is_array = kind in ("array", "scalar") or name in info.scalar_defaults
             container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
+            # An nnx Module is a pytree under plain jax.jit too: its plain attributes are static there.
+            nnx_module = module_class is not None and self.a.framework_of(module_class) == "nnx"
             params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
-                                 filtered=(graph_nodes or filtered) and not is_array, class_name=module_class)
+                                 filtered=(graph_nodes or filtered or nnx_module) and not is_array,
+                                 class_name=module_class)
         via = "@" + outer_q if decorated else f"{outer_q}(...)"
         context = Context(first.kind, via.replace("jax.numpy", "jnp"), traces_constants, filtered or graph_nodes)
         closure = self._closure() if self.info is not None and info.parent is self.info else None

@@ -38,14 +38,24 @@ BOUND_METHOD_BASES = {"flax.linen.Module", "flax.nnx.Module"}
 # Module base classes, by framework. A linen module's methods run when the module is applied
 # (`model.apply(variables, x)` calls `__call__`, or `method=`), inside whatever traces the apply.
 MODULE_BASES = {"flax.linen.Module": "linen", "flax.nnx.Module": "nnx"}
+# What an nnx Module attribute holds when its __init__ assigns one of these calls: a Variable (an array-like
+# box, traced under jax.jit and nnx.jit) or, for nnx.data, the traced value itself. Any other plain attribute
+# (`self.dim = dim`) is a static Python value of the module's pytree (measured on flax 0.12.8: an int
+# attribute is an int inside jax.jit; `m.param.out_sharding`, a Variable's metadata, is a Python tuple).
+NNX_VARIABLE = "flax.nnx.Variable"
+LEAF_FIELD_CALLS = {**{f"flax.nnx.{name}": NNX_VARIABLE for name in (
+    "Variable", "Param", "BatchStat", "Cache", "Intermediate", "LoRAParam", "OptArray", "OptState",
+    "OptVariable", "Perturbation", "RngCount", "RngKey", "RngState")}, "flax.nnx.data": None}
 # linen Module methods that run `__call__` with the arguments after the first (the variables / the rngs).
 APPLY_METHODS = {"apply": 1, "init": 1, "init_with_output": 1}
 
 # Pytree classes whose fields jitlint knows: qualified name -> field -> "leaf" (a traced array under jit),
-# "subtree" (a container of leaves) or "static" (pytree metadata: never traced).
+# "subtree" (a container of leaves) or "static" (pytree metadata: never traced); "*": any other field.
 TRAIN_STATE = "flax.training.train_state.TrainState"
 PYTREE_CLASSES = {
     TRAIN_STATE: {"step": "leaf", "params": "subtree", "opt_state": "subtree", "apply_fn": "static", "tx": "static"},
+    # A Variable's value is the traced array; every other attribute ("*") is static metadata.
+    NNX_VARIABLE: {"value": "leaf", "raw_value": "leaf", "*": "static"},
 }
 # Calls that build one: qualified name -> (class, the keyword holding its model's apply function).
 CONSTRUCTORS = {TRAIN_STATE + ".create": (TRAIN_STATE, "apply_fn")}
