@@ -62,7 +62,7 @@ class ModuleAnalysis:
         # How each context was started, to restart it when a defaulted parameter turns out passed.
         self._context_starts: dict[int, list] = {}
         self._literals: dict[str, cst.BaseExpression] | None = None
-        self._budget = 0
+        self._budget = self._budget_total = self.budget_functions = 0
         self._settle_depth = 0
         self._class_node_cache: dict[str, cst.ClassDef] | None = None
         # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
@@ -82,10 +82,21 @@ class ModuleAnalysis:
             if isinstance(node, types):
                 yield node, site
 
+    @property
+    def out_of_budget(self) -> bool:
+        """Did the worklist stop at its budget (`run`) rather than when nothing grew?"""
+        return self._budget <= 0
+
+    @property
+    def budget_used(self) -> int:
+        return self._budget_total - self._budget
+
     # ---------------------------------------------------------------- the worklist
     def run(self) -> "ModuleAnalysis":
         Evaluator(self, None).run_module()
         self._budget = 50 * (len(self.functions) + 10)  # bounds re-walks, whatever the code looks like
+        self._budget_total = self._budget
+        self.budget_functions = len(self.functions)  # what the budget counted
         # Eager code first: what it passes to jitted functions (objects of known classes, factories'
         # arguments) is then known when the traced bodies are walked, so no walk sees less than the run.
         # Every function not reached by tracing is walked once, eagerly, to find transforms; walking may

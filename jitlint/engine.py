@@ -122,8 +122,9 @@ def lint_source(source: str | bytes, path: str = "<stdin>", config: Config | Non
 
 def check_source(source: str | bytes, path: str = "<stdin>", config: Config | None = None, *,
                  apply_noqa: bool = True, module_name: str | None = None, is_package: bool = False,
-                 index: "ProjectIndex | None" = None) -> FileResult:
-    """Lint one file's text. `index` holds the jitted functions of the other files linted with it."""
+                 index: "ProjectIndex | None" = None, state=None) -> FileResult:
+    """Lint one file's text. `index` holds the jitted functions of the other files linted with it.
+    `state`: a `jitlint.incremental.Document` remembering this file's earlier texts (the language server)."""
     from jitlint.prefilter import file_facts
 
     config = config or Config()
@@ -132,7 +133,7 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
         return _select(FileResult(path, [error]), config)
     facts = file_facts(text, path, module_name, is_package, refs=index is not None, summary=False)
     result = _lint_text(text, path, config, facts, apply_noqa=apply_noqa, module_name=module_name,
-                        is_package=is_package, index=index)
+                        is_package=is_package, index=index, state=state)
     return _in_cells(result, source, config)
 
 
@@ -156,7 +157,7 @@ def _decode(source: str | bytes, path: str) -> tuple[str | None, Finding | None]
 
 def _lint_text(text: str, path: str, config: Config, facts: "Facts", *, apply_noqa: bool = True,
                module_name: str | None = None, is_package: bool = False,
-               index: "ProjectIndex | None" = None) -> FileResult:
+               index: "ProjectIndex | None" = None, state=None) -> FileResult:
     """Pass 2 for one file whose pass 1 is done: a JIT000, nothing (pre-filtered), or the rules' findings."""
     from jitlint.prefilter import is_relevant
 
@@ -166,13 +167,14 @@ def _lint_text(text: str, path: str, config: Config, facts: "Facts", *, apply_no
         return _finish(text, path, config, [_error_finding(path, facts.error)], apply_noqa)
     if not is_relevant(facts, index):
         return FileResult(path)
-    return _lint_relevant(text, path, config, apply_noqa, module_name, is_package, index)
+    return _lint_relevant(text, path, config, apply_noqa, module_name, is_package, index, state)
 
 
 def _lint_relevant(text: str, path: str, config: Config, apply_noqa: bool, module_name: str | None,
-                   is_package: bool, index) -> FileResult:
+                   is_package: bool, index, state=None) -> FileResult:
     """libcst, the analysis and the rules, on a file that parses with CPython."""
-    return _finish(text, path, config, _analyse(text, path, config, module_name, is_package, index), apply_noqa)
+    findings = _analyse(text, path, config, module_name, is_package, index, state=state)
+    return _finish(text, path, config, findings, apply_noqa)
 
 
 def _finish(text: str, path: str, config: Config, findings: list[Finding], apply_noqa: bool) -> FileResult:
@@ -213,34 +215,52 @@ def _select(result: FileResult, config: Config) -> FileResult:
 
 
 def _analyse(source: str, path: str, config: Config, module_name: str | None, is_package: bool,
-             index: "ProjectIndex | None") -> list[Finding]:
+             index: "ProjectIndex | None", whole: bool = False, state=None) -> list[Finding]:
+    """`whole`: parse the whole file with libcst, not only the statements that matter (jitlint.slicing).
+    `state`: reuse what a `jitlint.incremental.Document` kept of this file's earlier texts."""
     from jitlint.registry import enabled_rules
 
     rules = enabled_rules(config, path)
     if not rules:
         return []
     try:
-        return _analyse_with(rules, source, path, module_name, is_package, index)
+        return _analyse_with(rules, source, path, module_name, is_package, index, whole, state)
     except RecursionError:
         pass  # nesting CPython accepts (it compiled in pass 1): again, with room to recurse
     from jitlint.deep import run_deep
 
     try:
-        return run_deep(_analyse_with, rules, source, path, module_name, is_package, index)
+        return run_deep(_analyse_with, rules, source, path, module_name, is_package, index, True)
     except RecursionError:
         return [_file_error(path, "file is too deeply nested to analyse")]
 
 
+class _SliceMismatch(Exception):
+    """The sliced parse cannot give this file's answer exactly: parse the whole file."""
+
+
 def _analyse_with(rules, source: str, path: str, module_name: str | None, is_package: bool,
-                  index: "ProjectIndex | None") -> list[Finding]:
+                  index: "ProjectIndex | None", whole: bool = False, state=None) -> list[Finding]:
     """libcst, the analysis and the rules; RecursionError escapes (see `_analyse`)."""
     import libcst as cst
 
     from jitlint.analysis import analyze
     from jitlint.rule import RuleContext
 
+    if state is not None and not whole:
+        try:
+            found = state.findings(rules, source, path, module_name, is_package, index)
+        except RecursionError:
+            raise
+        except Exception as exc:  # a jitlint bug must not hide the other files' findings
+            return [_file_error(path, f"internal error while analysing this file ({type(exc).__name__}: {exc}); "
+                                      "please report it")]
+        if found is not None:
+            return found
+
+    sliced = None if whole else _parse_sliced(source, module_name, is_package, index)
     try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
-        module = cst.parse_module(source)
+        module = sliced.module if sliced is not None else cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
         message = exc.message.replace("parser error: ", "")
         return [_file_error(path, f"syntax not supported by libcst: {message}", exc.raw_line, exc.raw_column + 1)]
@@ -250,11 +270,15 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
         return [_file_error(path, f"cannot parse file: {type(exc).__name__}: {exc}")]
     try:
         analysis = analyze(module, module_name, is_package)
+        if sliced is not None and analysis.out_of_budget:
+            raise _SliceMismatch  # the budget counts the module's functions: the whole module's is larger
         ctx = RuleContext(analysis, path, index)
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []
-        return _to_findings(module, path, reports, source)
+        return _to_findings(module, path, reports, source, sliced.starts if sliced is not None else None)
+    except _SliceMismatch:
+        return _analyse_with(rules, source, path, module_name, is_package, index, True)
     except RecursionError:
         raise
     except Exception as exc:  # a jitlint bug must not hide the other files' findings
@@ -262,11 +286,26 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
                                   "please report it")]
 
 
-def _to_findings(module, path: str, reports, source: str) -> list[Finding]:
-    """Positions are computed once per file, and only for files that have something to report."""
+def _parse_sliced(source: str, module_name: str | None, is_package: bool, index):
+    """The statements that matter, parsed with libcst (jitlint.slicing), or None: parse the whole file."""
+    from jitlint.prefilter import parse_python
+    from jitlint.slicing import parse_sliced
+
+    tree, error = parse_python(source)
+    if error is not None:
+        return None
+    try:
+        return parse_sliced(source, tree, module_name, is_package, index)
+    except RecursionError:
+        return None
+
+
+def _to_findings(module, path: str, reports, source: str, starts=None) -> list[Finding]:
+    """Positions are computed once per file, and only for files that have something to report.
+    `starts`: where each top-level statement of a sliced module starts in the file."""
     nodes = [report.node for _, report in reports]
     nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
-    positions = _positions(module, source, nodes)
+    positions = _positions(module, source, nodes, starts)
     lines = _LINE_BREAK.split(source)
     findings = []
     seen = set()
@@ -306,32 +345,33 @@ def _fix_of(module, spec, positions, lines: list[str]) -> Fix | None:
     return Fix(spec.title, tuple(edits), spec.applicability)
 
 
-def _positions(module, source: str, nodes) -> dict:
+def _positions(module, source: str, nodes, starts=None) -> dict:
     """libcst's PositionProvider answers for `nodes`: from the statements that hold them when that can be
-    checked, else from the whole module (which costs a code generation and a visit of every node)."""
+    checked, else from the whole module (which costs a code generation and a visit of every node).
+    A sliced module (`starts` given) has no whole-module answer: _SliceMismatch then."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     try:
-        found = _statement_positions(module, source, nodes)
+        found = _statement_positions(module, source, nodes, starts)
     except RecursionError:
         raise  # the whole-module way would recurse deeper still
     except Exception:  # any surprise: the whole-module way below is always right
         found = None
     if found is not None:
         return found
+    if starts is not None:
+        raise _SliceMismatch
     return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _statement_positions(module, source: str, nodes) -> dict | None:
+def _statement_positions(module, source: str, nodes, starts=None) -> dict | None:
     """Positions from a module holding only the top-level statement around each node, shifted to where
-    CPython's parser says that statement starts. The statement's text must be found at exactly those
-    lines of the file (its code is its own: libcst writes a statement the same alone or in a module),
-    otherwise None."""
-    import ast
-
+    CPython's parser says that statement starts (`starts`: (statement, line) known already). The
+    statement's text must be found at exactly those lines of the file (its code is its own: libcst writes
+    a statement the same alone or in a module), otherwise None."""
     import libcst as cst
     from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
@@ -349,15 +389,8 @@ def _statement_positions(module, source: str, nodes) -> dict | None:
                 break
     if remaining:
         return None
-    starts = []  # the line where each top-level statement's own code starts (after comments, decorators)
-    tree_body = ast.parse(source).body
-    j = 0
-    for stmt in module.body:
-        if j >= len(tree_body):
-            return None
-        starts.append(tree_body[j].lineno)
-        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    if j != len(tree_body):
+    lines = [line for _, line in starts] if starts is not None else _statement_starts(module, source)
+    if lines is None or len(lines) != len(module.body):
         return None
     source_lines = _LINE_BREAK.split(source)
     out = {}
@@ -367,7 +400,7 @@ def _statement_positions(module, source: str, nodes) -> dict | None:
                            default_indent=module.default_indent, default_newline=module.default_newline,
                            has_trailing_newline=True)
         positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        shift = starts[k] - positions[stmt].start.line
+        shift = lines[k] - positions[stmt].start.line
         code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
         if shift < 0 or source_lines[shift:shift + len(code_lines)] != code_lines:
             return None
@@ -376,6 +409,26 @@ def _statement_positions(module, source: str, nodes) -> dict | None:
                 out[node] = CodeRange(CodePosition(pos.start.line + shift, pos.start.column),
                                       CodePosition(pos.end.line + shift, pos.end.column))
     return out
+
+
+def _statement_starts(module, source: str) -> list[int] | None:
+    """The line where each top-level statement's own code starts (after comments, decorators), from
+    CPython's parse of the whole file."""
+    import ast
+
+    import libcst as cst
+
+    starts = []
+    tree_body = ast.parse(source).body
+    j = 0
+    for stmt in module.body:
+        if j >= len(tree_body):
+            return None
+        starts.append(tree_body[j].lineno)
+        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if j != len(tree_body):
+        return None
+    return starts
 
 
 # ------------------------------------------------------------------------------------------ files

@@ -129,12 +129,22 @@ def is_relevant(facts: Facts, index=None) -> bool:
     return index is not None and any(index.lookup(q) is not None for q in facts.refs)
 
 
+_last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
+
+
 def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
     """CPython's parse, with its warnings (invalid escapes, ...) silenced: they are not jitlint's.
     Nesting the parser accepts but `ast`'s objects are too deep for at the default recursion limit
-    is parsed again with room to recurse (jitlint.deep)."""
+    is parsed again with room to recurse (jitlint.deep). The last tree is remembered (read only)."""
+    global _last_parse
+
+    last = _last_parse
+    if last is not None and last[0] == text:
+        return last[1], None
     try:
-        return _parse(text), None
+        tree = _parse(text)
+        _last_parse = (text, tree)
+        return tree, None
     except RecursionError:
         pass
     except Exception as exc:  # SyntaxError; ValueError (NUL bytes); MemoryError

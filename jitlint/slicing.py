@@ -1,0 +1,419 @@
+"""Sliced parsing: which top-level statements of a file pass 2 parses with libcst.
+
+libcst is most of a cold run's time, and most top-level statements of a file cannot hold a finding nor
+change the analysis of one that can. The file is cut into *chunks*, one per top-level statement (with the
+comments and blank lines before it), and pass 2 parses only the chunks that matter, each contiguous run of
+them on its own (`parse_sliced`). Positions stay exact: a chunk is the file's own lines, so a node's line
+in its run plus the run's first line is its line in the file, and its columns are the file's.
+
+Which chunks matter (`plan`), decided with CPython's `ast` and the words of each chunk's text, all of it
+a superset (an over-approximation is only slower, never different):
+
+* seeds: chunks whose words hold a word of `prefilter.TOKENS` (any reference to a transform or a lax
+  loop spells one), a local name an import binds to such a transform (`from jax import jit as J`), or to
+  a module or function in which the project index finds a jitted function;
+* then, until nothing is added, every chunk that reads a name a kept chunk binds or may change or defines
+  (at any depth: methods too), and every chunk that binds or may change a name a kept chunk's text holds.
+  "May change": assigned, deleted, stored into (`x.a = ...`, `x[k] = ...`), a method called on it or
+  passed to a call (`lst.append(f)`, `register(x)`), declared `global` in a function; a chunk that calls
+  a function of another chunk also may change what that function's body may change.
+
+So a dropped chunk shares no name with the kept ones except names the kept ones only read and it only
+reads: the analysis of the kept chunks is the analysis of the whole module restricted to them (it
+follows values through names only). Where this cannot be shown the whole file is parsed: a
+`from m import *` (binds names nobody can list), a text with `\\r` line breaks, a chunk libcst does not
+parse alone, a syntax tree too deep to walk, or (engine) an analysis that ran out of its work budget
+(which counts the module's functions). tests/test_slicing.py compares both ways on every fixture and
+example; bench/corpus_diff.py compares them on the corpus.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jitlint import jaxapi
+from jitlint.names import import_bindings
+from jitlint.qualnames import canonical
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+_WORD = re.compile(r"\w+")
+_LINE_END = re.compile(r"\n")
+
+
+def _seed_words() -> frozenset[str]:
+    from jitlint.prefilter import TOKENS
+
+    # A TrainState built with `apply_fn=` anywhere changes what every traced `state.apply_fn(...)` calls.
+    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
+    return frozenset(TOKENS | keywords)
+
+
+@dataclass
+class Chunk:
+    start: int  # 0-based index of its first line
+    end: int  # 0-based index one past its last line
+    code_line: int  # 1-based line where its statement's own code starts (after decorators: `def`, `x = ...`)
+    first: int  # 1-based line where its statement starts (its first decorator): after it, its own text
+    words: frozenset[str] = frozenset()
+    stores: frozenset[str] = frozenset()  # module names it binds (`global` ones in functions too)
+    changed: frozenset[str] = frozenset()  # names it stores into (`x.a = ...`, `x[k] = ...`)
+    binds: frozenset[str] = frozenset()  # the module names among both
+    is_import: bool = False  # only import statements
+    refs: frozenset = frozenset()  # (root name, attribute names) of every name and attribute chain it reads
+    imports: tuple = ()  # (local name, canonical qualified name) its imports bind; None for a star import
+    defs: int = 0  # `def` statements in it, at any depth
+
+
+@dataclass
+class Slice:
+    spans: list[tuple[int, int]]  # (first chunk, one past the last) of each contiguous run kept
+    chunks: list[Chunk]
+    line_starts: list[int]  # offset of each line in the text
+
+    def span_text(self, text: str, span: tuple[int, int]) -> str:
+        a, b = self.chunks[span[0]].start, self.chunks[span[1] - 1].end
+        stop = self.line_starts[b] if b < len(self.line_starts) else len(text)
+        return text[self.line_starts[a]:stop]
+
+    def chunk_text(self, text: str, k: int) -> str:
+        return self.span_text(text, (k, k + 1))
+
+    def statement_text(self, text: str, k: int) -> str:
+        """The chunk's text without the comments and blank lines before its statement."""
+        chunk = self.chunks[k]
+        stop = self.line_starts[chunk.end] if chunk.end < len(self.line_starts) else len(text)
+        return text[self.line_starts[chunk.first - 1]:stop]
+
+    @property
+    def kept_lines(self) -> int:
+        return sum(self.chunks[b - 1].end - self.chunks[a].start for a, b in self.spans)
+
+
+def components(found: "Slice") -> list[list[int]]:
+    """The kept chunks in independent groups: two non-import chunks are in one group when one reads a
+    name the other binds (the constructor-keyword chunks are all in one); each group then gets the
+    import chunks it reads. A group is closed as a slice is (see the module docstring), so its analysis
+    alone is the whole module's analysis restricted to it: the language server re-analyses only the
+    groups an edit touched (jitlint.incremental)."""
+    chunks = found.chunks
+    kept = [k for a, b in found.spans for k in range(a, b)]
+    parent = {k: k for k in kept}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    def join(a: int, b: int) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    binders: dict[str, list[int]] = {}
+    imports = [k for k in kept if chunks[k].is_import]
+    code = [k for k in kept if not chunks[k].is_import]
+    for k in code:
+        for name in chunks[k].binds:
+            binders.setdefault(name, []).append(k)
+    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
+    global_readers = [k for k in code if not chunks[k].words.isdisjoint(keywords)]
+    for k in global_readers[1:]:
+        join(global_readers[0], k)
+    for k in code:
+        for name in chunks[k].words.intersection(binders):
+            for other in binders[name]:
+                join(k, other)
+    groups: dict[int, list[int]] = {}
+    for k in code:
+        groups.setdefault(root(k), []).append(k)
+    out = []
+    for members in groups.values():
+        words = frozenset().union(*(chunks[k].words for k in members))
+        needed = [k for k in imports if not chunks[k].binds.isdisjoint(words)]
+        out.append(sorted(members + needed))
+    return out
+
+
+class _Unsliceable(Exception):
+    pass
+
+
+def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, index=None,
+         memo: dict | None = None) -> Slice | None:
+    """The chunks pass 2 must parse, or None: parse the whole file. `memo`: what earlier texts' chunks
+    bind and read, by chunk text (for one module name; the language server keeps one per document)."""
+    if "\r" in text or not tree.body:
+        return None
+    line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    try:
+        chunks = _chunks(text, tree, line_starts, module, is_package, memo)
+        bound = _analyse_chunks(chunks)
+    except (_Unsliceable, RecursionError):
+        return None
+    keep = _closure(chunks, _seeds(chunks, bound, index))
+    spans: list[tuple[int, int]] = []
+    for k in sorted(keep):
+        if spans and spans[-1][1] == k:
+            spans[-1] = (spans[-1][0], k + 1)
+        else:
+            spans.append((k, k + 1))
+    return Slice(spans, chunks, line_starts)
+
+
+def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | None, is_package: bool,
+            memo: dict | None) -> list[Chunk]:
+    """One chunk per top-level statement line (`a = 1; b = 2` is one), from the line after the previous
+    chunk to its last line, with what it binds and reads (from `memo` when its text was seen before)."""
+    chunks: list[Chunk] = []
+    groups: list[list[ast.stmt]] = []
+    last_end = 0
+    for stmt in tree.body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        if groups and first <= last_end:
+            groups[-1].append(stmt)
+        else:
+            groups.append([stmt])
+        last_end = max(last_end, stmt.end_lineno or stmt.lineno)
+    start = 0
+    for group in groups:
+        end = max(s.end_lineno or s.lineno for s in group)
+        stop = line_starts[end] if end < len(line_starts) else len(text)
+        chunk_text = text[line_starts[start]:stop]
+        facts = memo.get(chunk_text) if memo is not None else None
+        if facts is None:
+            facts = _chunk_facts(chunk_text, group, module, is_package)
+            if memo is not None:
+                memo[chunk_text] = facts
+        first = min([group[0].lineno] + [d.lineno for d in getattr(group[0], "decorator_list", ())])
+        chunk = Chunk(start, end, group[0].lineno, first)
+        chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs = facts
+        chunks.append(chunk)
+        start = end
+    return chunks
+
+
+def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_package: bool) -> tuple:
+    """(words, is an import, stores, stored into, refs, import bindings) of one chunk: a function of its
+    text (and the module's name, for relative imports)."""
+    words = set(_WORD.findall(chunk_text))
+    if not chunk_text.isascii():  # identifiers are compared after NFKC normalisation
+        import unicodedata
+
+        words |= {unicodedata.normalize("NFKC", w) for w in words if not w.isascii()}
+    found: list = []
+    stores, changed, refs, defs = _scan(group, found)
+    bindings = []
+    for node in found:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            bindings.append(None)  # a star import: nobody can list what it binds
+            continue
+        bindings.extend((local, canonical(qualified)) for local, qualified in import_bindings(node, module, is_package))
+    is_import = all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
+    return (frozenset(words), is_import, frozenset(stores), frozenset(changed), frozenset(refs), tuple(bindings),
+            defs)
+
+
+def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
+    """Each chunk's binds; returns what each import-bound local name is bound to."""
+    imports: dict[str, set[str]] = {}
+    for chunk in chunks:
+        for binding in chunk.imports:
+            if binding is None:
+                raise _Unsliceable("star import")
+            imports.setdefault(binding[0], set()).add(binding[1])
+    # Only names some chunk binds at module level are the module's: the rest are builtins or undefined.
+    names = set().union(*(c.stores for c in chunks))
+    for chunk in chunks:
+        chunk.binds = chunk.stores | (chunk.changed & names) if chunk.changed else chunk.stores
+    return imports
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}
+_fields_cache: dict[type, tuple[str, ...]] = {}
+
+
+def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set[tuple[str, tuple[str, ...]]], int]:
+    """What top-level statements bind at module level (stores, with `global` names of their functions),
+    the root names they store into (`x.a = ...`, `x[k] = ...`, anywhere), and every name and attribute
+    chain they read, as (root, attributes), and how many `def`s they hold; `imports` gets their import
+    statements. One iterative walk
+    (pass 2 runs it on every kept file: `ast.walk` and a visitor class are several times slower)."""
+    stores: set[str] = set()
+    changed: set[str] = set()
+    refs: set[tuple[str, tuple[str, ...]]] = set()
+    defs = 0
+    Name, Attribute, Subscript, Load, AST = ast.Name, ast.Attribute, ast.Subscript, ast.Load, ast.AST
+    stack: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in stmts]  # (node, inside a def or class body)
+    while stack:
+        node, inner = stack.pop()
+        cls = node.__class__
+        if cls is Name:
+            if node.ctx.__class__ is Load:
+                refs.add((node.id, ()))
+            elif not inner:
+                stores.add(node.id)
+            continue
+        if cls is Attribute or cls is Subscript:
+            if node.ctx.__class__ is not Load:  # stored into: its root name
+                root = node.value
+                while root.__class__ in (Attribute, Subscript, ast.Call, ast.Starred):
+                    root = root.func if root.__class__ is ast.Call else root.value
+                if root.__class__ is Name:
+                    changed.add(root.id)
+            if cls is Attribute:
+                parts = [node.attr]
+                value = node.value
+                while value.__class__ is Attribute:
+                    parts.append(value.attr)
+                    value = value.value
+                if value.__class__ is Name:
+                    refs.add((value.id, tuple(reversed(parts))))  # the inner chains are visited too
+        elif cls is ast.Import or cls is ast.ImportFrom:
+            imports.append(node)
+            if not inner:
+                stores.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+            continue
+        elif cls in _SCOPES:
+            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+                defs += 1
+            if not inner and cls is not ast.Lambda:
+                stores.add(node.name)
+            # decorators, defaults, annotations and bases run where the def is; the body is a scope
+            for name in _child_fields(cls):
+                value = getattr(node, name, None)
+                body = name == "body" or (cls is ast.Lambda and name == "body")
+                items = value if value.__class__ is list else [value]
+                stack.extend((item, inner or body) for item in items if isinstance(item, AST))
+            continue
+        elif cls is ast.Global:
+            stores.update(node.names)
+            continue
+        elif not inner and cls is ast.ExceptHandler and node.name:
+            stores.add(node.name)
+        elif not inner and cls in (ast.MatchAs, ast.MatchStar) and node.name:
+            stores.add(node.name)
+        elif not inner and cls is ast.MatchMapping and node.rest:
+            stores.add(node.rest)
+        for name in _child_fields(cls):
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend((item, inner) for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                stack.append((value, inner))
+    return stores, changed, refs, defs
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _fields_cache.get(cls)
+    if fields is None:
+        fields = _fields_cache[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
+    return fields
+
+
+def _seeds(chunks: list[Chunk], imports: dict[str, set[str]], index) -> set[int]:
+    """Chunks whose code refers to a transform or lax loop (a name or attribute chain resolved through the
+    file's imports, as pass 1 resolves them), or to a name the project index resolves to a jitted
+    function; and chunks that spell a constructor keyword whose value every traced body may read."""
+    from jitlint.names import extend
+    from jitlint.prefilter import TRACE_NAMES
+
+    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
+    seeds = set()
+    cache: dict[str, bool] = {}
+
+    def matters(q: str) -> bool:
+        hit = cache.get(q)
+        if hit is None:
+            hit = cache[q] = q in TRACE_NAMES or (index is not None and "." in q and index.lookup(q) is not None)
+        return hit
+
+    for k, c in enumerate(chunks):
+        if not c.words.isdisjoint(keywords):
+            seeds.add(k)
+            continue
+        for root, parts in c.refs:
+            if root in imports and any(matters(extend(t, parts)) for t in imports.get(root, ())):
+                seeds.add(k)
+                break
+    return seeds
+
+
+def _closure(chunks: list[Chunk], seeds: set[int]) -> set[int]:
+    """The seeds, then (forward) every chunk reading a name a seed or such a chunk binds: these may hold
+    a finding or pass values into functions that do; then (backward) every chunk binding a name that a
+    kept chunk's text holds: the kept ones read it."""
+    if not seeds:
+        return set()
+    relevant = _grow(chunks, set(seeds), lambda c, read, bound: not c.words.isdisjoint(bound))
+    return _grow(chunks, relevant, lambda c, read, bound: not c.binds.isdisjoint(read))
+
+
+def _grow(chunks: list[Chunk], keep: set[int], joins) -> set[int]:
+    read: set[str] = set()  # the words of the kept chunks
+    bound: set[str] = set()  # the names the kept chunks bind (imports aside: seeds cover what they bind)
+
+    def take(c: Chunk) -> None:
+        read.update(c.words)
+        if not c.is_import:
+            bound.update(c.binds)
+
+    for k in keep:
+        take(chunks[k])
+    todo = [k for k in range(len(chunks)) if k not in keep]
+    grew = True
+    while grew and todo:
+        grew = False
+        rest = []
+        for k in todo:
+            if joins(chunks[k], read, bound):
+                keep.add(k)
+                take(chunks[k])
+                grew = True
+            else:
+                rest.append(k)
+        todo = rest
+    return keep
+
+
+# ------------------------------------------------------------------------------------------ parsing
+
+
+@dataclass
+class SlicedModule:
+    """A libcst module of the kept chunks' statements, and where each statement's code starts."""
+
+    module: "cst.Module"
+    starts: list[tuple["cst.CSTNode", int]]  # (top-level statement, 1-based line of its code)
+    kept_lines: int
+    total_lines: int
+
+
+def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_package: bool,
+                 index=None) -> SlicedModule | None:
+    """The kept chunks parsed with libcst, run by run, as one module; None: parse the whole file."""
+    import libcst as cst
+
+    found = plan(text, tree, module_name, is_package, index)
+    if found is None:
+        return None
+    body: list = []
+    starts: list = []
+    for span in found.spans:
+        try:
+            part = cst.parse_module(found.span_text(text, span))
+        except Exception:  # not parsed alone (libcst's parser differs from CPython's here): whole file
+            return None
+        if len(part.body) != span[1] - span[0]:
+            return None
+        body.extend(part.body)
+        starts.extend((stmt, found.chunks[k].code_line) for stmt, k in zip(part.body, range(*span)))
+    # `default_newline`: the file has no `\r`; code generated for fixes (expressions) uses no indent.
+    sliced = cst.Module(body=body, header=(), footer=(), default_newline="\n", has_trailing_newline=True)
+    return SlicedModule(sliced, starts, found.kept_lines, text.count("\n") + 1)

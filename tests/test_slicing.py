@@ -1,0 +1,181 @@
+"""Sliced parsing (jitlint.slicing) gives exactly the findings of parsing the whole file.
+
+* Every fixture, example, rule example and project fixture: the same findings (positions, messages,
+  fixes) with and without slicing.
+* Files where slicing really drops statements: fixtures with unrelated code around them, and generated
+  modules that shuffle the top-level statements of several fixtures together (so names are bound, read
+  and rebound in many orders), each checked both ways; slicing is seen to drop lines there.
+* Where slicing cannot be shown to be exact (a star import, `\\r` line breaks), the whole file is parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import FIXTURES, fixture_files
+from jitlint import engine, slicing
+from jitlint.config import Config
+from jitlint.engine import check_source, lint_paths
+from jitlint.prefilter import parse_python
+from jitlint.registry import all_rules
+
+ALL = Config(select=("ALL",))
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+
+UNRELATED = '''
+import os
+import collections
+
+LIMIT = 10
+_registry = {}
+
+
+def unrelated_helper(a, b=LIMIT):
+    """Nothing here refers to jax."""
+    total = 0
+    for i in range(a):
+        total += i * b
+    return total
+
+
+class Plain:
+    size: int = 3
+
+    def grow(self, n):
+        self.size += n
+        return collections.Counter(range(n))
+
+
+_registry["plain"] = Plain()
+print(unrelated_helper(3), os.sep)
+'''
+
+
+def whole(monkeypatch):
+    monkeypatch.setattr(engine, "_parse_sliced", lambda *args, **kwargs: None)
+
+
+def both(source: str, path: str, monkeypatch, **kwargs):
+    sliced = check_source(source, path, ALL, **kwargs)
+    with monkeypatch.context() as m:
+        whole(m)
+        full = check_source(source, path, ALL, **kwargs)
+    return sliced, full
+
+
+def kept_fraction(source: str) -> float:
+    tree, error = parse_python(source)
+    assert error is None
+    found = slicing.plan(source, tree, None, False)
+    return 1.0 if found is None else found.kept_lines / (source.count("\n") + 1)
+
+
+def inputs() -> list[tuple[str, str]]:
+    out = [(p.name, p.read_text(encoding="utf-8")) for p in fixture_files() + EXAMPLES]
+    for rule in all_rules():
+        out += [(f"{rule.code}-invalid-{i}", textwrap.dedent(s)) for i, s in enumerate(rule.invalid)]
+        out += [(f"{rule.code}-valid-{i}", textwrap.dedent(s)) for i, s in enumerate(rule.valid)]
+    return out
+
+
+@pytest.mark.parametrize("name,source", inputs(), ids=[name for name, _ in inputs()])
+def test_same_findings_as_the_whole_file(name, source, monkeypatch):
+    sliced, full = both(source, name, monkeypatch)
+    assert sliced.findings == full.findings
+    # and with unrelated code before and after it, which slicing drops
+    padded = UNRELATED + "\n\n" + source + "\n\n" + UNRELATED.replace("unrelated_helper", "other_helper")
+    sliced, full = both(padded, name, monkeypatch)
+    assert sliced.findings == full.findings
+
+
+def test_unrelated_code_is_not_parsed():
+    source = (FIXTURES / "JIT501.py").read_text(encoding="utf-8")
+    padded = UNRELATED + "\n\n" + source + "\n\n" + UNRELATED * 5
+    assert kept_fraction(padded) < 0.6
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
+def test_project_fixtures_against_the_index(project, monkeypatch):
+    monkeypatch.chdir(project)
+    sliced = lint_paths(["."], ALL).findings
+    whole(monkeypatch)
+    assert lint_paths(["."], ALL).findings == sliced
+
+
+def _top_level_statements() -> list[str]:
+    """The top-level statements of every fixture and example, each with its comments and decorators."""
+    out = []
+    for path in fixture_files() + EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        tree = ast.parse(text)
+        for stmt in tree.body:
+            first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+            out.append("\n".join(lines[first - 1:stmt.end_lineno]))
+    return out
+
+
+STATEMENTS = _top_level_statements()
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=1, max_size=40), st.randoms(use_true_random=False))
+def test_shuffled_statements_of_the_fixtures(picks, rnd: random.Random):
+    """Top-level statements of different fixtures mixed: names bound in one, read or rebound in another,
+    imports missing or repeated. Whatever the mix, sliced and whole give the same findings."""
+    body = [STATEMENTS[i] for i in picks]
+    if rnd.random() < 0.5:
+        body.insert(0, "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom functools import partial")
+    source = "\n\n\n".join(body) + "\n"
+    try:
+        compile(source, "<mix>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return  # `return` outside a function and the like: JIT000 either way, nothing to compare
+    sliced = check_source(source, "mix.py", ALL)
+    saved = engine._parse_sliced
+    engine._parse_sliced = lambda *args, **kwargs: None
+    try:
+        full = check_source(source, "mix.py", ALL)
+    finally:
+        engine._parse_sliced = saved
+    assert sliced.findings == full.findings
+
+
+def test_star_imports_and_carriage_returns_parse_the_whole_file():
+    source = "from jax import *\n\n@jit\ndef f(x):\n    print(x)\n    return x\n\nLIMIT = 3\n"
+    tree, _ = parse_python(source)
+    assert slicing.plan(source, tree, None, False) is None
+    crlf = "import jax\r\n\r\n@jax.jit\r\ndef f(x):\r\n    print(x)\r\n    return x\r\n"
+    tree, _ = parse_python(crlf)
+    assert slicing.plan(crlf, tree, None, False) is None
+    assert [f.code for f in check_source(crlf, "crlf.py", ALL).findings] == ["JIT501"]
+
+
+def test_positions_and_fixes_are_those_of_the_file(monkeypatch):
+    source = UNRELATED + textwrap.dedent('''
+
+        import jax
+
+
+        # a comment before the decorator
+        @jax.jit
+        def step(x, y):
+            z = x + y  # ß→ non-ASCII before the finding
+            print("z is", z)
+            return z
+        ''') + UNRELATED.replace("unrelated_helper", "later_helper")
+    assert kept_fraction(source) < 0.5
+    sliced, full = both(source, "pos.py", monkeypatch)
+    assert sliced.findings == full.findings
+    (finding,) = [f for f in sliced.findings if f.code == "JIT501"]
+    line = source.split("\n")[finding.line - 1]
+    assert line[finding.col - 1:finding.end_col - 1] == 'print("z is", z)'
+    assert finding.fix is not None and "jax.debug.print" in finding.fix.edits[0].new_text
