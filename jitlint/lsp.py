@@ -146,9 +146,11 @@ def _internal_error(path: str, exc: BaseException) -> Finding:
                    Severity.ERROR)
 
 
-def lint_text(project: Project, source: str, path: str, config: Config, exclude: bool) -> list[Finding]:
-    """What `jitlint check` reports for this text (runs in the worker thread)."""
-    return project.lint_text(source, path, config=config, exclude=exclude, build=False).findings
+def lint_text(project: Project, source: str, path: str, config: Config, exclude: bool,
+              state=None) -> list[Finding]:
+    """What `jitlint check` reports for this text (runs in the worker thread). `state`: the document's
+    `jitlint.incremental.Document`, so that an edit re-analyses only what it changed."""
+    return project.lint_text(source, path, config=config, exclude=exclude, build=False, state=state).findings
 
 
 def hover_markdown(finding: Finding, docs_url: str | None = None) -> str:
@@ -369,6 +371,7 @@ class JitlintServer(LanguageServer):
         self._settings_task: asyncio.Future | None = None
         self._generation = 0
         self._results: dict[str, LintResult] = {}
+        self._documents: dict[str, Any] = {}  # uri -> jitlint.incremental.Document of an open document
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         # a notebook's cells are linted together: notebook uri -> (key, {cell uri: LintResult}) or a running lint
         self._notebook_results: dict[str, tuple[tuple, dict[str, LintResult]]] = {}
@@ -607,6 +610,12 @@ class JitlintServer(LanguageServer):
         config, path = result.config, fs_path or uri
         # excluded like `jitlint check --force-exclude` does, for files of the workspace
         exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+        state = self._documents.get(uri)
+        if state is None:
+            from jitlint.incremental import Document
+
+            state = self._documents[uri] = Document()
+        state.reset_unless((result.generation, config, result.index_generation, path))
         try:
             if path.endswith(".ipynb"):
                 # a notebook opened as a JSON text (a client without notebook sync): findings count lines
@@ -614,7 +623,7 @@ class JitlintServer(LanguageServer):
                 findings = []
             else:
                 findings = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, lint_text, self.project, result.source, path, config, exclude)
+                    self.executor, lint_text, self.project, result.source, path, config, exclude, state)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
@@ -718,6 +727,7 @@ class JitlintServer(LanguageServer):
         if task is not None:
             task.cancel()
         self._results.pop(uri, None)
+        self._documents.pop(uri, None)
         if not self.client_pulls_diagnostics:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

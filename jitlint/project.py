@@ -128,11 +128,12 @@ class Project:
         return run
 
     def lint_text(self, text: str | bytes, path: str, *, apply_noqa: bool = True, exclude: bool = True,
-                  config: Config | None = None, build: bool = True) -> FileResult:
+                  config: Config | None = None, build: bool = True, state=None) -> FileResult:
         """Lint one file's text as the file at `path` of this project (its module name, so relative imports
         resolve), against the index. `exclude`: a path the settings exclude gets no findings.
         `config`: other settings than the project's (the language server's client settings).
-        `build=False`: do not wait for the index to be built (the language server builds it meanwhile)."""
+        `build=False`: do not wait for the index to be built (the language server builds it meanwhile).
+        `state`: a `jitlint.incremental.Document`: what is unchanged since its earlier texts is reused."""
         config = config or self.config
         if exclude and path not in ("-", "<stdin>") and config.is_excluded(Path(path)):
             return FileResult(path)
@@ -141,7 +142,7 @@ class Project:
         if p.is_absolute() or p.is_file():
             module, is_package = engine.module_name_for(p)
         return engine.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
-                                   is_package=is_package, index=self.index if build else self._index)
+                                   is_package=is_package, index=self.index if build else self._index, state=state)
 
     def fix(self, paths: Iterable[str], *, unsafe: bool = False, write: bool = True, progress=None) -> RunResult:
         """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only

@@ -1,0 +1,194 @@
+"""Incremental re-lint for the language server: per-document memory of what an edit did not touch.
+
+A document's kept top-level chunks (jitlint.slicing) fall into independent groups (`slicing.components`):
+a group's analysis alone equals the whole module's analysis restricted to it. `Document.findings` keeps
+
+* the libcst statement of every chunk, by the chunk's text: an edit re-parses only the chunks it changed;
+* the findings of every group, by the texts of its chunks (and the rules): a group none of whose chunks
+  changed keeps its findings, moved by as many lines as its chunks moved; the others are analysed again.
+
+Which chunks form which group is decided afresh on every text (CPython's `ast`, cheap), so a change that
+joins or splits groups (a new name read, a helper renamed) only changes which groups are looked up. The
+findings equal those of a full lint of the same text, always (tests/test_incremental.py checks that after
+every edit of random edit sequences); where slicing does not apply, or a group's analysis runs out of its
+budget, or positions cannot be checked, the engine lints the whole text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jitlint.finding import Finding
+
+class _Batch:
+    """One analysis of the groups an edit left without findings (all of them at once: one module)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self, used: int) -> None:
+        self.used = used  # analysis budget it used: at least what any of its groups would use alone
+
+
+class Document:
+    """What the server remembers of one open document. Not thread-safe: one lint at a time per document
+    (the server's lint thread)."""
+
+    def __init__(self) -> None:
+        self._statements: dict[str, object] = {}  # chunk text -> its libcst statement
+        self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
+        # group key -> (its findings, the first lines of its chunks then, the batch that analysed it)
+        self._groups: dict[tuple, tuple[list["Finding"], tuple[int, ...], _Batch]] = {}
+        self._key: object = None
+        self.reused = 0  # groups whose findings the last lint reused (for tests and benchmarks)
+        self.analysed = 0  # groups it analysed
+
+    def reset_unless(self, key: object) -> None:
+        """Forget the findings when what they depend on besides the text changed (settings, the index)."""
+        if key != self._key:
+            self._key = key
+            self._groups.clear()
+            self._chunk_facts.clear()  # (relative imports depend on the module name)
+
+    def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
+                 index) -> list["Finding"] | None:
+        """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole."""
+        from jitlint import slicing
+        from jitlint.prefilter import parse_python
+
+        tree, error = parse_python(source)
+        if error is not None:
+            return None
+        memo = dict(self._chunk_facts)
+        found = slicing.plan(source, tree, module_name, is_package, index, memo)
+        if found is None:
+            return None
+        chunks = found.chunks
+        texts = [found.chunk_text(source, k) for k in range(len(chunks))]
+        self._chunk_facts = {t: memo[t] for t in texts if t in memo}  # this text's only
+        # A group's findings depend on its statements' own text (not on the comments before them), and
+        # are kept with the lines where those start.
+        own = [found.statement_text(source, k) for k in range(len(chunks))]
+        codes = tuple(rule.code for rule in rules)
+        groups: dict[tuple, tuple[list[Finding], tuple[int, ...], _Batch]] = {}
+        missing: list[tuple[tuple, list[int]]] = []
+        for members in slicing.components(found):
+            key = (codes, module_name, is_package, path, tuple(own[k] for k in members))
+            lines = tuple(chunks[k].first for k in members)
+            cached = self._groups.get(key)
+            if cached is not None:
+                groups[key] = (_moved(cached[0], cached[1], lines), lines, cached[2])
+            else:
+                missing.append((key, members))
+        self.reused, self.analysed = len(groups), len(missing)
+        if missing:
+            analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing)
+            if analysed is None:
+                return None
+            groups.update(analysed)
+        self._groups = groups
+        # The groups' work together (each batch counted once: an upper bound) within the budget of the
+        # whole kept module (at least 50 per def): the whole analysis would not have stopped early either.
+        used = sum(batch.used for batch in {id(g[2]): g[2] for g in groups.values()}.values())
+        defs = sum(chunks[k].defs for a, b in found.spans for k in range(a, b))
+        if used >= 50 * (defs + 10):
+            return None
+        out = [f for g in groups.values() for f in g[0]]
+        if len({(f.code, f.line, f.col) for f in out}) != len(out):
+            return None  # two groups report at one place (a shared import chunk): let the engine decide
+        return out
+
+    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing):
+        """The missing groups' findings, from one analysis of a module of all their chunks; None: lint
+        the text whole."""
+        import libcst as cst
+
+        from jitlint.analysis import analyze
+        from jitlint.engine import _SliceMismatch, _to_findings
+        from jitlint.rule import RuleContext
+
+        chunks = found.chunks
+        order = sorted({k for _, members in missing for k in members})
+        statements = self._parse(source, found, texts, order)
+        if statements is None:
+            return None
+        body = [statements[k] for k in order]
+        starts = [(statements[k], chunks[k].code_line) for k in order]
+        module = cst.Module(body=body, header=(), footer=(), default_newline="\n", has_trailing_newline=True)
+        analysis = analyze(module, module_name, is_package)
+        if analysis.out_of_budget:
+            return None
+        ctx = RuleContext(analysis, path, index)
+        reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
+        try:
+            findings = _to_findings(module, path, reports, source, starts) if reports else []
+        except _SliceMismatch:
+            return None
+        batch = _Batch(analysis.budget_used)
+        owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
+        for g, (_, members) in enumerate(missing):
+            for k in members:
+                owner[k] = -1 if k in owner else g
+        per_group: list[list[Finding]] = [[] for _ in missing]
+        firsts = [chunks[k].first for k in order]
+        for f in findings:
+            k = order[max(i for i, first in enumerate(firsts) if first <= f.line)]
+            if owner[k] < 0:
+                return None  # in a chunk two groups share (an import): which group's is it?
+            per_group[owner[k]].append(f)
+        return {key: (per_group[g], tuple(chunks[k].first for k in members), batch)
+                for g, (key, members) in enumerate(missing)}
+
+    def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
+        """The libcst statement of each chunk of `order`: remembered by text, the rest parsed run by run."""
+        import libcst as cst
+
+        out = {}
+        todo = []
+        used: set[int] = set()
+        for k in order:
+            stmt = self._statements.get(texts[k])
+            if stmt is not None and id(stmt) not in used:  # a text twice in the file: two statements
+                out[k] = stmt
+                used.add(id(stmt))
+            else:
+                todo.append(k)
+        runs: list[list[int]] = []
+        for k in todo:
+            if runs and runs[-1][-1] == k - 1:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        for run in runs:
+            try:
+                part = cst.parse_module(found.span_text(source, (run[0], run[-1] + 1)))
+            except Exception:
+                return None
+            if len(part.body) != len(run):
+                return None
+            out.update(zip(run, part.body))
+        kept = {texts[k]: stmt for k, stmt in out.items()}
+        for t in texts:  # keep the statements of this text only (what the next edit can reuse)
+            if t not in kept and t in self._statements:
+                kept[t] = self._statements[t]
+        self._statements = kept
+        return out
+
+
+def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]) -> list["Finding"]:
+    """The findings of a group whose chunks (first lines `old`) now start at lines `new`."""
+    if old == new:
+        return findings
+    out = []
+    for f in findings:
+        # the statement holding the finding: the last one starting at or before its line
+        k = max(i for i, first in enumerate(old) if first <= f.line)
+        shift = new[k] - old[k]
+        fix = f.fix
+        if fix is not None:
+            fix = dataclasses.replace(fix, edits=tuple(dataclasses.replace(e, line=e.line + shift,
+                                                                           end_line=e.end_line + shift)
+                                                       for e in fix.edits))
+        out.append(dataclasses.replace(f, line=f.line + shift, end_line=f.end_line + shift, fix=fix))
+    return out

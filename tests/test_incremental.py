@@ -1,0 +1,192 @@
+"""Incremental re-lint (jitlint.incremental): after every edit, the findings equal a full lint of the text.
+
+* Random edit sequences on modules mixed from the fixtures' top-level statements: snippets typed
+  anywhere (breaking and repairing the syntax), lines deleted, duplicated and moved, names renamed,
+  statements inserted; after each edit the incremental lint, a full lint and a whole-file lint agree.
+  `JITLINT_FUZZ_EXAMPLES` multiplies the number of sequences (as in tests/test_fuzz.py).
+* An edit inside one function of a large module re-analyses only that function's group.
+* Through the language server (a real client over stdio): pulled diagnostics after every edit are
+  those of `check_source`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import FIXTURES, fixture_files
+from jitlint import engine
+from jitlint.config import Config
+from jitlint.engine import check_source
+from jitlint.incremental import Document
+
+SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
+ALL = Config(select=("ALL",))
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+HEADER = "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom functools import partial\n\n\n"
+
+
+def _statements() -> list[str]:
+    out = []
+    for path in fixture_files() + EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        for stmt in ast.parse(text).body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                continue
+            first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+            if stmt.end_lineno - first < 40:
+                out.append("\n".join(lines[first - 1:stmt.end_lineno]))
+    return out
+
+
+STATEMENTS = _statements()
+SNIPPETS = ["print(x)\n", "    print(x)\n", "@jax.jit\n", "def g(x):\n", "if x > 0:\n", "    return x\n", "(", ")",
+            "\n", "    ", "jax.debug.print('{}', x)\n", "for i in range(x):\n", "# noqa\n", "import jax\n",
+            "x = jnp.ones(3)\n", '"""', "step = jax.jit(step)\n", "@partial(jax.jit, static_argnums=0)\n",
+            "jax.lax.scan(body, 0, xs)\n", "helper = None\n", "global x\n", "from jax import *\n", "é"]
+
+
+def full_lint(text: str):
+    return check_source(text, "doc.py", ALL).findings
+
+
+def whole_lint(text: str):
+    saved = engine._parse_sliced
+    engine._parse_sliced = lambda *args, **kwargs: None
+    try:
+        return check_source(text, "doc.py", ALL).findings
+    finally:
+        engine._parse_sliced = saved
+
+
+def edit(text: str, rnd: random.Random) -> str:
+    lines = text.split("\n")
+    kind = rnd.choice(["type", "type", "delete", "duplicate", "move", "rename", "insert", "undo-indent"])
+    at = rnd.randrange(len(lines) + 1)
+    if kind == "type":
+        pos = rnd.randrange(len(text) + 1)
+        cut = rnd.choice([0, 0, 1, 3, 10])
+        return text[:pos] + rnd.choice(SNIPPETS) + text[pos + cut:]
+    if kind == "delete" and lines:
+        del lines[min(at, len(lines) - 1):at + rnd.randint(1, 4)]
+    elif kind == "duplicate" and lines:
+        k = min(at, len(lines) - 1)
+        lines.insert(k, lines[k])
+    elif kind == "move" and len(lines) > 1:
+        line = lines.pop(min(at, len(lines) - 1))
+        lines.insert(rnd.randrange(len(lines) + 1), line)
+    elif kind == "rename":
+        words = sorted({w for w in text.replace("(", " ").replace(")", " ").split() if w.isidentifier()})
+        if len(words) > 1:
+            old, new = rnd.sample(words, 2)
+            return text.replace(old, new, rnd.choice([1, 2, -1]))
+    elif kind == "insert":
+        lines[at:at] = ["", rnd.choice(STATEMENTS), ""]
+    elif kind == "undo-indent" and lines:
+        k = min(at, len(lines) - 1)
+        lines[k] = lines[k].lstrip()
+    return "\n".join(lines)
+
+
+@settings(max_examples=60 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
+          database=None if SCALE == 1 else settings().database)
+@given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=7),
+       st.integers(2, 8), st.randoms(use_true_random=False))
+def test_random_edit_sequences_match_a_full_lint(picks, edits, rnd: random.Random):
+    text = HEADER + "\n\n\n".join(STATEMENTS[i] for i in picks) + "\n"
+    doc = Document()
+    doc.reset_unless("settings")
+    for step in range(edits + 1):
+        incremental = check_source(text, "doc.py", ALL, state=doc).findings
+        expected = full_lint(text)
+        assert incremental == expected, f"after edit {step}:\n{text}"
+        if step % 3 == 0:  # and now and then against the whole file's parse
+            assert expected == whole_lint(text), text
+        text = edit(text, rnd)
+
+
+def big_module(functions: int) -> str:
+    parts = [HEADER]
+    for i in range(functions):
+        parts.append(f"@jax.jit\ndef step_{i}(x, y):\n    z = x * {i} + y\n    if i == 3:\n        print(z)\n"
+                     f"    return jnp.sin(z)\n\n\n")
+    parts.append("def helper(x):\n    return x + 1\n\n\n@jax.jit\ndef uses_helper(x):\n    print(x)\n"
+                 "    return helper(x)\n")
+    return "".join(parts)
+
+
+def test_an_edit_in_one_function_reanalyses_only_its_group():
+    text = big_module(60)
+    doc = Document()
+    first = check_source(text, "doc.py", ALL, state=doc).findings
+    assert first == full_lint(text) and doc.analysed > 50 and doc.reused == 0
+    edited = text.replace("z = x * 7 + y", "z = x * 7 + y\n    print(z)")
+    again = check_source(edited, "doc.py", ALL, state=doc).findings
+    assert again == full_lint(edited)
+    assert doc.analysed == 1 and doc.reused > 50
+    assert len(again) == len(first) + 1
+    # an edit above moves every later finding: reused, on the new lines
+    moved = "# a comment\n\n" + edited
+    assert check_source(moved, "doc.py", ALL, state=doc).findings == full_lint(moved)
+    assert doc.analysed == 0
+    # the helper's group: the helper and the jitted function reading it
+    changed = moved.replace("return x + 1", "print(x)\n    return x + 1")
+    assert check_source(changed, "doc.py", ALL, state=doc).findings == full_lint(changed)
+    assert doc.analysed == 1
+
+
+def test_changed_settings_or_index_forget_the_findings():
+    text = big_module(5)
+    doc = Document()
+    doc.reset_unless(1)
+    check_source(text, "doc.py", ALL, state=doc)
+    doc.reset_unless(1)
+    check_source(text, "doc.py", ALL, state=doc)
+    assert doc.analysed == 0
+    doc.reset_unless(2)
+    only = Config(select=("JIT501",))
+    assert check_source(text, "doc.py", only, state=doc).findings == check_source(text, "doc.py", only).findings
+    assert doc.analysed > 0
+
+
+# ------------------------------------------------------------------------------------------ the server
+
+
+@pytest.fixture(scope="module")
+def lsp(tmp_path_factory):
+    from lspwire import WireClient
+
+    root = tmp_path_factory.mktemp("lsp")
+    client = WireClient(cwd=root)
+    client.initialize(root)
+    client.root = root
+    yield client
+    client.close()
+
+
+@settings(max_examples=8 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
+          database=None)
+@given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=5), st.randoms(use_true_random=False))
+def test_server_diagnostics_after_every_edit(lsp, picks, rnd: random.Random):
+    path = lsp.root / f"doc{rnd.randrange(10**9)}.py"
+    uri = path.as_uri()
+    text = HEADER + "\n\n\n".join(STATEMENTS[i] for i in picks) + "\n"
+    lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
+                                                         "text": text}})
+    for version in range(1, 5):
+        report = lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
+        expected = check_source(text, str(path), Config(root=lsp.root)).findings
+        got = [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"], d["message"])
+               for d in report["items"]]
+        assert got == [(f.code, f.line - 1, f.col - 1, f.message) for f in expected], text
+        text = edit(text, rnd)
+        lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                              "contentChanges": [{"text": text}]})
+    lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
