@@ -589,9 +589,9 @@ def _index_pass(files: list[_File], jobs: int, cache, progress, stats: RunStats)
 
 
 def index_files(paths: Iterable[Path], *, jobs: int = 1, cache_dir: str | os.PathLike | None = None,
-                config: Config | None = None) -> "tuple[ProjectIndex, RunResult]":
+                config: Config | None = None, progress=None) -> "tuple[ProjectIndex, RunResult]":
     """The project index of these files (pass 1 alone, read from and written to the cache). Where two
-    files claim one module name, the later one wins."""
+    files claim one module name, the later one wins. `progress`: as for `lint_paths`."""
     from jitlint.cache import Cache
     from jitlint.index import ProjectIndex
 
@@ -606,7 +606,7 @@ def index_files(paths: Iterable[Path], *, jobs: int = 1, cache_dir: str | os.Pat
     files = [f for f in (_read(-1, p, names, cache, config.max_file_size) for p in unique.values())
              if isinstance(f, _File)]
     run = RunResult([], RunStats(files=len(files)))
-    _index_pass(files, jobs, cache, None, run.stats)
+    _index_pass(files, jobs, cache, progress, run.stats)
     if cache is not None:
         cache.save({f.key for f in files}, prune=False)
         run.messages.extend(cache.errors)

@@ -62,6 +62,7 @@ SOURCE = "jitlint"
 SETTINGS_SECTION = "jitlint"
 DEBOUNCE_SECONDS = 0.2
 SETTINGS_TIMEOUT_SECONDS = 5.0
+INDEX_DELAY_SECONDS = 1.0  # the workspace index waits this long for the first diagnostics at most
 if PYGLS_MISSING is None:
     # Jupyter notebooks' Python cells, as VS Code and other notebook clients sync them
     NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
@@ -239,6 +240,55 @@ class Settings:
 # ------------------------------------------------------------------------------------------ the server
 
 
+class WorkDoneProgress:
+    """Server-initiated `$/progress` for a long task (the workspace index), for clients that support
+    `window.workDoneProgress`; its `start/advance/done` are the engine's progress calls, made from the
+    worker thread and sent from the event loop."""
+
+    def __init__(self, server: "JitlintServer", token: str) -> None:
+        self.server, self.token = server, token
+        self.loop = asyncio.get_running_loop()
+        self.total = self.count = 0
+        self.sent = -1
+
+    @classmethod
+    async def create(cls, server: "JitlintServer", title: str) -> "WorkDoneProgress | None":
+        if not server._capability("window.work_done_progress"):
+            return None
+        token = f"jitlint-{next(_progress_tokens)}"
+        try:
+            await asyncio.wait_for(server.work_done_progress.create_async(token), SETTINGS_TIMEOUT_SECONDS)
+        except Exception as exc:  # the client refused or never answered: no progress shown
+            logger.info("window/workDoneProgress/create failed: %s", exc)
+            return None
+        server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
+        return cls(server, token)
+
+    def _report(self, message: str, percentage: int) -> None:
+        self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+            message=message, percentage=percentage))
+
+    def start(self, label: str, total: int) -> None:
+        self.total, self.count = total, 0
+
+    def advance(self, n: int) -> None:
+        self.count += n
+        percentage = min(100, self.count * 100 // max(self.total, 1))
+        if percentage >= self.sent + 5:  # at most about 20 reports
+            self.sent = percentage
+            self.loop.call_soon_threadsafe(self._report, f"{self.count}/{self.total} files", percentage)
+
+    def done(self) -> None:
+        pass
+
+    def end(self) -> None:
+        self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(
+            message=f"{self.count} files indexed" if self.total else "up to date"))
+
+
+_progress_tokens = itertools.count(1)
+
+
 @dataclass
 class LintResult:
     generation: int  # of the settings it was linted with
@@ -372,6 +422,7 @@ class JitlintServer(LanguageServer):
         self._generation = 0
         self._results: dict[str, LintResult] = {}
         self._documents: dict[str, Any] = {}  # uri -> jitlint.incremental.Document of an open document
+        self._first_lint = asyncio.Event()  # set once a document's diagnostics are ready
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         # a notebook's cells are linted together: notebook uri -> (key, {cell uri: LintResult}) or a running lint
         self._notebook_results: dict[str, tuple[tuple, dict[str, LintResult]]] = {}
@@ -570,11 +621,19 @@ class JitlintServer(LanguageServer):
         config = self.config_for(folders[0], settings)
         root = find_root(Path(folders[0])) or Path(folders[0])
         project = Project(root, config)
+        try:  # the open files' first diagnostics first: the index would compete with them for the CPU
+            await asyncio.wait_for(self._first_lint.wait(), INDEX_DELAY_SECONDS)
+        except asyncio.TimeoutError:
+            pass
+        progress = await WorkDoneProgress.create(self, "jitlint: indexing the workspace")
         try:
-            await asyncio.get_running_loop().run_in_executor(None, lambda: project.index)
+            await asyncio.get_running_loop().run_in_executor(None, project.build, progress)
         except Exception as exc:  # the index only adds cross-file findings: keep serving without it
             self.log(f"could not index the workspace: {exc}", types.MessageType.Warning)
             return
+        finally:
+            if progress is not None:
+                progress.end()
         project.take_updates(self.project)  # open buffers win over the files on disk
         self.project = project
         self.index_changed()
@@ -632,6 +691,7 @@ class JitlintServer(LanguageServer):
         result.findings = findings
         result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url) for f in findings]
         result.result_id = str(next(self._result_ids))
+        self._first_lint.set()
         return result
 
     async def lint_notebook(self, notebook: "types.NotebookDocument", settings: Settings) -> dict[str, LintResult]:
@@ -954,5 +1014,19 @@ def main(argv: list[str] | None = None) -> int:
                else logging.StreamHandler(sys.stderr))
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
+    # libcst and the rules load while the client and the server shake hands (the first lint needs them)
+    threading.Thread(target=_preload, name="jitlint-preload", daemon=True).start()
     create_server().start_io()
     return 0
+
+
+def _preload() -> None:
+    try:
+        import libcst  # noqa: F401
+
+        from jitlint import analysis, incremental, slicing  # noqa: F401
+        from jitlint.registry import all_rules
+
+        all_rules()
+    except Exception:  # the first lint imports them again, and reports what fails
+        pass

@@ -81,10 +81,14 @@ class Project:
     @property
     def index(self) -> "ProjectIndex":
         """The jitted functions of every project file (built on first use; then kept current by `update`)."""
+        return self.build()
+
+    def build(self, progress=None) -> "ProjectIndex":
+        """`index`, reporting the files indexed to `progress` (start/advance/done, as `lint_paths`)."""
         with self._build_lock:
             if not self._built:
                 index, run = engine.index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
-                                                config=self.config)
+                                                config=self.config, progress=progress)
                 self.messages.extend(run.messages)
                 with self._lock:
                     for summary in self._index.modules.values():
