@@ -14,6 +14,8 @@
   runs every installed plugin whatever `--select` says.
 * Commands (all in the staging tree, output to /dev/null):
     jitlint cold     jitlint check --no-cache --exit-zero -q .        (all cores: the default -j)
+    jitlint before   the same with --jitlint-before EXE (another checkout's jitlint, e.g. main's); its
+                     `--format json` output must equal this one's
     jitlint cached   jitlint check --exit-zero -q .                   (the warm-up round fills the cache)
     flake8 -j2       flake8 --isolated -j 2 --exit-zero .             (defaults: E, F, W, C90)
     ruff             ruff check --isolated --no-cache --exit-zero .   (defaults)
@@ -122,6 +124,8 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "jitlint-bench",
                     help="staging tree, caches and the peers' venv go here")
     ap.add_argument("--jitlint", type=Path, default=Path(sys.executable).with_name("jitlint"))
+    ap.add_argument("--jitlint-before", type=Path, metavar="EXE",
+                    help="another jitlint (e.g. main's) to run cold side by side, and whose findings must match")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--seed", type=int, default=2026)
@@ -146,6 +150,8 @@ def main() -> int:
         "ruff": [str(ruff), "check", "--isolated", "--no-cache", "--exit-zero", "."],
         "ruff cached": [str(ruff), "check", "--isolated", "--cache-dir", str(ruff_cache), "--exit-zero", "."],
     }
+    if args.jitlint_before:
+        commands["jitlint before"] = [str(args.jitlint_before), "check", "--no-cache", "--exit-zero", "-q", "."]
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
         commands = {k: v for k, v in commands.items() if k in wanted}
@@ -196,6 +202,9 @@ def main() -> int:
               f"{statistics.median(r['cpu'] for r in results):.2f} | "
               f"{statistics.median(r['rss_mib'] for r in results):.0f} | {x_flake8} | {x_ruff} |")
     goals = {}
+    before = paired("jitlint before", "jitlint cold")
+    if before is not None:
+        goals["jitlint before wall / jitlint cold wall"] = round(before, 3)
     speedup = paired("flake8 -j2", "jitlint cold")
     if speedup is not None:
         goals["cold: flake8 -j2 wall / jitlint cold wall (goal >= 5)"] = round(speedup, 2)
@@ -205,6 +214,11 @@ def main() -> int:
     for k, v in goals.items():
         print(f"{k}: {v}")
 
+    if args.jitlint_before:  # the same findings, byte for byte
+        same = [subprocess.run([str(exe), "check", "--no-cache", "--exit-zero", "--format", "json", "."], cwd=tree,
+                               capture_output=True, text=True).stdout for exe in (args.jitlint, args.jitlint_before)]
+        goals["findings identical to jitlint before (--format json)"] = same[0] == same[1]
+        print(f"findings identical to jitlint before (--format json): {same[0] == same[1]}")
     facts = jitlint_facts(args.jitlint, tree)
     print(f"\njitlint on the corpus: {facts['run']}")
     print(f"JIT000 (files not linted): {facts['jit000']}")

@@ -1,23 +1,35 @@
-"""How long an editor waits for `jitlint lsp` diagnostics after an edit (a benchmark, not a test).
+"""How long an editor waits for `jitlint lsp` diagnostics, side by side with `ruff server` (a benchmark,
+not a test).
 
-Starts the server as an editor does (`python -m jitlint lsp`, stdio, driven by pygls' LSP client), opens
-a generated JAX file of about 2,000 lines, then edits it again and again and measures from each
-`didChange` to the diagnostics of that version:
+Starts each server as an editor does (stdio, driven by pygls' LSP client), opens a generated realistic JAX
+module (`jax_module`: helpers, initialisers, a class, losses, jitted steps, a jitted `lax.scan`, an eager
+loop; about 8 findings in 2,000 lines), then edits it again and again, as typing does:
 
-- push: a client without pull support; the time includes the server's 200 ms debounce;
-- pull: a client that pulls (`textDocument/diagnostic`) right after each change, like Neovim 0.11.
+- first diagnostics: from starting the server process to the diagnostics of the opened file (pulled);
+- edit -> diagnostics, pull: a client that pulls (`textDocument/diagnostic`) right after each change, like
+  Neovim 0.11: no debounce is involved;
+- edit -> diagnostics, push (jitlint only): a client without pull support; the time includes the server's
+  200 ms debounce.
 
-It also times `check_source` alone on the same text, to tell the lint from the server's overhead.
+Rounds are interleaved (each round runs every server once, in a new random order) so that load from
+other jobs hits both alike; the ratios are medians of per-round ratios. It also times the engine alone
+in this process: a full `check_source`, and an incremental one (`jitlint.incremental.Document`).
 
-    .venv/bin/python bench/lsp_latency.py [--lines 2000] [--edits 10] [--runs 3]
+    .venv/bin/python bench/lsp_latency.py [--lines 2000 500] [--edits 20] [--runs 3] [--ruff PATH]
+
+`ruff` (0.17.6, pinned like bench/compare.py) comes from bench/compare.py's peers venv (created on first
+use) unless --ruff names one.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,32 +38,140 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-SERVER = [sys.executable, "-m", "jitlint", "lsp"]
+HEADER = """\
+\"\"\"A training module: models, losses, jitted steps and an eager loop (generated for the benchmark).\"\"\"
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+logger = logging.getLogger(__name__)
+LEARNING_RATE = 1e-3
+HIDDEN = 128
+
+
+@dataclasses.dataclass
+class Config:
+    steps: int = 100
+    batch: int = 32
+    seed: int = 0
+
+
+class Batch(NamedTuple):
+    x: jax.Array
+    y: jax.Array
+
+
+"""
+
+BLOCK = """\
+def init_params_{i}(key, sizes=(HIDDEN, HIDDEN)):
+    \"\"\"Glorot-initialised weights for a small MLP.\"\"\"
+    keys = jax.random.split(key, len(sizes))
+    params = []
+    for k, (n_in, n_out) in zip(keys, zip(sizes[:-1], sizes[1:])):
+        scale = np.sqrt(2.0 / (n_in + n_out))
+        params.append((scale * jax.random.normal(k, (n_in, n_out)), jnp.zeros(n_out)))
+    return params
+
+
+def mlp_{i}(params, x):
+    for w, b in params[:-1]:
+        x = jax.nn.relu(x @ w + b)
+    w, b = params[-1]
+    return x @ w + b
+
+
+def loss_fn_{i}(params, batch):
+    pred = mlp_{i}(params, batch.x)
+    return jnp.mean((pred - batch.y) ** 2)
+
+
+@jax.jit
+def train_step_{i}(params, batch):
+    loss, grads = jax.value_and_grad(loss_fn_{i})(params, batch)
+    params = jax.tree_util.tree_map(lambda p, g: p - LEARNING_RATE * g, params, grads)
+{finding}    return params, loss
+
+
+@functools.partial(jax.jit, static_argnames=("length",))
+def rollout_{i}(params, x, length):
+    def body(carry, _):
+        y = mlp_{i}(params, carry)
+        return y, jnp.sum(y)
+
+    final, sums = lax.scan(body, x, None, length=length)
+    return final, sums
+
+
+class Normalizer{i}:
+    def __init__(self, mean, std):
+        self.mean = mean
+        self.std = std
+
+    def __call__(self, x):
+        return (x - self.mean) / (self.std + 1e-6)
+
+
+def summarize_{i}(history):
+    values = np.asarray(history)
+    return {{"mean": float(values.mean()), "max": float(values.max())}}
+
+
+"""
+
+FINDINGS = ["    print(\"loss\", loss)\n", "    if loss > 1.0:\n        loss = loss * 0.5\n",
+            "    logger.info(\"loss %s\", loss)\n", "    scale = float(loss)\n"]
+
+FOOTER = """\
+def main(config: Config = Config()):
+    key = jax.random.PRNGKey(config.seed)
+    params = init_params_0(key)
+    history = []
+    for step in range(config.steps):
+        batch = Batch(jnp.ones((config.batch, HIDDEN)), jnp.zeros((config.batch, HIDDEN)))
+        params, loss = train_step_0(params, batch)
+        final, _ = rollout_0(params, batch.x, step)
+        history.append(loss)
+    return summarize_0(history)
+
+
+if __name__ == "__main__":
+    main()
+"""
 
 
 def jax_module(lines: int) -> str:
-    """Jitted functions with traced prints (JIT501) and a non-ASCII line, until `lines` lines."""
-    parts = ["import jax\nimport jax.numpy as jnp\n\n"]
-    count, i = 3, 0
+    """A realistic JAX training module of about `lines` lines: helpers, initialisers, a class, losses,
+    jitted steps with `value_and_grad`, a jitted `lax.scan` rollout with a static length, an eager loop
+    calling them; one finding in every block of ~60 lines that falls on a multiple of 4 (about 8 in
+    2,000 lines), plus a loop-varying static argument in `main` (JIT301)."""
+    parts = [HEADER]
+    count, i = HEADER.count("\n") + FOOTER.count("\n"), 0
     while count < lines:
-        parts.append(
-            f"@jax.jit\n"
-            f"def step_{i}(x, y):\n"
-            f"    z = x * {i} + y\n"
-            f'    label = "ß→{i}"; print(z)\n'
-            f"    w = jnp.sin(z) @ jnp.cos(y)\n"
-            f"    return w + 1\n"
-            f"\n\n")
-        count += 8
+        finding = FINDINGS[(i // 4) % len(FINDINGS)] if i % 4 == 0 else ""
+        block = BLOCK.format(i=i, finding=finding)
+        parts.append(block)
+        count += block.count("\n")
         i += 1
+    parts.append(FOOTER)
     return "".join(parts)
 
 
 def edited(text: str, n: int) -> str:
-    """The n-th edit: a changed constant in the first function, and every other time one print fewer."""
-    text = text.replace("z = x * 0 + y", f"z = x * {n + 1000} + y", 1)
+    """The n-th edit, as typing does: a changed constant in one function's body, and every other time a
+    print added to another jitted step (a new finding)."""
+    text = text.replace("scale = np.sqrt(2.0 / (n_in + n_out))", f"scale = np.sqrt({n + 2}.0 / (n_in + n_out))", 1)
     if n % 2:
-        text = text.replace('label = "ß→1"; print(z)', 'label = "ß→1"; pass', 1)
+        text = text.replace("    return params, loss\n", "    print(loss)\n    return params, loss\n", 2)
     return text
 
 
@@ -63,7 +183,8 @@ class BenchClient(LanguageClient):
         self.arrived = asyncio.Event()
 
 
-async def measure(mode: str, source: str, path: Path, edits: int) -> tuple[list[float], list[int]]:
+async def measure(server: list[str], mode: str, source: str, path: Path, edits: int):
+    """(first diagnostics s, [edit -> diagnostics s], [diagnostics per version]) for one server start."""
     client = BenchClient()
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -75,8 +196,10 @@ async def measure(mode: str, source: str, path: Path, edits: int) -> tuple[list[
 
     capabilities = types.ClientCapabilities(
         text_document=types.TextDocumentClientCapabilities(
-            diagnostic=types.DiagnosticClientCapabilities() if mode == "pull" else None))
-    await client.start_io(*SERVER)
+            diagnostic=types.DiagnosticClientCapabilities() if mode == "pull" else None,
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+    started = time.perf_counter()
+    await client.start_io(*server)
     await client.initialize_async(types.InitializeParams(capabilities=capabilities, root_uri=path.parent.as_uri()))
     client.initialized(types.InitializedParams())
     uri = path.as_uri()
@@ -94,8 +217,9 @@ async def measure(mode: str, source: str, path: Path, edits: int) -> tuple[list[
 
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
         uri=uri, language_id="python", version=1, text=source)))
-    await diagnostics_of(1)  # warm: imports, rule registry
-    latencies, counts = [], []
+    counts = [await diagnostics_of(1)]
+    first = (client.published[1] if mode == "push" else time.perf_counter()) - started
+    latencies = []
     for n in range(edits):
         version = n + 2
         start = time.perf_counter()
@@ -108,41 +232,83 @@ async def measure(mode: str, source: str, path: Path, edits: int) -> tuple[list[
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return latencies, counts
+    return first, latencies, counts
+
+
+def find_ruff(given: str | None) -> str:
+    if given:
+        return given
+    sys.path.insert(0, str(Path(__file__).parent))
+    from compare import ensure_peers
+
+    _, ruff = ensure_peers(Path(tempfile.gettempdir()) / "jitlint-bench" / "peers-venv")
+    return str(ruff)
+
+
+def engine_alone(source: str, path: Path, edits: int) -> tuple[float, float]:
+    """Median ms of a full `check_source` and of an incremental one, on the same edits."""
+    from jitlint.engine import check_source
+    from jitlint.incremental import Document
+
+    full, incremental = [], []
+    doc = Document()
+    check_source(source, str(path), state=doc)
+    for n in range(edits):
+        text = edited(source, n)
+        start = time.perf_counter()
+        a = check_source(text, str(path), state=doc)
+        middle = time.perf_counter()
+        b = check_source(text, str(path))
+        full.append(time.perf_counter() - middle)
+        incremental.append(middle - start)
+        assert a.findings == b.findings
+    return statistics.median(full) * 1000, statistics.median(incremental) * 1000
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=2000)
-    parser.add_argument("--edits", type=int, default=10, help="edits per run")
-    parser.add_argument("--runs", type=int, default=3, help="server starts per mode")
+    parser.add_argument("--lines", type=int, nargs="+", default=[2000, 500])
+    parser.add_argument("--edits", type=int, default=20, help="edits per server start")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (server starts per mode)")
+    parser.add_argument("--ruff", help="the ruff executable (default: bench/compare.py's pinned one)")
+    parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    source = jax_module(args.lines)
-    print(f"{source.count(chr(10))} lines, {args.runs} runs x {args.edits} edits per mode; "
-          f"Python {platform.python_version()}, {platform.machine()}")
+    servers = {"jitlint": [sys.executable, "-m", "jitlint", "lsp"], "ruff": [find_ruff(args.ruff), "server"]}
+    version = subprocess.run([servers["ruff"][0], "--version"], capture_output=True, text=True).stdout.strip()
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
+    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load {load}; {version}; "
+          f"{args.runs} interleaved rounds x {args.edits} edits")
+    rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "big_model.py"
-        path.write_text(source, encoding="utf-8")
-        # The engine alone, in this process: what the server adds is the rest.
-        from jitlint.engine import check_source
-
-        engine_times = []
-        for n in range(3):
-            start = time.perf_counter()
-            check_source(edited(source, n), str(path))
-            engine_times.append(time.perf_counter() - start)
-        print(f"engine alone (check_source): median {statistics.median(engine_times) * 1000:.0f} ms")
-        for mode in ("push", "pull"):
-            medians, everything, counts = [], [], set()
+        for lines in args.lines:
+            source = jax_module(lines)
+            path = Path(folder) / f"model_{lines}.py"
+            path.write_text(source, encoding="utf-8")
+            full, incremental = engine_alone(source, path, min(args.edits, 10))
+            print(f"\n{source.count(chr(10))} lines: engine alone, median full check_source {full:.0f} ms, "
+                  f"incremental {incremental:.0f} ms")
+            results: dict[str, list] = {"jitlint pull": [], "ruff pull": [], "jitlint push": []}
             for _ in range(args.runs):
-                latencies, found = await measure(mode, source, path, args.edits)
-                medians.append(statistics.median(latencies))
-                everything += latencies
-                counts.update(found)
-            print(f"{mode}: median {statistics.median(everything) * 1000:.0f} ms "
-                  f"(per run: {', '.join(f'{m * 1000:.0f}' for m in medians)} ms; "
-                  f"min {min(everything) * 1000:.0f}, max {max(everything) * 1000:.0f} ms); "
-                  f"diagnostics per version: {sorted(counts)}")
+                order = list(results)
+                rng.shuffle(order)
+                for label in order:
+                    name, mode = label.split()
+                    results[label].append(await measure(servers[name], mode, source, path, args.edits))
+            print("| server | first diagnostics (median s) | edit -> diagnostics median ms | min-max ms "
+                  "| diagnostics per version |")
+            print("|---|---:|---:|---:|---|")
+            for label, rounds in results.items():
+                everything = [x for _, lat, _ in rounds for x in lat]
+                counts = sorted({c for _, _, cs in rounds for c in cs})
+                print(f"| {label}{' (incl. 200 ms debounce)' if 'push' in label else ''} | "
+                      f"{statistics.median(f for f, _, _ in rounds):.3f} | "
+                      f"{statistics.median(everything) * 1000:.0f} | {min(everything) * 1000:.0f}-"
+                      f"{max(everything) * 1000:.0f} | {counts} |")
+            per_round = [statistics.median(j[1]) / statistics.median(r[1])
+                         for j, r in zip(results["jitlint pull"], results["ruff pull"])]
+            firsts = [j[0] / r[0] for j, r in zip(results["jitlint pull"], results["ruff pull"])]
+            print(f"jitlint / ruff, median of per-round ratios: edit -> diagnostics {statistics.median(per_round):.1f}x, "
+                  f"first diagnostics {statistics.median(firsts):.1f}x")
 
 
 if __name__ == "__main__":
