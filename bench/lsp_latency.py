@@ -1,7 +1,7 @@
 """How long an editor waits for `jitlint lsp` diagnostics, side by side with `ruff server` (a benchmark,
 not a test).
 
-Starts each server as an editor does (stdio, driven by pygls' LSP client), opens a generated realistic JAX
+Starts each server as an editor does (stdio, a bare JSON-RPC client), opens a generated realistic JAX
 module (`jax_module`: helpers, initialisers, a class, losses, jitted steps, a jitted `lax.scan`, an eager
 loop; about 8 findings in 2,000 lines), then edits it again and again, as typing does:
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import random
@@ -35,8 +36,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 
 HEADER = """\
 \"\"\"A training module: models, losses, jitted steps and an eager loop (generated for the benchmark).\"\"\"
@@ -175,62 +174,108 @@ def edited(text: str, n: int) -> str:
     return text
 
 
-class BenchClient(LanguageClient):
-    def __init__(self):
-        super().__init__("jitlint-bench", "1")
-        self.published: dict[int, float] = {}  # version -> arrival time
-        self.counts: dict[int, int] = {}
+class RawClient:
+    """A bare JSON-RPC client over stdio (pygls' client cannot read ruff's `initialize` result): requests,
+    notifications, and the arrival time and size of every publishDiagnostics by document version."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, asyncio.Future] = {}
+        self.published: dict[int, tuple[float, int]] = {}  # version -> (arrival, diagnostics)
         self.arrived = asyncio.Event()
+        self.ids = 0
+
+    async def start(self, command: list[str], cwd: Path) -> None:
+        self.proc = await asyncio.create_subprocess_exec(*command, cwd=cwd, stdin=asyncio.subprocess.PIPE,
+                                                         stdout=asyncio.subprocess.PIPE,
+                                                         stderr=asyncio.subprocess.DEVNULL)
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = await out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            message = json.loads(await out.readexactly(length))
+            now = time.perf_counter()
+            if "method" not in message:
+                future = self.pending.pop(message.get("id"), None)
+                if future is not None and not future.done():
+                    future.set_result(message.get("result"))
+            elif "id" in message:  # a request from the server (configuration, registration): answer null
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif message["method"] == "textDocument/publishDiagnostics":
+                params = message["params"]
+                if params.get("version") is not None:
+                    self.published[params["version"]] = (now, len(params["diagnostics"]))
+                    self.arrived.set()
+
+    def _send(self, body: dict) -> None:
+        data = json.dumps(body).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+
+    async def request(self, method: str, params: dict | None = None):
+        self.ids += 1
+        future = self.pending[self.ids] = asyncio.get_running_loop().create_future()
+        self._send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params or {}})
+        return await asyncio.wait_for(future, 120)
+
+    def notify(self, method: str, params: dict | None = None) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params or {}})
+
+    async def stop(self) -> None:
+        try:
+            await self.request("shutdown")
+            self.notify("exit")
+            await asyncio.wait_for(self.proc.wait(), 10)
+        except Exception:
+            self.proc.kill()
+            await self.proc.wait()
+        self.reader.cancel()
 
 
 async def measure(server: list[str], mode: str, source: str, path: Path, edits: int):
     """(first diagnostics s, [edit -> diagnostics s], [diagnostics per version]) for one server start."""
-    client = BenchClient()
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_publish(params: types.PublishDiagnosticsParams):
-        if params.version is not None:
-            client.published[params.version] = time.perf_counter()
-            client.counts[params.version] = len(params.diagnostics)
-            client.arrived.set()
-
-    capabilities = types.ClientCapabilities(
-        text_document=types.TextDocumentClientCapabilities(
-            diagnostic=types.DiagnosticClientCapabilities() if mode == "pull" else None,
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
+    client = RawClient()
+    capabilities = {"textDocument": {"publishDiagnostics": {"versionSupport": True},
+                                     **({"diagnostic": {}} if mode == "pull" else {})},
+                    "general": {"positionEncodings": ["utf-16"]}}
     started = time.perf_counter()
-    await client.start_io(*server)
-    await client.initialize_async(types.InitializeParams(capabilities=capabilities, root_uri=path.parent.as_uri()))
-    client.initialized(types.InitializedParams())
+    await client.start(server, path.parent)
+    await client.request("initialize", {"processId": None, "rootUri": path.parent.as_uri(),
+                                        "capabilities": capabilities})
+    client.notify("initialized")
     uri = path.as_uri()
-    identifier = types.TextDocumentIdentifier(uri=uri)
 
     async def diagnostics_of(version: int) -> int:
         if mode == "pull":
-            report = await client.text_document_diagnostic_async(
-                types.DocumentDiagnosticParams(text_document=identifier))
-            return len(report.items)
+            report = await client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+            return len(report.get("items", []))
         while version not in client.published:
             client.arrived.clear()
             await asyncio.wait_for(client.arrived.wait(), 60)
-        return client.counts[version]
+        return client.published[version][1]
 
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-        uri=uri, language_id="python", version=1, text=source)))
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                            "text": source}})
     counts = [await diagnostics_of(1)]
-    first = (client.published[1] if mode == "push" else time.perf_counter()) - started
+    first = (client.published[1][0] if mode == "push" else time.perf_counter()) - started
     latencies = []
     for n in range(edits):
         version = n + 2
         start = time.perf_counter()
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited(source, n))]))
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [{"text": edited(source, n)}]})
         counts.append(await diagnostics_of(version))
-        end = client.published.get(version, time.perf_counter()) if mode == "push" else time.perf_counter()
+        end = client.published[version][0] if mode == "push" else time.perf_counter()
         latencies.append(end - start)
-    await client.shutdown_async(None)
-    client.exit(None)
     await client.stop()
     return first, latencies, counts
 

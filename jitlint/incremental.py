@@ -25,10 +25,41 @@ if TYPE_CHECKING:
 class _Batch:
     """One analysis of the groups an edit left without findings (all of them at once: one module)."""
 
-    __slots__ = ("used",)
+    __slots__ = ("used", "answers")
 
-    def __init__(self, used: int) -> None:
+    def __init__(self, used: int, answers: dict) -> None:
         self.used = used  # analysis budget it used: at least what any of its groups would use alone
+        self.answers = answers  # what it asked the project index, and the answers: its findings depend on them
+
+    def still_valid(self, index) -> bool:
+        """Does the index answer as it did (the index changes while the user edits other files)?"""
+        if not self.answers:
+            return True
+        if index is None:
+            return False
+        return all((index.lookup(q) if kind == "lookup" else index.is_memoizer(q)) == answer
+                   for (kind, q), answer in self.answers.items())
+
+
+class _AskedIndex:
+    """The project index, remembering every question and answer (lookups, memoizers)."""
+
+    def __init__(self, index) -> None:
+        self._index = index
+        self.answers: dict = {}
+
+    def lookup(self, qualified: str, *args, **kwargs):
+        found = self._index.lookup(qualified, *args, **kwargs)
+        self.answers[("lookup", qualified)] = found
+        return found
+
+    def is_memoizer(self, qualified: str, *args, **kwargs):
+        found = self._index.is_memoizer(qualified, *args, **kwargs)
+        self.answers[("memoizer", qualified)] = found
+        return found
+
+    def __getattr__(self, name: str):
+        raise AttributeError(name)  # anything else: the rules must not see what was not recorded
 
 
 class Document:
@@ -45,7 +76,8 @@ class Document:
         self.analysed = 0  # groups it analysed
 
     def reset_unless(self, key: object) -> None:
-        """Forget the findings when what they depend on besides the text changed (settings, the index)."""
+        """Forget the findings when what they depend on besides the text and the index changed (the
+        settings, the path). (Findings that depend on the index are reused only while it answers the same.)"""
         if key != self._key:
             self._key = key
             self._groups.clear()
@@ -77,7 +109,7 @@ class Document:
             key = (codes, module_name, is_package, path, tuple(own[k] for k in members))
             lines = tuple(chunks[k].first for k in members)
             cached = self._groups.get(key)
-            if cached is not None:
+            if cached is not None and cached[2].still_valid(index):
                 groups[key] = (_moved(cached[0], cached[1], lines), lines, cached[2])
             else:
                 missing.append((key, members))
@@ -119,13 +151,14 @@ class Document:
         analysis = analyze(module, module_name, is_package)
         if analysis.out_of_budget:
             return None
-        ctx = RuleContext(analysis, path, index)
+        asked = _AskedIndex(index) if index is not None else None
+        ctx = RuleContext(analysis, path, asked)
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         try:
             findings = _to_findings(module, path, reports, source, starts) if reports else []
         except _SliceMismatch:
             return None
-        batch = _Batch(analysis.budget_used)
+        batch = _Batch(analysis.budget_used, asked.answers if asked is not None else {})
         owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
         for g, (_, members) in enumerate(missing):
             for k in members:

@@ -674,7 +674,7 @@ class JitlintServer(LanguageServer):
             from jitlint.incremental import Document
 
             state = self._documents[uri] = Document()
-        state.reset_unless((result.generation, config, result.index_generation, path))
+        state.reset_unless((result.generation, config, path))
         try:
             if path.endswith(".ipynb"):
                 # a notebook opened as a JSON text (a client without notebook sync): findings count lines

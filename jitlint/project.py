@@ -109,7 +109,10 @@ class Project:
                 text = engine.decode_source(Path(path).read_bytes())
             except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
                 text = ""
-        summary = summarize(text, os.path.abspath(path), module, is_package)
+        from jitlint.prefilter import parse_python
+
+        tree, error = parse_python(text)  # (remembered: the lint of this text that follows parses it again)
+        summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package)
         with self._lock:
             old = self._index.modules.get(module)
             self._index.add(summary)

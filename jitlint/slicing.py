@@ -67,6 +67,7 @@ class Chunk:
     refs: frozenset = frozenset()  # (root name, attribute names) of every name and attribute chain it reads
     imports: tuple = ()  # (local name, canonical qualified name) its imports bind; None for a star import
     defs: int = 0  # `def` statements in it, at any depth
+    scopes: int = 0  # defs, lambdas and classes in it
 
 
 @dataclass
@@ -95,14 +96,25 @@ class Slice:
 
 
 def components(found: "Slice") -> list[list[int]]:
-    """The kept chunks in independent groups: two non-import chunks are in one group when one reads a
-    name the other binds (the constructor-keyword chunks are all in one); each group then gets the
-    import chunks it reads. A group is closed as a slice is (see the module docstring), so its analysis
-    alone is the whole module's analysis restricted to it: the language server re-analyses only the
-    groups an edit touched (jitlint.incremental)."""
+    """The kept chunks in independent groups. Two chunks are in one group when one reads a name the
+    other binds (the constructor-keyword chunks are all in one), except imports and *leaves* (no def,
+    lambda or class, reading no name another code chunk binds: `LR = 1e-3`): nothing flows into those,
+    so each group gets its own copy of the ones it reads. A group is closed as a slice is (see the module
+    docstring), so its analysis alone is the whole module's analysis restricted to it: the language server
+    re-analyses only the groups an edit touched (jitlint.incremental)."""
     chunks = found.chunks
     kept = [k for a, b in found.spans for k in range(a, b)]
-    parent = {k: k for k in kept}
+    imports = [k for k in kept if chunks[k].is_import]
+    code = [k for k in kept if not chunks[k].is_import]
+    binders: dict[str, list[int]] = {}
+    for k in code:
+        for name in chunks[k].binds:
+            binders.setdefault(name, []).append(k)
+    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
+    global_readers = [k for k in code if not chunks[k].words.isdisjoint(keywords)]
+    leaves = {k for k in code if not chunks[k].scopes and k not in global_readers
+              and all(other == k for name in chunks[k].words.intersection(binders) for other in binders[name])}
+    parent = {k: k for k in code if k not in leaves}
 
     def root(k: int) -> int:
         while parent[k] != k:
@@ -115,28 +127,28 @@ def components(found: "Slice") -> list[list[int]]:
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    binders: dict[str, list[int]] = {}
-    imports = [k for k in kept if chunks[k].is_import]
-    code = [k for k in kept if not chunks[k].is_import]
-    for k in code:
-        for name in chunks[k].binds:
-            binders.setdefault(name, []).append(k)
-    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
-    global_readers = [k for k in code if not chunks[k].words.isdisjoint(keywords)]
     for k in global_readers[1:]:
         join(global_readers[0], k)
-    for k in code:
+    for k in parent:
         for name in chunks[k].words.intersection(binders):
             for other in binders[name]:
-                join(k, other)
+                if other not in leaves:
+                    join(k, other)
     groups: dict[int, list[int]] = {}
-    for k in code:
+    for k in parent:
         groups.setdefault(root(k), []).append(k)
+    read_leaves: set[int] = set()
     out = []
     for members in groups.values():
         words = frozenset().union(*(chunks[k].words for k in members))
-        needed = [k for k in imports if not chunks[k].binds.isdisjoint(words)]
-        out.append(sorted(members + needed))
+        own = [k for k in leaves if not chunks[k].binds.isdisjoint(words)]
+        read_leaves.update(own)
+        out.append(members + own)
+    out += [[k] for k in sorted(leaves - read_leaves)]
+    for members in out:
+        words = frozenset().union(*(chunks[k].words for k in members))
+        members += [k for k in imports if not chunks[k].binds.isdisjoint(words)]
+        members.sort()
     return out
 
 
@@ -192,7 +204,8 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
                 memo[chunk_text] = facts
         first = min([group[0].lineno] + [d.lineno for d in getattr(group[0], "decorator_list", ())])
         chunk = Chunk(start, end, group[0].lineno, first)
-        chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs = facts
+        chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs, \
+            chunk.scopes = facts
         chunks.append(chunk)
         start = end
     return chunks
@@ -207,7 +220,7 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
 
         words |= {unicodedata.normalize("NFKC", w) for w in words if not w.isascii()}
     found: list = []
-    stores, changed, refs, defs = _scan(group, found)
+    stores, changed, refs, defs, scopes = _scan(group, found)
     bindings = []
     for node in found:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
@@ -216,7 +229,7 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
         bindings.extend((local, canonical(qualified)) for local, qualified in import_bindings(node, module, is_package))
     is_import = all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
     return (frozenset(words), is_import, frozenset(stores), frozenset(changed), frozenset(refs), tuple(bindings),
-            defs)
+            defs, scopes)
 
 
 def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
@@ -239,16 +252,18 @@ _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}
 _fields_cache: dict[type, tuple[str, ...]] = {}
 
 
-def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set[tuple[str, tuple[str, ...]]], int]:
+def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set[tuple[str, tuple[str, ...]]], int,
+                                                         int]:
     """What top-level statements bind at module level (stores, with `global` names of their functions),
     the root names they store into (`x.a = ...`, `x[k] = ...`, anywhere), and every name and attribute
-    chain they read, as (root, attributes), and how many `def`s they hold; `imports` gets their import
+    chain they read, as (root, attributes), how many `def`s and how many scopes (defs, lambdas, classes)
+    they hold; `imports` gets their import
     statements. One iterative walk
     (pass 2 runs it on every kept file: `ast.walk` and a visitor class are several times slower)."""
     stores: set[str] = set()
     changed: set[str] = set()
     refs: set[tuple[str, tuple[str, ...]]] = set()
-    defs = 0
+    defs = scopes = 0
     Name, Attribute, Subscript, Load, AST = ast.Name, ast.Attribute, ast.Subscript, ast.Load, ast.AST
     stack: list[tuple[ast.AST, bool]] = [(stmt, False) for stmt in stmts]  # (node, inside a def or class body)
     while stack:
@@ -281,6 +296,7 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
                 stores.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
             continue
         elif cls in _SCOPES:
+            scopes += 1
             if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
                 defs += 1
             if not inner and cls is not ast.Lambda:
@@ -307,7 +323,7 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
                 stack.extend((item, inner) for item in value if isinstance(item, AST))
             elif isinstance(value, AST):
                 stack.append((value, inner))
-    return stores, changed, refs, defs
+    return stores, changed, refs, defs, scopes
 
 
 def _child_fields(cls: type) -> tuple[str, ...]:

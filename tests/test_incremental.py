@@ -190,3 +190,27 @@ def test_server_diagnostics_after_every_edit(lsp, picks, rnd: random.Random):
         lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                               "contentChanges": [{"text": text}]})
     lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+MODEL = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnames=\"n\")\ndef train_step(x, n):\n    return x * n\n"
+TRAIN = ("from pkg.model import train_step\n\n\ndef train(x):\n    for i in range(100):\n"
+         "        x = train_step(x, n=i)\n    return x\n\n\ndef other(y):\n    return y\n")
+
+
+def test_findings_that_depend_on_the_index_follow_it():
+    """A group's findings are reused only while the project index answers its questions as before."""
+    from jitlint.index import ProjectIndex, summarize
+
+    index = ProjectIndex([summarize(MODEL, "/p/pkg/model.py", "pkg.model")])
+    doc = Document()
+    lint = lambda text, idx: check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train", index=idx,  # noqa: E731
+                                          state=doc).findings
+    full = lambda text, idx: check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train",  # noqa: E731
+                                          index=idx).findings
+    assert [f.code for f in lint(TRAIN, index)] == ["JIT301"] == [f.code for f in full(TRAIN, index)]
+    traced = ProjectIndex([summarize(MODEL.replace('@partial(jax.jit, static_argnames="n")', "@jax.jit"),
+                                     "/p/pkg/model.py", "pkg.model")])
+    assert lint(TRAIN, traced) == full(TRAIN, traced) == []
+    index.add(summarize(MODEL, "/p/pkg/model.py", "pkg.model"))
+    assert lint(TRAIN, index) == full(TRAIN, index)
+    assert [f.code for f in lint(TRAIN, index)] == ["JIT301"] and doc.reused >= 0
