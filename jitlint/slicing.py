@@ -6,25 +6,25 @@ comments and blank lines before it), and pass 2 parses only the chunks that matt
 them on its own (`parse_sliced`). Positions stay exact: a chunk is the file's own lines, so a node's line
 in its run plus the run's first line is its line in the file, and its columns are the file's.
 
-Which chunks matter (`plan`), decided with CPython's `ast` and the words of each chunk's text, all of it
-a superset (an over-approximation is only slower, never different):
+Which chunks matter (`plan`), decided with CPython's `ast` and the words (identifier-like runs) of each chunk's text; every
+step over-approximates (keeping too much is only slower, never different):
 
-* seeds: chunks whose words hold a word of `prefilter.TOKENS` (any reference to a transform or a lax
-  loop spells one), a local name an import binds to such a transform (`from jax import jit as J`), or to
-  a module or function in which the project index finds a jitted function;
-* then, until nothing is added, every chunk that reads a name a kept chunk binds or may change or defines
-  (at any depth: methods too), and every chunk that binds or may change a name a kept chunk's text holds.
-  "May change": assigned, deleted, stored into (`x.a = ...`, `x[k] = ...`), a method called on it or
-  passed to a call (`lst.append(f)`, `register(x)`), declared `global` in a function; a chunk that calls
-  a function of another chunk also may change what that function's body may change.
+* seeds: chunks whose code refers to a transform or lax loop (`prefilter.TRACE_NAMES`) or to a name the
+  project index resolves to a jitted function: names and attribute chains resolved through the file's
+  imports, as pass 1 resolves them; and chunks spelling a constructor keyword whose value every traced
+  body may read (`TrainState.create(apply_fn=...)`: the analysis counts those over the module);
+* forward, until nothing is added: every chunk whose words hold a name a kept chunk binds (it may call a
+  jitted function, or pass values into a kept function); imports excepted, the seeds cover them;
+* backward, until nothing is added: every chunk that binds or stores into (`x.a = ...`, `x[k] = ...`,
+  `global x` in a function) a name that a kept chunk's words hold.
 
-So a dropped chunk shares no name with the kept ones except names the kept ones only read and it only
-reads: the analysis of the kept chunks is the analysis of the whole module restricted to them (it
-follows values through names only). Where this cannot be shown the whole file is parsed: a
-`from m import *` (binds names nobody can list), a text with `\\r` line breaks, a chunk libcst does not
+The analysis follows values through bindings only (a call does not change what a name holds for it), so
+a dropped chunk binds nothing the kept ones read and reads nothing they bind: the kept chunks' analysis
+is the whole module's restricted to them. Where this cannot be shown the whole file is parsed: a
+`from m import *` (binds names nobody can list), a text with `\r` line breaks, a run libcst does not
 parse alone, a syntax tree too deep to walk, or (engine) an analysis that ran out of its work budget
-(which counts the module's functions). tests/test_slicing.py compares both ways on every fixture and
-example; bench/corpus_diff.py compares them on the corpus.
+(which counts the module's functions). tests/test_slicing.py compares both ways on every fixture,
+example and rule example, alone, padded and mixed; on the corpus, `bench/compare.py --jitlint-before`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from jitlint import jaxapi
 from jitlint.names import import_bindings
+from jitlint.prefilter import _child_fields  # the one walk order of pass 1's name walk
 from jitlint.qualnames import canonical
 
 if TYPE_CHECKING:
@@ -43,14 +44,6 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"\w+")
 _LINE_END = re.compile(r"\n")
-
-
-def _seed_words() -> frozenset[str]:
-    from jitlint.prefilter import TOKENS
-
-    # A TrainState built with `apply_fn=` anywhere changes what every traced `state.apply_fn(...)` calls.
-    keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
-    return frozenset(TOKENS | keywords)
 
 
 @dataclass
@@ -248,8 +241,6 @@ def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}
-_fields_cache: dict[type, tuple[str, ...]] = {}
 
 
 def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set[tuple[str, tuple[str, ...]]], int,
@@ -324,13 +315,6 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
             elif isinstance(value, AST):
                 stack.append((value, inner))
     return stores, changed, refs, defs, scopes
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    fields = _fields_cache.get(cls)
-    if fields is None:
-        fields = _fields_cache[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
-    return fields
 
 
 def _seeds(chunks: list[Chunk], imports: dict[str, set[str]], index) -> set[int]:

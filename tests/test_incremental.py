@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import FIXTURES, fixture_files
+from harness import fixture_files
 from jitlint import engine
 from jitlint.config import Config
 from jitlint.engine import check_source
