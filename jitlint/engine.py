@@ -272,7 +272,7 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
         analysis = analyze(module, module_name, is_package)
         if sliced is not None and analysis.out_of_budget:
             raise _SliceMismatch  # the budget counts the module's functions: the whole module's is larger
-        ctx = RuleContext(analysis, path, index)
+        ctx = RuleContext(analysis, path, index, source)
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []

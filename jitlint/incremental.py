@@ -25,11 +25,13 @@ if TYPE_CHECKING:
 class _Batch:
     """One analysis of the groups an edit left without findings (all of them at once: one module)."""
 
-    __slots__ = ("used", "answers")
+    __slots__ = ("used", "answers", "reusable")
 
-    def __init__(self, used: int, answers: dict) -> None:
+    def __init__(self, used: int, answers: dict, reusable: bool = True) -> None:
         self.used = used  # analysis budget it used: at least what any of its groups would use alone
         self.answers = answers  # what it asked the project index, and the answers: its findings depend on them
+        # False when a rule read the whole file (a fix's `import jax`, its text): analysed again next time
+        self.reusable = reusable
 
     def still_valid(self, index) -> bool:
         """Does the index answer as it did (the index changes while the user edits other files)?"""
@@ -105,17 +107,19 @@ class Document:
         codes = tuple(rule.code for rule in rules)
         groups: dict[tuple, tuple[list[Finding], tuple[int, ...], _Batch]] = {}
         missing: list[tuple[tuple, list[int]]] = []
-        for members in slicing.components(found):
+        components = slicing.components(found)
+        for members in components:
             key = (codes, module_name, is_package, path, tuple(own[k] for k in members))
             lines = tuple(chunks[k].first for k in members)
             cached = self._groups.get(key)
-            if cached is not None and cached[2].still_valid(index):
+            if cached is not None and cached[2].reusable and cached[2].still_valid(index):
                 groups[key] = (_moved(cached[0], cached[1], lines), lines, cached[2])
             else:
                 missing.append((key, members))
         self.reused, self.analysed = len(groups), len(missing)
         if missing:
-            analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing)
+            analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing,
+                                     components)
             if analysed is None:
                 return None
             groups.update(analysed)
@@ -131,17 +135,23 @@ class Document:
             return None  # two groups report at one place (a shared import chunk): let the engine decide
         return out
 
-    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing):
-        """The missing groups' findings, from one analysis of a module of all their chunks; None: lint
-        the text whole."""
+    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components):
+        """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
+        imports and first statements (and their groups) beside them as fixes read them
+        (`slicing.file_context`); None: lint the text whole."""
         import libcst as cst
 
+        from jitlint import slicing
         from jitlint.analysis import analyze
         from jitlint.engine import _SliceMismatch, _to_findings
         from jitlint.rule import RuleContext
 
         chunks = found.chunks
-        order = sorted({k for _, members in missing for k in members})
+        context = slicing.file_context(chunks)
+        order = {k for _, members in missing for k in members} | context
+        order |= {k for members in components if context.intersection(members) - {
+            j for j in members if chunks[j].is_import} for k in members}
+        order = sorted(order)
         statements = self._parse(source, found, texts, order)
         if statements is None:
             return None
@@ -152,25 +162,38 @@ class Document:
         if analysis.out_of_budget:
             return None
         asked = _AskedIndex(index) if index is not None else None
-        ctx = RuleContext(analysis, path, asked)
-        reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
+        ctx = RuleContext(analysis, path, asked, source)
+        reports, whole_file, anywhere = _reports(rules, ctx)
         try:
             findings = _to_findings(module, path, reports, source, starts) if reports else []
         except _SliceMismatch:
             return None
-        batch = _Batch(analysis.budget_used, asked.answers if asked is not None else {})
         owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
         for g, (_, members) in enumerate(missing):
             for k in members:
                 owner[k] = -1 if k in owner else g
+        batch = _Batch(analysis.budget_used, asked.answers if asked is not None else {}, not anywhere)
+        # Groups with a finding whose fix read the whole file: analysed again next time.
+        one_off = _Batch(batch.used, batch.answers, False)
+        statement_of = {}
+        if whole_file:
+            from jitlint.cstwalk import descendants
+
+            statement_of = {id(n): i for i, stmt in enumerate(module.body) for n in descendants(stmt)}
+        flagged = {owner.get(order[statement_of[id(node)]], -1) if id(node) in statement_of else -1
+                   for node in whole_file}
         per_group: list[list[Finding]] = [[] for _ in missing]
         firsts = [chunks[k].first for k in order]
         for f in findings:
             k = order[max(i for i, first in enumerate(firsts) if first <= f.line)]
+            if k not in owner:
+                continue  # a chunk of a group analysed only as context: its own findings are kept
             if owner[k] < 0:
                 return None  # in a chunk two groups share (an import): which group's is it?
             per_group[owner[k]].append(f)
-        return {key: (per_group[g], tuple(chunks[k].first for k in members), batch)
+        if -1 in flagged:
+            batch = one_off  # (a shared chunk, or a node not found: every group of the batch)
+        return {key: (per_group[g], tuple(chunks[k].first for k in members), one_off if g in flagged else batch)
                 for g, (key, members) in enumerate(missing)}
 
     def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
@@ -207,6 +230,25 @@ class Document:
                 kept[t] = self._statements[t]
         self._statements = kept
         return out
+
+
+def _reports(rules, ctx) -> tuple[list, list, bool]:
+    """The rules' reports; the nodes of those made while a rule read the whole file (`ctx.source`, the
+    file's imports: a fix's `import jax`, its applicability); and whether a rule read it for no report."""
+    reports, whole_file, anywhere = [], [], False
+    for rule in rules:
+        found = iter(rule.check(ctx))
+        while True:
+            ctx.read_file = False
+            try:
+                report = next(found)
+            except StopIteration:
+                anywhere = anywhere or ctx.read_file
+                break
+            reports.append((rule, report))
+            if ctx.read_file:
+                whole_file.append(report.node)
+    return reports, whole_file, anywhere
 
 
 def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]) -> list["Finding"]:

@@ -60,11 +60,24 @@ class FixSpec:
 class RuleContext:
     """What a rule sees of a module."""
 
-    def __init__(self, analysis: "ModuleAnalysis", path: str, index: "ProjectIndex | None" = None):
+    def __init__(self, analysis: "ModuleAnalysis", path: str, index: "ProjectIndex | None" = None,
+                 source: str | None = None):
         self.analysis = analysis
         self.path = path
         self.module = analysis.module
         self.index = index  # jitted functions of the other linted files (None: this file alone)
+        self._source = source
+        # Set when a rule read facts of the whole file (its text, its imports): the language server then
+        # does not reuse the findings for a part of it (jitlint.incremental).
+        self.read_file = False
+
+    @property
+    def source(self) -> str:
+        """The whole file's text. (`module` may hold only the statements that matter: jitlint.slicing.)"""
+        self.read_file = True
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

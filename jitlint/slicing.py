@@ -61,6 +61,8 @@ class Chunk:
     imports: tuple = ()  # (local name, canonical qualified name) its imports bind; None for a star import
     defs: int = 0  # `def` statements in it, at any depth
     scopes: int = 0  # defs, lambdas and classes in it
+    has_import: bool = False  # an import statement at its top level
+    future: bool = False  # a `from __future__ import`
 
 
 @dataclass
@@ -161,7 +163,8 @@ def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, inde
         bound = _analyse_chunks(chunks)
     except (_Unsliceable, RecursionError):
         return None
-    keep = _closure(chunks, _seeds(chunks, bound, index))
+    seeds = _seeds(chunks, bound, index)
+    keep = _closure(chunks, seeds | file_context(chunks)) if seeds else set()
     spans: list[tuple[int, int]] = []
     for k in sorted(keep):
         if spans and spans[-1][1] == k:
@@ -198,7 +201,7 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
         first = min([group[0].lineno] + [d.lineno for d in getattr(group[0], "decorator_list", ())])
         chunk = Chunk(start, end, group[0].lineno, first)
         chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs, \
-            chunk.scopes = facts
+            chunk.scopes, chunk.has_import, chunk.future = facts
         chunks.append(chunk)
         start = end
     return chunks
@@ -221,8 +224,10 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
             continue
         bindings.extend((local, canonical(qualified)) for local, qualified in import_bindings(node, module, is_package))
     is_import = all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
+    has_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
+    future = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in group)
     return (frozenset(words), is_import, frozenset(stores), frozenset(changed), frozenset(refs), tuple(bindings),
-            defs, scopes)
+            defs, scopes, has_import, future)
 
 
 def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
@@ -345,8 +350,20 @@ def _seeds(chunks: list[Chunk], imports: dict[str, set[str]], index) -> set[int]
     return seeds
 
 
+def file_context(chunks: list[Chunk]) -> set[int]:
+    """Chunks that fixes read as the file's (rules/_helpers.jax_module): every top-level import (is `jax`
+    imported before the statement?) and the statements up to the first that is not the docstring or a
+    `from __future__` import (where `import jax` is added). Kept whenever anything is kept."""
+    out = {k for k, c in enumerate(chunks) if c.has_import}
+    for k, c in enumerate(chunks):
+        out.add(k)
+        if k and not c.future:
+            break
+    return out
+
+
 def _closure(chunks: list[Chunk], seeds: set[int]) -> set[int]:
-    """The seeds, then (forward) every chunk reading a name a seed or such a chunk binds: these may hold
+    """Nothing when no chunk can hold a finding; else the seeds, then (forward) every chunk reading a name a seed or such a chunk binds: these may hold
     a finding or pass values into functions that do; then (backward) every chunk binding a name that a
     kept chunk's text holds: the kept ones read it."""
     if not seeds:

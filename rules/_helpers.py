@@ -144,6 +144,7 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
     down, a later notebook cell, may not have run when that code does) under a name nothing else in the
     file binds; ("jax", an InsertBefore adding `import jax`) when there is none and nothing else binds
     `jax`; None otherwise. Bindings are read with CPython's ast, whose Store/Del contexts mark them all."""
+    ctx.read_file = True  # the file's imports and first statement (slicing keeps those)
     found = _bindings(ctx)
     if found is None or found[2]:
         return None
@@ -214,7 +215,7 @@ def _bindings(ctx):
     import ast
 
     try:
-        tree = ast.parse(ctx.module.code)
+        tree = ast.parse(ctx.source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         ctx._bindings = None
         return None

@@ -391,7 +391,7 @@ def _hoist_fix(ctx: RuleContext, creation: JitCreation) -> FixSpec | None:
     code = ctx.code(node)
     if comments(code) != [] or "\n" in code or "\r" in code:
         return None
-    whole = ctx.module.code
+    whole = ctx.source
     base = f"{wrapped.value}_jit"
     name, k = base, 2
     while name in whole:  # a name the file never mentions cannot collide with anything

@@ -357,9 +357,7 @@ def _applicability(ctx: RuleContext, site) -> Applicability:
         q = c.via.removeprefix("@").removesuffix("(...)")
         if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS or "pmap" in q:
             return Applicability.UNSAFE  # (pmap: ordered effects over several devices are not measured here)
-    code = getattr(ctx, "_code_text", None)
-    if code is None:
-        code = ctx._code_text = ctx.module.code
+    code = ctx.source
     if any(word in code for word in _STAGING_WORDS):
         return Applicability.UNSAFE
     return Applicability.SAFE

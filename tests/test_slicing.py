@@ -98,7 +98,8 @@ def test_same_findings_as_the_whole_file(name, source, monkeypatch):
 
 def test_unrelated_code_is_not_parsed():
     source = (FIXTURES / "JIT501.py").read_text(encoding="utf-8")
-    padded = UNRELATED + "\n\n" + source + "\n\n" + UNRELATED * 5
+    body = UNRELATED.replace("import os\nimport collections\n", "")
+    padded = UNRELATED + "\n\n" + source + "\n\n" + body * 10
     assert kept_fraction(padded) < 0.6
 
 
@@ -179,3 +180,33 @@ def test_positions_and_fixes_are_those_of_the_file(monkeypatch):
     line = source.split("\n")[finding.line - 1]
     assert line[finding.col - 1:finding.end_col - 1] == 'print("z is", z)'
     assert finding.fix is not None and "jax.debug.print" in finding.fix.edits[0].new_text
+
+
+def test_fixes_see_the_whole_file(monkeypatch):
+    """The print fix names `jax` as the file imports it, adds `import jax` before the first statement after
+    the docstring and `from __future__`, and is unsafe where the file stages code anywhere: all read
+    from the whole file, though the statements around the print are not parsed."""
+    source = textwrap.dedent('''\
+        """A module."""
+        from __future__ import annotations
+
+        import os
+        from jax import jit
+
+
+        def unrelated():
+            return os.sep
+
+
+        @jit
+        def f(x):
+            print(x)
+            return x
+        ''')
+    sliced, full = both(source, "fix.py", monkeypatch)
+    assert sliced.findings == full.findings
+    (edit_print, edit_import) = sliced.findings[0].fix.edits
+    assert (edit_import.line, edit_import.new_text) == (4, "import jax\n")
+    staged = source + "\n\nlowered = jax.jit(unrelated).lower()\n"
+    sliced, full = both(staged, "fix.py", monkeypatch)
+    assert sliced.findings == full.findings
