@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from jitlint.prefilter import Facts
 
 PARSE_ERROR_CODE = "JIT000"
+# Sliced parsing (jitlint.slicing) in `jitlint check`: exact, but on the benchmark corpus it saves about
+# as much libcst parsing as its planning costs (docs/performance.md), so whole files are parsed. The
+# language server's incremental re-lint slices always (jitlint.incremental).
+SLICED_PARSE = False
 PYTHON_SUFFIXES = (".py", ".pyi")
 LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # notebooks: jitlint.notebook
 
@@ -258,7 +262,7 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
         if found is not None:
             return found
 
-    sliced = None if whole else _parse_sliced(source, module_name, is_package, index)
+    sliced = None if whole or not SLICED_PARSE else _parse_sliced(source, module_name, is_package, index)
     try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
         module = sliced.module if sliced is not None else cst.parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support

@@ -59,6 +59,12 @@ print(unrelated_helper(3), os.sep)
 '''
 
 
+@pytest.fixture(autouse=True)
+def sliced_parse(monkeypatch):
+    """`jitlint check` parses whole files by default (engine.SLICED_PARSE): here it slices."""
+    monkeypatch.setattr(engine, "SLICED_PARSE", True)
+
+
 def whole(monkeypatch):
     monkeypatch.setattr(engine, "_parse_sliced", lambda *args, **kwargs: None)
 
@@ -140,7 +146,11 @@ def test_shuffled_statements_of_the_fixtures(picks, rnd: random.Random):
         compile(source, "<mix>", "exec", dont_inherit=True)
     except SyntaxError:
         return  # `return` outside a function and the like: JIT000 either way, nothing to compare
-    sliced = check_source(source, "mix.py", ALL)
+    saved_flag, engine.SLICED_PARSE = engine.SLICED_PARSE, True
+    try:
+        sliced = check_source(source, "mix.py", ALL)
+    finally:
+        engine.SLICED_PARSE = saved_flag
     saved = engine._parse_sliced
     engine._parse_sliced = lambda *args, **kwargs: None
     try:
@@ -174,7 +184,11 @@ def test_positions_and_fixes_are_those_of_the_file(monkeypatch):
             return z
         ''') + UNRELATED.replace("unrelated_helper", "later_helper")
     assert kept_fraction(source) < 0.5
+    used = []
+    real = slicing.parse_sliced
+    monkeypatch.setattr(slicing, "parse_sliced", lambda *args, **kwargs: used.append(1) or real(*args, **kwargs))
     sliced, full = both(source, "pos.py", monkeypatch)
+    assert used  # the sliced side was parsed sliced
     assert sliced.findings == full.findings
     (finding,) = [f for f in sliced.findings if f.code == "JIT501"]
     line = source.split("\n")[finding.line - 1]
