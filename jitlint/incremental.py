@@ -6,6 +6,9 @@ a group's analysis alone equals the whole module's analysis restricted to it. `D
 * the libcst statement of every chunk, by the chunk's text: an edit re-parses only the chunks it changed;
 * the findings of every group, by the texts of its chunks (and the rules): a group none of whose chunks
   changed keeps its findings, moved by as many lines as its chunks moved; the others are analysed again.
+  A group whose fixes asked facts of the whole file (`RuleContext.file_fact`) is kept while the same
+  questions get the same answers, the file's imports and first statements sit as they did around it, and
+  its fixes edit only their own statements; one whose fix read the whole text is analysed again.
 
 Which chunks form which group is decided afresh on every text (CPython's `ast`, cheap), so a change that
 joins or splits groups (a new name read, a helper renamed) only changes which groups are looked up. The
@@ -71,8 +74,9 @@ class Document:
     def __init__(self) -> None:
         self._statements: dict[str, object] = {}  # chunk text -> its libcst statement
         self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
-        # group key -> (its findings, the first lines of its chunks then, the batch that analysed it)
-        self._groups: dict[tuple, tuple[list["Finding"], tuple[int, ...], _Batch]] = {}
+        # group key -> (its findings, the first lines of its chunks then, the batch that analysed it, what its
+        # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
+        self._groups: dict[tuple, tuple[list["Finding"], tuple[int, ...], _Batch, object]] = {}
         self._key: object = None
         self.reused = 0  # groups whose findings the last lint reused (for tests and benchmarks)
         self.analysed = 0  # groups it analysed
@@ -105,21 +109,23 @@ class Document:
         # are kept with the lines where those start.
         own = [found.statement_text(source, k) for k in range(len(chunks))]
         codes = tuple(rule.code for rule in rules)
-        groups: dict[tuple, tuple[list[Finding], tuple[int, ...], _Batch]] = {}
+        file_key = _FileKey(source, tree, texts, slicing.file_context(chunks))
+        groups: dict[tuple, tuple[list[Finding], tuple[int, ...], _Batch, object]] = {}
         missing: list[tuple[tuple, list[int]]] = []
         components = slicing.components(found)
         for members in components:
             key = (codes, module_name, is_package, path, tuple(own[k] for k in members))
             lines = tuple(chunks[k].first for k in members)
             cached = self._groups.get(key)
-            if cached is not None and cached[2].reusable and cached[2].still_valid(index):
-                groups[key] = (_moved(cached[0], cached[1], lines), lines, cached[2])
+            if cached is not None and cached[2].reusable and cached[2].still_valid(index) and (
+                    cached[3] is None or file_key(members, cached[3][0]) == cached[3][1]):
+                groups[key] = (_moved(cached[0], cached[1], lines), lines, cached[2], cached[3])
             else:
                 missing.append((key, members))
         self.reused, self.analysed = len(groups), len(missing)
         if missing:
             analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing,
-                                     components)
+                                     components, file_key)
             if analysed is None:
                 return None
             groups.update(analysed)
@@ -135,7 +141,8 @@ class Document:
             return None  # two groups report at one place (a shared import chunk): let the engine decide
         return out
 
-    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components):
+    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components,
+                 file_key):
         """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
         imports and first statements (and their groups) beside them as fixes read them
         (`slicing.file_context`); None: lint the text whole."""
@@ -163,7 +170,8 @@ class Document:
             return None
         asked = _AskedIndex(index) if index is not None else None
         ctx = RuleContext(analysis, path, asked, source)
-        reports, whole_file, anywhere = _reports(rules, ctx)
+        ctx._file_facts = file_key.facts()  # (the text's ast is at hand: no second parse)
+        reports, whole_file, read_facts, anywhere = _reports(rules, ctx)
         try:
             findings = _to_findings(module, path, reports, source, starts) if reports else []
         except _SliceMismatch:
@@ -176,12 +184,20 @@ class Document:
         # Groups with a finding whose fix read the whole file: analysed again next time.
         one_off = _Batch(batch.used, batch.answers, False)
         statement_of = {}
-        if whole_file:
+        if whole_file or read_facts:
             from jitlint.cstwalk import descendants
 
             statement_of = {id(n): i for i, stmt in enumerate(module.body) for n in descendants(stmt)}
         flagged = {owner.get(order[statement_of[id(node)]], -1) if id(node) in statement_of else -1
                    for node in whole_file}
+        # Groups with a finding whose fix read only the file's facts (jitlint.whole_file) and its imports
+        # and first statements: reused while those are the same, if every edit of their fixes lies in the
+        # finding's own statement (an `import jax` added at the top does not move with the group).
+        with_facts: dict[int, set] = {}  # group -> the questions its fixes asked
+        for node, questions in read_facts:
+            g = owner.get(order[statement_of[id(node)]], -1) if id(node) in statement_of else -1
+            with_facts.setdefault(g, set()).update(questions)
+        flagged |= {-1} if -1 in with_facts else set()
         per_group: list[list[Finding]] = [[] for _ in missing]
         firsts = [chunks[k].first for k in order]
         for f in findings:
@@ -191,9 +207,12 @@ class Document:
             if owner[k] < 0:
                 return None  # in a chunk two groups share (an import): which group's is it?
             per_group[owner[k]].append(f)
+            if owner[k] in with_facts and f.fix is not None and not _edits_within(f, chunks, k):
+                flagged.add(owner[k])
         if -1 in flagged:
             batch = one_off  # (a shared chunk, or a node not found: every group of the batch)
-        return {key: (per_group[g], tuple(chunks[k].first for k in members), one_off if g in flagged else batch)
+        return {key: (per_group[g], tuple(chunks[k].first for k in members), one_off if g in flagged else batch,
+                      _asked(file_key, members, with_facts[g]) if g in with_facts else None)
                 for g, (key, members) in enumerate(missing)}
 
     def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
@@ -232,23 +251,63 @@ class Document:
         return out
 
 
-def _reports(rules, ctx) -> tuple[list, list, bool]:
-    """The rules' reports; the nodes of those made while a rule read the whole file (`ctx.source`, the
-    file's imports: a fix's `import jax`, its applicability); and whether a rule read it for no report."""
-    reports, whole_file, anywhere = [], [], False
+def _reports(rules, ctx) -> tuple[list, list, list, bool]:
+    """The rules' reports; the nodes of those made while a rule read the whole file's text (`ctx.source`:
+    the hoist fix's fresh name), and of those made while it read only the file's facts (`ctx.file_fact`:
+    the names it binds, whether it stages; with its imports and first statements: a fix's `import jax`, its
+    applicability); and whether a rule read either for no report."""
+    reports, whole_file, read_facts, anywhere = [], [], [], False
     for rule in rules:
         found = iter(rule.check(ctx))
         while True:
-            ctx.read_file = False
+            ctx.read_file = ctx.read_file_facts = False
+            ctx.asked_file = set()
             try:
                 report = next(found)
             except StopIteration:
-                anywhere = anywhere or ctx.read_file
+                anywhere = anywhere or ctx.read_file or ctx.read_file_facts
                 break
             reports.append((rule, report))
             if ctx.read_file:
                 whole_file.append(report.node)
-    return reports, whole_file, anywhere
+            elif ctx.read_file_facts:
+                read_facts.append((report.node, frozenset(ctx.asked_file)))
+    return reports, whole_file, read_facts, anywhere
+
+
+class _FileKey:
+    """What a fix that asked facts of the file saw of the rest of it, for one group of chunks: the answers
+    to its questions (jitlint.whole_file) and the file's imports and first statements, each with how many
+    of the group's chunks come before it (is `jax` imported before the print?). Facts: once per text."""
+
+    def __init__(self, source: str, tree, texts: list[str], context: set[int]) -> None:
+        self._source, self._tree, self._texts, self._context = source, tree, texts, sorted(context)
+        self._facts = None
+
+    def facts(self):
+        if self._facts is None:
+            from jitlint.whole_file import whole_file_facts
+
+            self._facts = whole_file_facts(self._source, self._tree)
+        return self._facts
+
+    def __call__(self, members, questions) -> tuple:
+        facts = self.facts()
+        return (tuple((q, facts.answer(q)) for q in questions),
+                tuple((self._texts[c], sum(1 for m in members if m < c)) for c in self._context))
+
+
+def _asked(file_key: _FileKey, members, questions: set) -> tuple:
+    """What a group's fixes asked of the file, and what they saw: (the questions, `file_key`'s answer)."""
+    ordered = tuple(sorted(questions, key=repr))
+    return ordered, file_key(members, ordered)
+
+
+def _edits_within(f: "Finding", chunks, k: int) -> bool:
+    """Do all of this finding's fix edits lie in chunk k (so that they move with it)?"""
+    low = chunks[k].first
+    high = chunks[k + 1].first if k + 1 < len(chunks) else None
+    return all(e.line >= low and (high is None or e.end_line < high) for e in f.fix.edits)
 
 
 def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]) -> list["Finding"]:

@@ -17,6 +17,7 @@ from jitlint.finding import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis
+    from jitlint.whole_file import WholeFileFacts
     from jitlint.index import ProjectIndex
 
 
@@ -67,9 +68,14 @@ class RuleContext:
         self.module = analysis.module
         self.index = index  # jitted functions of the other linted files (None: this file alone)
         self._source = source
-        # Set when a rule read facts of the whole file (its text, its imports): the language server then
-        # does not reuse the findings for a part of it (jitlint.incremental).
+        # Set when a rule read the whole file's text: the language server then does not reuse the
+        # findings for a part of it (jitlint.incremental).
         self.read_file = False
+        # Set when a rule asked only facts of the file (`file_fact`) and read its imports and first
+        # statements: the server reuses such findings while those give the same answers.
+        self.read_file_facts = False
+        self.asked_file: set = set()  # the file_fact questions asked since the language server last looked
+        self._file_facts: "WholeFileFacts | None" = None
 
     @property
     def source(self) -> str:
@@ -78,6 +84,19 @@ class RuleContext:
         if self._source is None:
             self._source = self.module.code
         return self._source
+
+    def file_fact(self, question):
+        """A fact of the whole file (jitlint.whole_file.WholeFileFacts.answer: "parsed", "star", "stages",
+        ("binds", name)), remembered as asked so the language server can ask it again of the next text."""
+        self.read_file_facts = True
+        self.asked_file.add(question)
+        if self._file_facts is None:
+            from jitlint.whole_file import whole_file_facts
+
+            if self._source is None:
+                self._source = self.module.code
+            self._file_facts = whole_file_facts(self._source)
+        return self._file_facts.answer(question)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -144,11 +144,9 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
     down, a later notebook cell, may not have run when that code does) under a name nothing else in the
     file binds; ("jax", an InsertBefore adding `import jax`) when there is none and nothing else binds
     `jax`; None otherwise. Bindings are read with CPython's ast, whose Store/Del contexts mark them all."""
-    ctx.read_file = True  # the file's imports and first statement (slicing keeps those)
-    found = _bindings(ctx)
-    if found is None or found[2]:
+    # (it also reads the file's imports and first statement: slicing keeps those)
+    if not ctx.file_fact("parsed") or ctx.file_fact("star"):
         return None
-    other = found[1]
     where = _top_level_index(ctx, at)
     if where is None:
         return None
@@ -167,9 +165,9 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
                     elif alias.asname is not None and full == "jax" and isinstance(alias.asname.name, cst.Name):
                         names.append(alias.asname.name.value)
     for name in sorted(set(names), key=lambda n: (n != "jax", n)):
-        if name not in other:
+        if not ctx.file_fact(("binds", name)):
             return name, None
-    if "jax" in other:
+    if ctx.file_fact(("binds", "jax")):
         return None
     return _add_import_jax(ctx)
 
@@ -202,48 +200,4 @@ def _add_import_jax(ctx):
 
 def builtin_usable(ctx, name: str) -> bool:
     """Does `name` (`tuple`, `frozenset`) name the builtin everywhere in this file (nothing binds it)?"""
-    found = _bindings(ctx)
-    return found is not None and not found[2] and name not in found[1]
-
-
-def _bindings(ctx):
-    """(the ast, every name the file binds other than by importing the jax package, whether it has a
-    `from ... import *`), once per file; None when CPython does not parse it."""
-    known = getattr(ctx, "_bindings", False)
-    if known is not False:
-        return known
-    import ast
-
-    try:
-        tree = ast.parse(ctx.source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        ctx._bindings = None
-        return None
-    other: set[str] = set()  # names bound by anything but an import of the jax package
-    star = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            other.add(node.id)
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.add(node.name)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            other.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            other.add(node.rest)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname is not None and a.name != "jax":
-                    other.add(a.asname)
-                elif a.asname is None and a.name.split(".")[0] != "jax":
-                    other.add(a.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
-                if a.name == "*":
-                    star = True
-                other.add(a.asname or a.name)
-    ctx._bindings = (tree, other, star)
-    return ctx._bindings
+    return ctx.file_fact("parsed") and not ctx.file_fact("star") and not ctx.file_fact(("binds", name))

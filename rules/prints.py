@@ -345,7 +345,6 @@ class LogTracedValue(Rule):
 
 # Staging that traces without running: there `jax.debug.print` prints nothing, where `print` showed the
 # tracer (a shape, on purpose, perhaps). A file that mentions one makes every print fix in it unsafe.
-_STAGING_WORDS = ("eval_shape", "make_jaxpr", ".lower(", ".trace(")
 
 
 def _applicability(ctx: RuleContext, site) -> Applicability:
@@ -357,8 +356,7 @@ def _applicability(ctx: RuleContext, site) -> Applicability:
         q = c.via.removeprefix("@").removesuffix("(...)")
         if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS or "pmap" in q:
             return Applicability.UNSAFE  # (pmap: ordered effects over several devices are not measured here)
-    code = ctx.source
-    if any(word in code for word in _STAGING_WORDS):
+    if ctx.file_fact("stages"):
         return Applicability.UNSAFE
     return Applicability.SAFE
 

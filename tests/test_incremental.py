@@ -53,15 +53,20 @@ SNIPPETS = ["print(x)\n", "    print(x)\n", "@jax.jit\n", "def g(x):\n", "if x >
             "jax.lax.scan(body, 0, xs)\n", "helper = None\n", "global x\n", "from jax import *\n", "é"]
 
 
+def data(findings) -> list[dict]:
+    """Findings as a user sees them, fixes included (Finding's == leaves the fix out)."""
+    return [f.to_dict() for f in findings]
+
+
 def full_lint(text: str):
-    return check_source(text, "doc.py", ALL).findings
+    return data(check_source(text, "doc.py", ALL).findings)
 
 
 def whole_lint(text: str):
     saved = engine._parse_sliced
     engine._parse_sliced = lambda *args, **kwargs: None
     try:
-        return check_source(text, "doc.py", ALL).findings
+        return data(check_source(text, "doc.py", ALL).findings)
     finally:
         engine._parse_sliced = saved
 
@@ -104,7 +109,7 @@ def test_random_edit_sequences_match_a_full_lint(picks, edits, rnd: random.Rando
     doc = Document()
     doc.reset_unless("settings")
     for step in range(edits + 1):
-        incremental = check_source(text, "doc.py", ALL, state=doc).findings
+        incremental = data(check_source(text, "doc.py", ALL, state=doc).findings)
         expected = full_lint(text)
         assert incremental == expected, f"after edit {step}:\n{text}"
         if step % 3 == 0:  # and now and then against the whole file's parse
@@ -125,25 +130,32 @@ def big_module(functions: int) -> str:
 def test_an_edit_in_one_function_reanalyses_only_its_group():
     text = big_module(60)
     doc = Document()
-    first = check_source(text, "doc.py", ALL, state=doc).findings
+    first = data(check_source(text, "doc.py", ALL, state=doc).findings)
     assert first == full_lint(text) and doc.analysed > 50 and doc.reused == 0
     edited = text.replace("z = x * 7 + y", "z = x * 7 + y\n    print(z)")
-    again = check_source(edited, "doc.py", ALL, state=doc).findings
+    again = data(check_source(edited, "doc.py", ALL, state=doc).findings)
     assert again == full_lint(edited)
     assert doc.analysed == 1 and doc.reused > 50
     assert len(again) == len(first) + 1
     # an edit above moves every later finding: reused, on the new lines (but the print's: its fix reads
-    # the whole file, where `import jax` is, so its group is analysed again)
+    # the file's first statements, where `import jax` is or would go, and those changed)
     moved = "# a comment\n\n" + edited
-    assert check_source(moved, "doc.py", ALL, state=doc).findings == full_lint(moved)
+    assert data(check_source(moved, "doc.py", ALL, state=doc).findings) == full_lint(moved)
     assert doc.analysed == 1
-    # the helper's group: the helper and the jitted function reading it
+    # the helper's group: the helper and the jitted function reading it; the print's group is reused, as
+    # what its fix read of the rest of the file (names bound, staging, imports) is the same
     changed = moved.replace("return x + 1", "w = float(x)\n    return x + 1")
-    assert check_source(changed, "doc.py", ALL, state=doc).findings == full_lint(changed)
-    assert doc.analysed == 2
-    unchanged = check_source(changed, "doc.py", ALL, state=doc).findings
+    assert data(check_source(changed, "doc.py", ALL, state=doc).findings) == full_lint(changed)
+    assert doc.analysed == 1
+    unchanged = data(check_source(changed, "doc.py", ALL, state=doc).findings)
     assert unchanged == full_lint(changed)
-    assert doc.analysed == 1  # the print's group only
+    assert doc.analysed == 0
+    # what the print's fix reads changes elsewhere: its group is analysed again (staging makes it unsafe;
+    # a binding of `jax` leaves it without a fix)
+    for far_away in ("\n\nshapes = jax.eval_shape(step_3, 1.0, 2.0)\n", "\n\ndef later(jax):\n    return jax\n"):
+        text2 = changed + far_away
+        assert data(check_source(text2, "doc.py", ALL, state=doc).findings) == full_lint(text2)
+        assert doc.analysed == 2  # the new statement's group and the print's
 
 
 def test_changed_settings_or_index_forget_the_findings():
@@ -156,7 +168,7 @@ def test_changed_settings_or_index_forget_the_findings():
     assert doc.analysed == 0
     doc.reset_unless(2)
     only = Config(select=("JIT501",))
-    assert check_source(text, "doc.py", only, state=doc).findings == check_source(text, "doc.py", only).findings
+    assert data(check_source(text, "doc.py", only, state=doc).findings) == data(check_source(text, "doc.py", only).findings)
     assert doc.analysed > 0
 
 
@@ -207,14 +219,26 @@ def test_findings_that_depend_on_the_index_follow_it():
 
     index = ProjectIndex([summarize(MODEL, "/p/pkg/model.py", "pkg.model")])
     doc = Document()
-    lint = lambda text, idx: check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train", index=idx,  # noqa: E731
-                                          state=doc).findings
-    full = lambda text, idx: check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train",  # noqa: E731
-                                          index=idx).findings
-    assert [f.code for f in lint(TRAIN, index)] == ["JIT301"] == [f.code for f in full(TRAIN, index)]
+    lint = lambda text, idx: data(check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train", index=idx,  # noqa: E731
+                                          state=doc).findings)
+    full = lambda text, idx: data(check_source(text, "/p/pkg/train.py", ALL, module_name="pkg.train",  # noqa: E731
+                                          index=idx).findings)
+    assert [f["code"] for f in lint(TRAIN, index)] == ["JIT301"] == [f["code"] for f in full(TRAIN, index)]
     traced = ProjectIndex([summarize(MODEL.replace('@partial(jax.jit, static_argnames="n")', "@jax.jit"),
                                      "/p/pkg/model.py", "pkg.model")])
     assert lint(TRAIN, traced) == full(TRAIN, traced) == []
     index.add(summarize(MODEL, "/p/pkg/model.py", "pkg.model"))
     assert lint(TRAIN, index) == full(TRAIN, index)
-    assert [f.code for f in lint(TRAIN, index)] == ["JIT301"] and doc.reused >= 0
+    assert [f["code"] for f in lint(TRAIN, index)] == ["JIT301"] and doc.reused >= 0
+
+
+def test_a_fix_editing_outside_its_statement_is_not_moved_with_it():
+    """The print fix of a file without `import jax` adds it at the top: when an edit moves the print's
+    function, that edit must stay at the top (the group is analysed again, not shifted)."""
+    text = "from jax import jit\n\nSCALE = 2\n\n\n@jit\ndef step(x):\n    print(x * SCALE)\n    return x\n"
+    doc = Document()
+    first = data(check_source(text, "doc.py", ALL, state=doc).findings)
+    assert first == full_lint(text)
+    assert any(e["line"] == 1 for f in first if f["fix"] for e in f["fix"]["edits"])  # `import jax` at the top
+    moved = text.replace("SCALE = 2\n", "SCALE = 2\nLIMIT = 3\n")
+    assert data(check_source(moved, "doc.py", ALL, state=doc).findings) == full_lint(moved)
