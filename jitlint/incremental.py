@@ -169,8 +169,7 @@ class Document:
         if analysis.out_of_budget:
             return None
         asked = _AskedIndex(index) if index is not None else None
-        ctx = RuleContext(analysis, path, asked, source)
-        ctx._file_facts = file_key.facts()  # (the text's ast is at hand: no second parse)
+        ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, whole_file, read_facts, anywhere = _reports(rules, ctx)
         try:
             findings = _to_findings(module, path, reports, source, starts) if reports else []
@@ -278,22 +277,16 @@ def _reports(rules, ctx) -> tuple[list, list, list, bool]:
 class _FileKey:
     """What a fix that asked facts of the file saw of the rest of it, for one group of chunks: the answers
     to its questions (jitlint.whole_file) and the file's imports and first statements, each with how many
-    of the group's chunks come before it (is `jax` imported before the print?). Facts: once per text."""
+    of the group's chunks come before it (is `jax` imported before the print?)."""
 
     def __init__(self, source: str, tree, texts: list[str], context: set[int]) -> None:
-        self._source, self._tree, self._texts, self._context = source, tree, texts, sorted(context)
-        self._facts = None
+        from jitlint.whole_file import WholeFile
 
-    def facts(self):
-        if self._facts is None:
-            from jitlint.whole_file import whole_file_facts
-
-            self._facts = whole_file_facts(self._source, self._tree)
-        return self._facts
+        self.whole_file = WholeFile(source, tree)  # answers worked out once per text, shared with the rules
+        self._texts, self._context = texts, sorted(context)
 
     def __call__(self, members, questions) -> tuple:
-        facts = self.facts()
-        return (tuple((q, facts.answer(q)) for q in questions),
+        return (tuple((q, self.whole_file.answer(q)) for q in questions),
                 tuple((self._texts[c], sum(1 for m in members if m < c)) for c in self._context))
 
 

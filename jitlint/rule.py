@@ -17,7 +17,7 @@ from jitlint.finding import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis
-    from jitlint.whole_file import WholeFileFacts
+    from jitlint.whole_file import WholeFile
     from jitlint.index import ProjectIndex
 
 
@@ -62,7 +62,7 @@ class RuleContext:
     """What a rule sees of a module."""
 
     def __init__(self, analysis: "ModuleAnalysis", path: str, index: "ProjectIndex | None" = None,
-                 source: str | None = None):
+                 source: str | None = None, whole_file: "WholeFile | None" = None):
         self.analysis = analysis
         self.path = path
         self.module = analysis.module
@@ -75,28 +75,29 @@ class RuleContext:
         # statements: the server reuses such findings while those give the same answers.
         self.read_file_facts = False
         self.asked_file: set = set()  # the file_fact questions asked since the language server last looked
-        self._file_facts: "WholeFileFacts | None" = None
+        self._whole_file = whole_file  # (the language server passes one built on the ast it has)
 
     @property
     def source(self) -> str:
         """The whole file's text. (`module` may hold only the statements that matter: jitlint.slicing.)"""
         self.read_file = True
+        return self._text()
+
+    def _text(self) -> str:
         if self._source is None:
             self._source = self.module.code
         return self._source
 
     def file_fact(self, question):
-        """A fact of the whole file (jitlint.whole_file.WholeFileFacts.answer: "parsed", "star", "stages",
+        """A fact of the whole file (jitlint.whole_file.WholeFile.answer: "parsed", "star", "stages",
         ("binds", name)), remembered as asked so the language server can ask it again of the next text."""
         self.read_file_facts = True
         self.asked_file.add(question)
-        if self._file_facts is None:
-            from jitlint.whole_file import whole_file_facts
+        if self._whole_file is None:
+            from jitlint.whole_file import WholeFile
 
-            if self._source is None:
-                self._source = self.module.code
-            self._file_facts = whole_file_facts(self._source)
-        return self._file_facts.answer(question)
+            self._whole_file = WholeFile(self._text())
+        return self._whole_file.answer(question)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

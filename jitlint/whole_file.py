@@ -9,41 +9,51 @@ a finding whose fix asked while the same questions get the same answers on the e
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.
 STAGING_WORDS = ("eval_shape", "make_jaxpr", ".lower(", ".trace(")
 
 
-@dataclass(frozen=True)
-class WholeFileFacts:
-    bound: frozenset[str] | None  # names bound by anything but an import of the jax package (None: no ast)
-    star: bool  # a `from ... import *`
-    stages: bool  # the text mentions a staging call (STAGING_WORDS)
+class WholeFile:
+    """The answers about one text, each worked out when first asked: the staging words from the text, the
+    bindings from its CPython ast (the caller's, or prefilter.parse_python's, which pass 1 has usually
+    just parsed), whose Store/Del contexts mark them all."""
+
+    def __init__(self, source: str, tree: ast.Module | None = None) -> None:
+        self._source = source
+        self._tree = tree
+        self._stages: bool | None = None
+        self._bindings: tuple[frozenset[str] | None, bool] | None = None  # (bound, star)
 
     def answer(self, question):
         """A question a fix asks of the file: "parsed" (does CPython parse it?), "star", "stages", or
         ("binds", name): does anything but an import of the jax package bind `name`?"""
-        if question == "parsed":
-            return self.bound is not None
-        if question == "star":
-            return self.star
         if question == "stages":
-            return self.stages
+            if self._stages is None:
+                self._stages = any(word in self._source for word in STAGING_WORDS)
+            return self._stages
+        bound, star = self._bound()
+        if question == "parsed":
+            return bound is not None
+        if question == "star":
+            return star
         kind, name = question
         assert kind == "binds", question
-        return self.bound is not None and name in self.bound
+        return bound is not None and name in bound
+
+    def _bound(self) -> tuple[frozenset[str] | None, bool]:
+        if self._bindings is None:
+            tree = self._tree
+            if tree is None:
+                from jitlint.prefilter import parse_python
+
+                tree, _ = parse_python(self._source)
+            self._bindings = _bindings(tree) if tree is not None else (None, False)
+        return self._bindings
 
 
-def whole_file_facts(source: str, tree: ast.Module | None = None) -> "WholeFileFacts":
-    """The facts of `source` (its CPython ast, if the caller has it). Bindings are read from the ast, whose
-    Store/Del contexts mark them all."""
-    stages = any(word in source for word in STAGING_WORDS)
-    if tree is None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return WholeFileFacts(None, False, stages)
+def _bindings(tree: ast.Module) -> tuple[frozenset[str], bool]:
+    """(every name the tree binds other than by importing the jax package, whether it star-imports)."""
     bound: set[str] = set()
     star = False
     for node in ast.walk(tree):
@@ -70,4 +80,4 @@ def whole_file_facts(source: str, tree: ast.Module | None = None) -> "WholeFileF
                 if a.name == "*":
                     star = True
                 bound.add(a.asname or a.name)
-    return WholeFileFacts(frozenset(bound), star, stages)
+    return frozenset(bound), star
