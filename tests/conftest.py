@@ -40,3 +40,19 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_snapshots(request) -> bool:
     return request.config.getoption("--update-snapshots")
+
+
+@pytest.fixture(scope="module")
+def wire_lsp(tmp_path_factory):
+    """One `jitlint lsp` per test module, driven over stdio by a bare JSON-RPC client (tests/lspwire.py),
+    initialized on an empty workspace (`.root`); `.docs` counts documents a test opened, for unique names."""
+    from lspwire import WireClient
+
+    root = tmp_path_factory.mktemp("lsp")
+    client = WireClient(cwd=root)
+    client.initialize(root)
+    client.root = root
+    client.docs = 0
+    yield client
+    client.close()
+

@@ -140,19 +140,6 @@ def test_damaged_cache_gives_the_same_results(cached_project, data):
 # ------------------------------------------------------------------------------------------ the LSP
 
 
-@pytest.fixture(scope="module")
-def lsp(tmp_path_factory):
-    from lspwire import WireClient
-
-    root = tmp_path_factory.mktemp("lsp")
-    client = WireClient(cwd=root)
-    client.initialize(root)
-    client.root = root
-    client.docs = 0
-    yield client
-    client.close()
-
-
 SNIPPETS = ["print(x)\n", "    print(x)\n", "@jax.jit\n", "def g(x):\n", "if x > 0:\n", "return x\n", "\r", "\x0c",
             "\u2028", "é😀", "(", ")", "\n", "    ", "jax.debug.print('{}', x)\n", "for i in range(x):\n",
             "# noqa\n", "  # noqa: JIT501", "import jax\n", "x = jnp.ones(3)\n", "\"\"\"", "\\\n"]
@@ -160,22 +147,22 @@ SNIPPETS = ["print(x)\n", "    print(x)\n", "@jax.jit\n", "def g(x):\n", "if x >
 
 @fuzz_settings(300)
 @given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 30), st.sampled_from(SNIPPETS)), min_size=1, max_size=12))
-def test_random_lsp_edits_match_check_source(lsp, edits):
+def test_random_lsp_edits_match_check_source(wire_lsp, edits):
     """The diagnostics pulled after a sequence of edits are what `check_source` says of the final text."""
-    lsp.docs += 1
-    path = lsp.root / f"doc{lsp.docs}.py"
+    wire_lsp.docs += 1
+    path = wire_lsp.root / f"doc{wire_lsp.docs}.py"
     uri = path.as_uri()
     text = (ROBUST / "builtins_print.py").read_text()
-    lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
+    wire_lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
                                                          "text": text}})
     for version, (where, cut, snippet) in enumerate(edits, 1):
         at = int(where * len(text))
         text = text[:at] + snippet + text[at + min(cut, len(text) - at):]
-        lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+        wire_lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                               "contentChanges": [{"text": text}]})
-    report = lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
-    lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    expected = check_source(text, str(path), Config(root=lsp.root)).findings
+    report = wire_lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
+    wire_lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    expected = check_source(text, str(path), Config(root=wire_lsp.root)).findings
     got = [(d["code"], d["range"]["start"]["line"], d["message"]) for d in report["items"]]
     assert got == [(f.code, f.line - 1, f.message) for f in expected], text
 
@@ -183,10 +170,10 @@ def test_random_lsp_edits_match_check_source(lsp, edits):
 @fuzz_settings(200)
 @given(st.lists(st.sampled_from(["header", "length-", "length+", "lf", "garbage", "split", "valid"]),
                 min_size=1, max_size=6), st.randoms(use_true_random=False))
-def test_malformed_framing_then_a_valid_request_is_answered(lsp, damages, rnd: random.Random):
+def test_malformed_framing_then_a_valid_request_is_answered(wire_lsp, damages, rnd: random.Random):
     from lspwire import frame
 
-    hover = {"textDocument": {"uri": (lsp.root / "none.py").as_uri()}, "position": {"line": 0, "character": 0}}
+    hover = {"textDocument": {"uri": (wire_lsp.root / "none.py").as_uri()}, "position": {"line": 0, "character": 0}}
     raw = b""
     for damage in damages:
         body = json.dumps({"jsonrpc": "2.0", "method": "$/noSuchNotification", "params": {"n": rnd.random()}}).encode()
@@ -204,5 +191,5 @@ def test_malformed_framing_then_a_valid_request_is_answered(lsp, damages, rnd: r
             raw += frame(body)[: rnd.randint(1, 10)]
         else:
             raw += frame(body)
-    answer, _ = lsp.wait_for(lsp.request("textDocument/hover", hover, raw_prefix=raw), timeout=30)
+    answer, _ = wire_lsp.wait_for(wire_lsp.request("textDocument/hover", hover, raw_prefix=raw), timeout=30)
     assert answer.get("result", "missing") is None

@@ -175,37 +175,25 @@ def test_changed_settings_or_index_forget_the_findings():
 # ------------------------------------------------------------------------------------------ the server
 
 
-@pytest.fixture(scope="module")
-def lsp(tmp_path_factory):
-    from lspwire import WireClient
-
-    root = tmp_path_factory.mktemp("lsp")
-    client = WireClient(cwd=root)
-    client.initialize(root)
-    client.root = root
-    yield client
-    client.close()
-
-
 @settings(max_examples=8 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
           database=None)
 @given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=5), st.randoms(use_true_random=False))
-def test_server_diagnostics_after_every_edit(lsp, picks, rnd: random.Random):
-    path = lsp.root / f"doc{rnd.randrange(10**9)}.py"
+def test_server_diagnostics_after_every_edit(wire_lsp, picks, rnd: random.Random):
+    path = wire_lsp.root / f"doc{rnd.randrange(10**9)}.py"
     uri = path.as_uri()
     text = HEADER + "\n\n\n".join(STATEMENTS[i] for i in picks) + "\n"
-    lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
+    wire_lsp.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 0,
                                                          "text": text}})
     for version in range(1, 5):
-        report = lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
-        expected = check_source(text, str(path), Config(root=lsp.root)).findings
+        report = wire_lsp.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})["result"]
+        expected = check_source(text, str(path), Config(root=wire_lsp.root)).findings
         got = [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"], d["message"])
                for d in report["items"]]
         assert got == [(f.code, f.line - 1, f.col - 1, f.message) for f in expected], text
         text = edit(text, rnd)
-        lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+        wire_lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                               "contentChanges": [{"text": text}]})
-    lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    wire_lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
 MODEL = "from functools import partial\nimport jax\n\n\n@partial(jax.jit, static_argnames=\"n\")\ndef train_step(x, n):\n    return x * n\n"
