@@ -130,9 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rules":
             return _rules(args)
         if args.command == "lsp":
+            from jitlint.first_lint import FirstLints
+
+            first_lints = FirstLints.start()  # before pygls loads: the helper loads the engine meanwhile
             from jitlint.lsp import main as lsp_main
 
-            return lsp_main(args.args)
+            return lsp_main(args.args, first_lints)
         if args.command == "run":
             from jitlint.runtime import main as run_main
 

@@ -52,6 +52,7 @@ except ImportError as exc:  # pragma: no cover - the `lsp` extra is not installe
 from jitlint import __version__, engine
 from jitlint.config import Config, ConfigError, check_selectors, config_from_table, find_pyproject, find_root, load_config
 from jitlint.finding import Applicability, Finding, Severity
+from jitlint.first_lint import FirstLints
 from jitlint.noqa import LineComments, noqa_change
 from jitlint.project import Project
 from jitlint.rule_links import rule_docs_url
@@ -63,6 +64,7 @@ SETTINGS_SECTION = "jitlint"
 DEBOUNCE_SECONDS = 0.2
 SETTINGS_TIMEOUT_SECONDS = 5.0
 INDEX_DELAY_SECONDS = 1.0  # the workspace index waits this long for the first diagnostics at most
+HELPER_TIMEOUT_SECONDS = 20.0  # a first lint the helper process (jitlint.first_lint) has not answered by then
 if PYGLS_MISSING is None:
     # Jupyter notebooks' Python cells, as VS Code and other notebook clients sync them
     NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
@@ -411,7 +413,7 @@ class MessageReader:
 
 
 class JitlintServer(LanguageServer):
-    def __init__(self):
+    def __init__(self, first_lints: "FirstLints | None" = None):
         # Full sync: pygls applies incremental edits with `str.splitlines` lines, which corrupts
         # text holding \f or \u2028; a whole-text update per change is cheap next to a lint.
         super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
@@ -435,6 +437,12 @@ class JitlintServer(LanguageServer):
         # their file's entry as they change. Replaced once the workspace folders are known.
         self.project = Project(None, cache=False)
         self.index_generation = 0
+        # The engine loads in a thread; until it has, a helper process that loaded it while pygls did
+        # (jitlint.first_lint) lints, so the first diagnostics need not wait for the import.
+        self.first_lints = first_lints
+        self._engine_loaded = threading.Event()
+        self._preload_started = False
+        self._helper_linted: set[str] = set()  # documents whose incremental state is still to build
 
     # ---- the message loop (pygls' start_io, with jitlint's reader)
     def start_io(self, stdin=None, stdout=None):
@@ -625,6 +633,7 @@ class JitlintServer(LanguageServer):
             await asyncio.wait_for(self._first_lint.wait(), INDEX_DELAY_SECONDS)
         except asyncio.TimeoutError:
             pass
+        self.start_preload()  # (if no document was linted yet)
         progress = await WorkDoneProgress.create(self, "jitlint: indexing the workspace")
         try:
             await asyncio.get_running_loop().run_in_executor(None, project.build, progress)
@@ -669,20 +678,16 @@ class JitlintServer(LanguageServer):
         config, path = result.config, fs_path or uri
         # excluded like `jitlint check --force-exclude` does, for files of the workspace
         exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
-        state = self._documents.get(uri)
-        if state is None:
-            from jitlint.incremental import Document
-
-            state = self._documents[uri] = Document()
-        state.reset_unless((result.generation, config, path))
         try:
             if path.endswith(".ipynb"):
                 # a notebook opened as a JSON text (a client without notebook sync): findings count lines
                 # within cells, which have no place in that text
                 findings = []
             else:
-                findings = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, lint_text, self.project, result.source, path, config, exclude, state)
+                findings = await self._helper_lint(uri, result.source, path, config, exclude)
+                if findings is None:
+                    findings = await self._lint_in_process(uri, result.source, path, config, exclude,
+                                                           result.generation)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a jitlint bug: say so in the editor, keep serving
@@ -692,7 +697,84 @@ class JitlintServer(LanguageServer):
         result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url) for f in findings]
         result.result_id = str(next(self._result_ids))
         self._first_lint.set()
+        self.start_preload()
         return result
+
+    async def _lint_in_process(self, uri: str, source: str, path: str, config: Config, exclude: bool,
+                               generation: int) -> list[Finding]:
+        state = self._documents.get(uri)
+        if state is None:
+            from jitlint.incremental import Document
+
+            state = self._documents[uri] = Document()
+        state.reset_unless((generation, config, path))
+        return await asyncio.get_running_loop().run_in_executor(
+            self.executor, lint_text, self.project, source, path, config, exclude, state)
+
+    # ---- the first lints, while the engine loads
+    async def _helper_lint(self, uri: str, source: str, path: str, config: Config,
+                           exclude: bool) -> list[Finding] | None:
+        """The helper's findings while this process's engine is loading, else None (lint in-process)."""
+        helper = self.first_lints
+        if helper is None or not helper.usable or self._engine_loaded.is_set() or self.project.built:
+            return None
+        try:
+            findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
+                self.executor, helper.lint, self.project, source, path, config, exclude), HELPER_TIMEOUT_SECONDS)
+        except asyncio.TimeoutError:
+            findings = None
+        if findings is None:
+            helper.stop()
+            self.log("the first-lint helper failed; linting in the server", types.MessageType.Warning)
+            return None
+        self._helper_linted.add(uri)
+        logger.info("linted %s in the first-lint helper while the engine loads", uri)
+        return findings
+
+    def start_preload(self) -> None:
+        """Load the engine in a thread (once the first diagnostics are out, if the helper lints them)."""
+        if self._preload_started:
+            return
+        self._preload_started = True
+        loop = asyncio.get_running_loop() if self.first_lints is not None else None
+
+        def preload() -> None:
+            _preload()
+            self._engine_loaded.set()
+            if loop is not None:
+                loop.call_soon_threadsafe(self._engine_ready)
+
+        threading.Thread(target=preload, name="jitlint-preload", daemon=True).start()
+
+    def _engine_ready(self) -> None:
+        """The engine has loaded: stop the helper (after a lint it may be doing), and build the
+        incremental state of the documents it linted, so their next edit is incremental."""
+        if self.first_lints is not None:
+            self.executor.submit(self.first_lints.close)
+        for uri in list(self._helper_linted):
+            asyncio.ensure_future(self._build_state(uri))
+
+    async def _build_state(self, uri: str) -> None:
+        self._helper_linted.discard(uri)
+        doc, cached = self.document(uri), self._results.get(uri)
+        if doc is None:
+            return
+        try:
+            settings = await self.settings()
+            config = self.config_for(doc.path, settings)
+            path = doc.path or uri
+            exclude = bool(doc.path and config.root and Path(doc.path).is_relative_to(config.root))
+            source = doc.source
+            findings = await self._lint_in_process(uri, source, path, config, exclude, settings.generation)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the next lint does the same, and reports what fails
+            return
+        if cached is not None and cached.source == source and cached.findings != findings:
+            # cannot happen (one engine, the same inputs), but if it did, this process's result wins
+            self.log(f"the first-lint helper and the server disagree on {uri}", types.MessageType.Warning)
+            self._results.pop(uri, None)
+            self.refresh_all()
 
     async def lint_notebook(self, notebook: "types.NotebookDocument", settings: Settings) -> dict[str, LintResult]:
         """The findings of every cell of a notebook, linted together as the .ipynb file is by `jitlint check`:
@@ -739,6 +821,7 @@ class JitlintServer(LanguageServer):
 
     async def _run_notebook_lint(self, nb_uri: str, text: str, path: str, config: Config,
                                  exclude: bool) -> list[Finding]:
+        self.start_preload()
         try:
             return await asyncio.get_running_loop().run_in_executor(
                 self.executor, lint_text, self.project, text, path, config, exclude)
@@ -815,8 +898,8 @@ def _validation_detail(exc: BaseException | None) -> str:
 # ------------------------------------------------------------------------------------------ handlers
 
 
-def create_server() -> "JitlintServer":
-    server = JitlintServer()
+def create_server(first_lints: "FirstLints | None" = None) -> "JitlintServer":
+    server = JitlintServer(first_lints)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: JitlintServer, params: types.InitializeParams):
@@ -946,6 +1029,8 @@ def create_server() -> "JitlintServer":
         for task in ls._scheduled.values():
             task.cancel()
         ls.executor.shutdown(wait=False, cancel_futures=True)
+        if ls.first_lints is not None:
+            ls.first_lints.stop()
 
     return server
 
@@ -999,7 +1084,8 @@ def _workspace_edit(ls: "JitlintServer", uri: str, result: LintResult,
 # ------------------------------------------------------------------------------------------ entry point
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, first_lints: "FirstLints | None" = None) -> int:
+    """`first_lints`: the helper process `jitlint lsp` started before importing this module."""
     parser = argparse.ArgumentParser(prog="jitlint lsp", description="The jitlint language server (stdio).")
     parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only mode)")
     parser.add_argument("--log-file", metavar="PATH", help="write the server's log here (default: stderr)")
@@ -1007,6 +1093,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="log more (-v: info, -vv: every message)")
     args = parser.parse_args(argv)
     if PYGLS_MISSING is not None:
+        if first_lints is not None:
+            first_lints.stop()
         sys.stderr.write("jitlint: error: the language server needs pygls: pip install 'jitlint[lsp]'\n")
         return 2
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
@@ -1014,9 +1102,11 @@ def main(argv: list[str] | None = None) -> int:
                else logging.StreamHandler(sys.stderr))
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
-    # libcst and the rules load while the client and the server shake hands (the first lint needs them)
-    threading.Thread(target=_preload, name="jitlint-preload", daemon=True).start()
-    create_server().start_io()
+    server = create_server(first_lints)
+    if first_lints is None:
+        # libcst and the rules load while the client and the server shake hands (the first lint needs them)
+        server.start_preload()
+    server.start_io()
     return 0
 
 

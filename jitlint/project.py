@@ -58,6 +58,24 @@ class Project:
         self._build_lock = threading.Lock()
         self.messages: list[str] = []  # about the project, not a file (a cache not written, ...)
 
+    def __getstate__(self) -> dict:
+        # Pickled for the language server's first-lint helper (jitlint.first_lint): the index as it is
+        # now (`update` may change it from another thread meanwhile), without the locks
+        import pickle
+
+        state = dict(self.__dict__)
+        del state["_lock"], state["_build_lock"]
+        with self._lock:
+            state["_index"] = pickle.dumps(self._index, protocol=pickle.HIGHEST_PROTOCOL)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        import pickle
+
+        self.__dict__.update(state, _index=pickle.loads(state["_index"]))
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+
     @classmethod
     def discover(cls, start: str | os.PathLike = ".", *, config_file: str | os.PathLike | None = None,
                  isolated: bool = False, overrides: Overrides = Overrides(), **kwargs) -> "Project":
@@ -82,6 +100,11 @@ class Project:
     def index(self) -> "ProjectIndex":
         """The jitted functions of every project file (built on first use; then kept current by `update`)."""
         return self.build()
+
+    @property
+    def built(self) -> bool:
+        """Has the whole project been indexed (else the index holds only what `update` gave it)?"""
+        return self._built
 
     def build(self, progress=None) -> "ProjectIndex":
         """`index`, reporting the files indexed to `progress` (start/advance/done, as `lint_paths`)."""

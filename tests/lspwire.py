@@ -21,10 +21,10 @@ def frame(body: bytes | dict) -> bytes:
 
 
 class WireClient:
-    def __init__(self, cwd: Path | None = None, env: dict | None = None):
+    def __init__(self, cwd: Path | None = None, env: dict | None = None, args: tuple[str, ...] = ()):
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("JITLINT_")}
         full_env.update(env or {})
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([*SERVER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=cwd, env=full_env)
         self.messages: queue.Queue = queue.Queue()
         self._next_id = 0
