@@ -170,7 +170,7 @@ class Document:
             return None
         asked = _AskedIndex(index) if index is not None else None
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
-        reports, whole_file, read_facts, anywhere = _reports(rules, ctx)
+        reports, read_facts, anywhere = _reports(rules, ctx)
         try:
             findings = _to_findings(module, path, reports, source, starts) if reports else []
         except _SliceMismatch:
@@ -180,15 +180,13 @@ class Document:
             for k in members:
                 owner[k] = -1 if k in owner else g
         batch = _Batch(analysis.budget_used, asked.answers if asked is not None else {}, not anywhere)
-        # Groups with a finding whose fix read the whole file: analysed again next time.
-        one_off = _Batch(batch.used, batch.answers, False)
+        one_off = _Batch(batch.used, batch.answers, False)  # for groups to analyse again next time
         statement_of = {}
-        if whole_file or read_facts:
+        if read_facts:
             from jitlint.cstwalk import descendants
 
             statement_of = {id(n): i for i, stmt in enumerate(module.body) for n in descendants(stmt)}
-        flagged = {owner.get(order[statement_of[id(node)]], -1) if id(node) in statement_of else -1
-                   for node in whole_file}
+        flagged: set[int] = set()
         # Groups with a finding whose fix read only the file's facts (jitlint.whole_file) and its imports
         # and first statements: reused while those are the same, if every edit of their fixes lies in the
         # finding's own statement (an `import jax` added at the top does not move with the group).
@@ -250,28 +248,25 @@ class Document:
         return out
 
 
-def _reports(rules, ctx) -> tuple[list, list, list, bool]:
-    """The rules' reports; the nodes of those made while a rule read the whole file's text (`ctx.source`:
-    the hoist fix's fresh name), and of those made while it read only the file's facts (`ctx.file_fact`:
-    the names it binds, whether it stages; with its imports and first statements: a fix's `import jax`, its
-    applicability); and whether a rule read either for no report."""
-    reports, whole_file, read_facts, anywhere = [], [], [], False
+def _reports(rules, ctx) -> tuple[list, list, bool]:
+    """The rules' reports; the nodes of those made while a rule asked facts of the file (`ctx.file_fact`:
+    the names it binds, whether it stages, a fresh name; with its imports and first statements: a fix's
+    `import jax`, its applicability), with the questions; and whether a rule asked any for no report."""
+    reports, read_facts, anywhere = [], [], False
     for rule in rules:
         found = iter(rule.check(ctx))
         while True:
-            ctx.read_file = ctx.read_file_facts = False
+            ctx.read_file_facts = False
             ctx.asked_file = set()
             try:
                 report = next(found)
             except StopIteration:
-                anywhere = anywhere or ctx.read_file or ctx.read_file_facts
+                anywhere = anywhere or ctx.read_file_facts
                 break
             reports.append((rule, report))
-            if ctx.read_file:
-                whole_file.append(report.node)
-            elif ctx.read_file_facts:
+            if ctx.read_file_facts:
                 read_facts.append((report.node, frozenset(ctx.asked_file)))
-    return reports, whole_file, read_facts, anywhere
+    return reports, read_facts, anywhere
 
 
 class _FileKey:

@@ -67,36 +67,23 @@ class RuleContext:
         self.path = path
         self.module = analysis.module
         self.index = index  # jitted functions of the other linted files (None: this file alone)
-        self._source = source
-        # Set when a rule read the whole file's text: the language server then does not reuse the
-        # findings for a part of it (jitlint.incremental).
-        self.read_file = False
-        # Set when a rule asked only facts of the file (`file_fact`) and read its imports and first
-        # statements: the server reuses such findings while those give the same answers.
+        self._source = source  # the whole file's text (`module` may hold only the statements that matter)
+        # Set when a rule asked facts of the file (`file_fact`) and read its imports and first statements:
+        # the language server reuses such findings while those give the same answers (jitlint.incremental).
         self.read_file_facts = False
         self.asked_file: set = set()  # the file_fact questions asked since the language server last looked
         self._whole_file = whole_file  # (the language server passes one built on the ast it has)
 
-    @property
-    def source(self) -> str:
-        """The whole file's text. (`module` may hold only the statements that matter: jitlint.slicing.)"""
-        self.read_file = True
-        return self._text()
-
-    def _text(self) -> str:
-        if self._source is None:
-            self._source = self.module.code
-        return self._source
-
     def file_fact(self, question):
         """A fact of the whole file (jitlint.whole_file.WholeFile.answer: "parsed", "star", "stages",
-        ("binds", name)), remembered as asked so the language server can ask it again of the next text."""
+        ("binds", name), ("fresh", base)), remembered as asked so the language server can ask it again of
+        the next text. (Rules read the rest of the file only through this.)"""
         self.read_file_facts = True
         self.asked_file.add(question)
         if self._whole_file is None:
             from jitlint.whole_file import WholeFile
 
-            self._whole_file = WholeFile(self._text())
+            self._whole_file = WholeFile(self._source if self._source is not None else self.module.code)
         return self._whole_file.answer(question)
 
     def code(self, node: cst.CSTNode) -> str:

@@ -26,8 +26,16 @@ class WholeFile:
         self._bindings: tuple[frozenset[str] | None, bool] | None = None  # (bound, star)
 
     def answer(self, question):
-        """A question a fix asks of the file: "parsed" (does CPython parse it?), "star", "stages", or
-        ("binds", name): does anything but an import of the jax package bind `name`?"""
+        """A question a fix asks of the file: "parsed" (does CPython parse it?), "star", "stages",
+        ("binds", name): does anything but an import of the jax package bind `name`?, or ("fresh", base):
+        the first of `base`, `base2`, `base3` ... that the text never mentions (which cannot collide with
+        any name of the file)."""
+        if isinstance(question, tuple) and question[0] == "fresh":
+            base = question[1]
+            name, k = base, 2
+            while name in self._source:
+                name, k = f"{base}{k}", k + 1
+            return name
         if question == "stages":
             if self._stages is None:
                 self._stages = any(word in self._source for word in STAGING_WORDS)

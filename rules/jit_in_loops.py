@@ -391,10 +391,6 @@ def _hoist_fix(ctx: RuleContext, creation: JitCreation) -> FixSpec | None:
     code = ctx.code(node)
     if comments(code) != [] or "\n" in code or "\r" in code:
         return None
-    whole = ctx.source
-    base = f"{wrapped.value}_jit"
-    name, k = base, 2
-    while name in whole:  # a name the file never mentions cannot collide with anything
-        name, k = f"{base}{k}", k + 1
+    name = ctx.file_fact(("fresh", f"{wrapped.value}_jit"))
     return FixSpec(f"Hoist `{code}` out of the loop", (InsertBefore(creation.loops[0], f"{name} = {code}"),
                                                         Replace(node, cst.Name(name))), Applicability.UNSAFE)

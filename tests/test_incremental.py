@@ -157,6 +157,26 @@ def test_an_edit_in_one_function_reanalyses_only_its_group():
         assert doc.analysed == 2  # the new statement's group and the print's
 
 
+def test_the_hoist_fix_is_reused_while_its_fresh_name_stays_fresh():
+    # JIT102's fix names the hoisted wrapper with a name the file never mentions: it asks the file for
+    # it (RuleContext.file_fact), so its group is reused until an edit elsewhere takes that name
+    text = (HEADER + "def step(x):\n    return x * 2\n\n\ndef run(x):\n    for _ in range(100):\n"
+            "        x = jax.jit(step)(x)\n    return x\n\n\n@jax.jit\ndef other(y):\n    return y + 1\n")
+    doc = Document()
+    first = data(check_source(text, "doc.py", ALL, state=doc).findings)
+    assert first == full_lint(text)
+    [hoisted] = [f for f in first if f["code"] == "JIT102"]
+    assert "step_jit = jax.jit(step)" in hoisted["fix"]["edits"][0]["new_text"]
+    edited = text.replace("return y + 1", "return y + 2")
+    assert data(check_source(edited, "doc.py", ALL, state=doc).findings) == full_lint(edited)
+    assert doc.analysed == 1 and doc.reused >= 1  # only `other`'s group
+    taken = edited + "\n\nstep_jit = None\n"
+    again = data(check_source(taken, "doc.py", ALL, state=doc).findings)
+    assert again == full_lint(taken)
+    [hoisted] = [f for f in again if f["code"] == "JIT102"]
+    assert "step_jit2 = jax.jit(step)" in hoisted["fix"]["edits"][0]["new_text"]
+
+
 def test_changed_settings_or_index_forget_the_findings():
     text = big_module(5)
     doc = Document()
