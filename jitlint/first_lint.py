@@ -53,13 +53,14 @@ class FirstLints:
     def __init__(self, process: subprocess.Popen) -> None:
         self.process = process
         self._lock = threading.Lock()
-        self.failed = False
+        self.closed = False  # no longer asked: closed once the server's engine loaded, or stopped
+        self.failed = False  # stopped because it did not answer as it should
 
     @classmethod
     def start(cls) -> "FirstLints | None":
         """Start the helper (call this before importing pygls), or None where it is switched off or
         cannot start."""
-        if os.environ.get(ENV_SWITCH, "1") == "0":
+        if os.environ.get(ENV_SWITCH, "1") == "0" or not sys.executable:
             return None
         try:
             # -P: the workspace folder (the server's cwd) is not put on sys.path, so a file there named
@@ -72,7 +73,7 @@ class FirstLints:
 
     @property
     def usable(self) -> bool:
-        return not self.failed and self.process.poll() is None
+        return not self.closed and self.process.poll() is None
 
     def lint(self, project, source: str, path: str, config, exclude: bool):
         """The findings, or None when the helper failed (then it is stopped, and never asked again).
@@ -84,9 +85,10 @@ class FirstLints:
                 _send(self.process.stdin, (project, source, path, config, exclude))
                 status, value = _receive(self.process.stdout)
             except Exception:  # it died, was stopped, or answered something else than a message
-                self.stop()
-                return None
-            if status != "ok":
+                status = value = None
+            if status != "ok" or not isinstance(value, list):
+                if not self.closed:  # (not when `stop` or `close` ended it)
+                    self.failed = True
                 self.stop()
                 return None
             return value
@@ -94,19 +96,20 @@ class FirstLints:
     def close(self) -> None:
         """No more requests: the helper exits once it reads the end of its input."""
         with self._lock:
-            self.failed = True
+            self.closed = True
             try:
                 self.process.stdin.close()
                 self.process.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
-                self.process.kill()
+                self.stop()
 
     def stop(self) -> None:
-        """End the helper (also when it hangs); a lint waiting for it returns None."""
-        self.failed = True
+        """End the helper now (also when it hangs); a lint waiting for it returns None."""
+        self.closed = True
         try:
             self.process.kill()
-        except OSError:
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
             pass
 
 

@@ -722,10 +722,12 @@ class JitlintServer(LanguageServer):
             findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
                 self.executor, helper.lint, self.project, source, path, config, exclude), HELPER_TIMEOUT_SECONDS)
         except asyncio.TimeoutError:
+            helper.failed = True
             findings = None
         if findings is None:
             helper.stop()
-            self.log("the first-lint helper failed; linting in the server", types.MessageType.Warning)
+            if helper.failed:
+                self.log("the first-lint helper failed; linting in the server", types.MessageType.Warning)
             return None
         self._helper_linted.add(uri)
         logger.info("linted %s in the first-lint helper while the engine loads", uri)

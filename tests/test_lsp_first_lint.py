@@ -130,7 +130,7 @@ def test_the_helper_answers_as_the_engine_does(tmp_path: Path):
         assert helper.lint(project, "x = (\n", str(path), project.config, False)[0].code == "JIT000"
     finally:
         helper.close()
-    assert helper.process.poll() is not None and not helper.usable
+    assert helper.process.poll() is not None and not helper.usable and not helper.failed
     assert helper.lint(project, SOURCE, str(path), project.config, False) is None  # closed: never asked again
 
 
@@ -145,8 +145,8 @@ def test_a_failing_helper_gives_none_and_is_stopped(program: str):
     helper = FirstLints(process)
     project = Project(None, cache=False)
     assert helper.lint(project, SOURCE, "model.py", project.config, False) is None
-    assert not helper.usable
-    process.wait(timeout=10)
+    assert not helper.usable and helper.failed
+    assert process.poll() is not None  # stopped (and reaped)
 
 
 def test_the_off_switch(monkeypatch):
