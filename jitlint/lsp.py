@@ -750,16 +750,18 @@ class JitlintServer(LanguageServer):
 
     def _engine_ready(self) -> None:
         """The engine has loaded: stop the helper (after a lint it may be doing), and build the
-        incremental state of the documents it linted, so their next edit is incremental."""
+        incremental state of the documents it linted, so that their next edit is incremental (unless an
+        edit comes first: its lint builds it)."""
         if self.first_lints is not None:
             self.executor.submit(self.first_lints.close)
         for uri in list(self._helper_linted):
             asyncio.ensure_future(self._build_state(uri))
 
     async def _build_state(self, uri: str) -> None:
+        await asyncio.sleep(DEBOUNCE_SECONDS)  # an edit typed meanwhile would wait for this lint
         self._helper_linted.discard(uri)
         doc, cached = self.document(uri), self._results.get(uri)
-        if doc is None:
+        if doc is None or uri in self._documents:
             return
         try:
             settings = await self.settings()
