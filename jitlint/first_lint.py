@@ -13,7 +13,10 @@ The helper runs the same engine on the same inputs (the text, the path, the sett
 project index, pickled), so its findings are the server's. It never imports the code it lints.
 
 Protocol, over the helper's stdin and stdout: each message is a 4-byte big-endian length and a pickle.
-A request is `(project, source, path, config, exclude)`; the answer `("ok", findings)` or `("error", text)`.
+A request is `(project, source, path, config, exclude, key)`; the answer `("ok", findings)` or
+`("error", text)`. The helper keeps an incremental state (jitlint.incremental.Document) per document,
+`key` = (its uri, the settings' generation), so that edits made while the server loads its engine and
+builds its own state are incremental here.
 """
 
 from __future__ import annotations
@@ -75,14 +78,14 @@ class FirstLints:
     def usable(self) -> bool:
         return not self.closed and self.process.poll() is None
 
-    def lint(self, project, source: str, path: str, config, exclude: bool):
+    def lint(self, project, source: str, path: str, config, exclude: bool, key=None):
         """The findings, or None when the helper failed (then it is stopped, and never asked again).
         Blocks: the server calls it from its lint thread; `stop` from another thread unblocks it."""
         with self._lock:
             if not self.usable:
                 return None
             try:
-                _send(self.process.stdin, (project, source, path, config, exclude))
+                _send(self.process.stdin, (project, source, path, config, exclude, key))
                 status, value = _receive(self.process.stdout)
             except Exception:  # it died, was stopped, or answered something else than a message
                 status = value = None
@@ -136,8 +139,18 @@ for i in range(3):
 '''
 
 
-def _lint(project, source: str, path: str, config, exclude: bool):
-    return project.lint_text(source, path, config=config, exclude=exclude, build=False).findings
+_states: dict = {}  # document uri -> its jitlint.incremental.Document
+
+
+def _lint(project, source: str, path: str, config, exclude: bool, key=None):
+    state = None
+    if key is not None:
+        from jitlint.incremental import Document
+
+        uri, generation = key
+        state = _states.setdefault(uri, Document())
+        state.reset_unless((generation, config, path))
+    return project.lint_text(source, path, config=config, exclude=exclude, build=False, state=state).findings
 
 
 def main() -> None:

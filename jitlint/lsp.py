@@ -65,6 +65,9 @@ DEBOUNCE_SECONDS = 0.2
 SETTINGS_TIMEOUT_SECONDS = 5.0
 INDEX_DELAY_SECONDS = 1.0  # the workspace index waits this long for the first diagnostics at most
 HELPER_TIMEOUT_SECONDS = 20.0  # a first lint the helper process (jitlint.first_lint) has not answered by then
+# While the helper lints, the engine loads here once the editor has been quiet this long: loading it (and
+# building the documents' state) keeps this process busy, which would slow the edits typed meanwhile.
+HELPER_IDLE_SECONDS = 0.3
 if PYGLS_MISSING is None:
     # Jupyter notebooks' Python cells, as VS Code and other notebook clients sync them
     NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
@@ -424,7 +427,8 @@ class JitlintServer(LanguageServer):
         self._generation = 0
         self._results: dict[str, LintResult] = {}
         self._documents: dict[str, Any] = {}  # uri -> jitlint.incremental.Document of an open document
-        self._first_lint = asyncio.Event()  # set once a document's diagnostics are ready
+        # set once a document's diagnostics are ready, and this process lints them (not the helper)
+        self._lints_settled = asyncio.Event()
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         # a notebook's cells are linted together: notebook uri -> (key, {cell uri: LintResult}) or a running lint
         self._notebook_results: dict[str, tuple[tuple, dict[str, LintResult]]] = {}
@@ -442,7 +446,9 @@ class JitlintServer(LanguageServer):
         self.first_lints = first_lints
         self._engine_loaded = threading.Event()
         self._preload_started = False
-        self._helper_linted: set[str] = set()  # documents whose incremental state is still to build
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._handing_over: set[str] = set()  # documents the helper lints until their state is built here
+        self.helper_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jitlint-helper")
 
     # ---- the message loop (pygls' start_io, with jitlint's reader)
     def start_io(self, stdin=None, stdout=None):
@@ -630,7 +636,7 @@ class JitlintServer(LanguageServer):
         root = find_root(Path(folders[0])) or Path(folders[0])
         project = Project(root, config)
         try:  # the open files' first diagnostics first: the index would compete with them for the CPU
-            await asyncio.wait_for(self._first_lint.wait(), INDEX_DELAY_SECONDS)
+            await asyncio.wait_for(self._lints_settled.wait(), INDEX_DELAY_SECONDS)
         except asyncio.TimeoutError:
             pass
         self.start_preload()  # (if no document was linted yet)
@@ -684,7 +690,7 @@ class JitlintServer(LanguageServer):
                 # within cells, which have no place in that text
                 findings = []
             else:
-                findings = await self._helper_lint(uri, result.source, path, config, exclude)
+                findings = await self._helper_lint(uri, result.source, path, config, exclude, result.generation)
                 if findings is None:
                     findings = await self._lint_in_process(uri, result.source, path, config, exclude,
                                                            result.generation)
@@ -696,8 +702,9 @@ class JitlintServer(LanguageServer):
         result.findings = findings
         result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url) for f in findings]
         result.result_id = str(next(self._result_ids))
-        self._first_lint.set()
-        self.start_preload()
+        if not self._handing_over:
+            self._lints_settled.set()
+        self._preload_when_idle()
         return result
 
     async def _lint_in_process(self, uri: str, source: str, path: str, config: Config, exclude: bool,
@@ -712,29 +719,46 @@ class JitlintServer(LanguageServer):
             self.executor, lint_text, self.project, source, path, config, exclude, state)
 
     # ---- the first lints, while the engine loads
-    async def _helper_lint(self, uri: str, source: str, path: str, config: Config,
-                           exclude: bool) -> list[Finding] | None:
-        """The helper's findings while this process's engine is loading, else None (lint in-process)."""
+    async def _helper_lint(self, uri: str, source: str, path: str, config: Config, exclude: bool,
+                           generation: int) -> list[Finding] | None:
+        """The helper's findings while this process's engine loads and then builds this document's
+        incremental state (the helper keeps its own meanwhile, so edits stay incremental); else None:
+        lint in-process."""
         helper = self.first_lints
-        if helper is None or not helper.usable or self._engine_loaded.is_set() or self.project.built:
+        if helper is None or not helper.usable or self.project.built:
+            return None  # (once the index is built, lints need it: it is not sent to the helper)
+        if self._engine_loaded.is_set() and uri not in self._handing_over:
             return None
         try:
             findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
-                self.executor, helper.lint, self.project, source, path, config, exclude), HELPER_TIMEOUT_SECONDS)
+                self.helper_executor, helper.lint, self.project, source, path, config, exclude, (uri, generation)),
+                HELPER_TIMEOUT_SECONDS)
         except asyncio.TimeoutError:
             helper.failed = True
             findings = None
         if findings is None:
             helper.stop()
+            self._handing_over.clear()
             if helper.failed:
                 self.log("the first-lint helper failed; linting in the server", types.MessageType.Warning)
             return None
-        self._helper_linted.add(uri)
+        if not self._engine_loaded.is_set():
+            self._handing_over.add(uri)  # (`_engine_ready` takes it over)
         logger.info("linted %s in the first-lint helper while the engine loads", uri)
         return findings
 
+    def _preload_when_idle(self) -> None:
+        if self._preload_started:
+            return
+        if self.first_lints is None or not self.first_lints.usable:
+            self.start_preload()
+            return
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()  # (another lint: the editor is not quiet yet)
+        self._idle_timer = asyncio.get_running_loop().call_later(HELPER_IDLE_SECONDS, self.start_preload)
+
     def start_preload(self) -> None:
-        """Load the engine in a thread (once the first diagnostics are out, if the helper lints them)."""
+        """Load the engine in a thread (if the helper lints, once the editor is quiet)."""
         if self._preload_started:
             return
         self._preload_started = True
@@ -749,36 +773,42 @@ class JitlintServer(LanguageServer):
         threading.Thread(target=preload, name="jitlint-preload", daemon=True).start()
 
     def _engine_ready(self) -> None:
-        """The engine has loaded: stop the helper (after a lint it may be doing), and build the
-        incremental state of the documents it linted, so that their next edit is incremental (unless an
-        edit comes first: its lint builds it)."""
-        if self.first_lints is not None:
-            self.executor.submit(self.first_lints.close)
-        for uri in list(self._helper_linted):
-            asyncio.ensure_future(self._build_state(uri))
+        """The engine has loaded: build the incremental state of the documents the helper lints, then
+        lint them here (and stop the helper once no document is left to it)."""
+        for uri in list(self._handing_over):
+            asyncio.ensure_future(self._take_over(uri))
+        self._close_helper_if_done()
 
-    async def _build_state(self, uri: str) -> None:
-        await asyncio.sleep(DEBOUNCE_SECONDS)  # an edit typed meanwhile would wait for this lint
-        self._helper_linted.discard(uri)
-        doc, cached = self.document(uri), self._results.get(uri)
-        if doc is None or uri in self._documents:
-            return
+    def _close_helper_if_done(self) -> None:
+        if self.first_lints is not None and not self._handing_over and self._engine_loaded.is_set():
+            self.helper_executor.submit(self.first_lints.close)  # after a lint it may be doing
+            self._lints_settled.set()
+
+    async def _take_over(self, uri: str) -> None:
+        """Lint the document's current text here, building its state; its edits meanwhile still go to
+        the helper, and from then on, here."""
         try:
+            doc, cached = self.document(uri), self._results.get(uri)
+            if doc is None:
+                return
             settings = await self.settings()
             config = self.config_for(doc.path, settings)
             path = doc.path or uri
             exclude = bool(doc.path and config.root and Path(doc.path).is_relative_to(config.root))
             source = doc.source
             findings = await self._lint_in_process(uri, source, path, config, exclude, settings.generation)
+            if cached is not None and cached.source == source and cached.findings != findings:
+                # cannot happen (one engine, the same inputs), but if it did, this process's result wins
+                self.log(f"the first-lint helper and the server disagree on {uri}", types.MessageType.Warning)
+                self._results.pop(uri, None)
+                self.refresh_all()
         except asyncio.CancelledError:
             raise
-        except Exception:  # the next lint does the same, and reports what fails
-            return
-        if cached is not None and cached.source == source and cached.findings != findings:
-            # cannot happen (one engine, the same inputs), but if it did, this process's result wins
-            self.log(f"the first-lint helper and the server disagree on {uri}", types.MessageType.Warning)
-            self._results.pop(uri, None)
-            self.refresh_all()
+        except Exception:  # the next lint does the same here, and reports what fails
+            pass
+        finally:
+            self._handing_over.discard(uri)
+            self._close_helper_if_done()
 
     async def lint_notebook(self, notebook: "types.NotebookDocument", settings: Settings) -> dict[str, LintResult]:
         """The findings of every cell of a notebook, linted together as the .ipynb file is by `jitlint check`:
@@ -875,6 +905,8 @@ class JitlintServer(LanguageServer):
             task.cancel()
         self._results.pop(uri, None)
         self._documents.pop(uri, None)
+        self._handing_over.discard(uri)
+        self._close_helper_if_done()
         if not self.client_pulls_diagnostics:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -1035,6 +1067,7 @@ def create_server(first_lints: "FirstLints | None" = None) -> "JitlintServer":
         ls.executor.shutdown(wait=False, cancel_futures=True)
         if ls.first_lints is not None:
             ls.first_lints.stop()
+        ls.helper_executor.shutdown(wait=False, cancel_futures=True)
 
     return server
 

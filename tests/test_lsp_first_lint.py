@@ -73,11 +73,16 @@ def test_the_helper_lints_the_first_document_then_ends(tmp_path: Path):
                                                                 "text": SOURCE}})
         first = diagnostics(client, uri)
         assert first == sorted(expected(SOURCE, path)) and first
+        # edits typed right away: the helper lints them too, incrementally (its own state per document)
+        for version, text in enumerate([SOURCE + "\n", SOURCE.replace("print(", "jax.debug.print("), SOURCE], 2):
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"text": text}]})
+            assert diagnostics(client, uri) == sorted(expected(text, path))
         # ... it came from the helper, which ends once the server's own engine has loaded
         assert wait_until(lambda: any(b"in the first-lint helper" in line for line in client.stderr))
         assert wait_until(lambda: not helpers_of(client.proc.pid))
         # then the server lints the edits itself, from the state it built for the text the helper linted
-        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 9},
                                                  "contentChanges": [{"text": EDITED}]})
         assert diagnostics(client, uri) == sorted(expected(EDITED, path)) != first
         assert not any(b"disagree" in line or b"helper failed" in line for line in client.stderr)
