@@ -64,28 +64,64 @@ def _bindings(tree: ast.Module) -> tuple[frozenset[str], bool]:
     """(every name the tree binds other than by importing the jax package, whether it star-imports)."""
     bound: set[str] = set()
     star = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname is not None and a.name != "jax":
-                    bound.add(a.asname)
-                elif a.asname is None and a.name.split(".")[0] != "jax":
-                    bound.add(a.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
-                if a.name == "*":
-                    star = True
-                bound.add(a.asname or a.name)
+    stack: list[ast.AST] = [tree]
+    # Not ast.walk with an isinstance test per kind: dispatching on the class is several times faster, and
+    # this runs on every file with a print fix. (A name's only child is its context: nothing to enter.)
+    Name, Load, AST = ast.Name, ast.Load, ast.AST
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is Name:
+            if node.ctx.__class__ is not Load:
+                bound.add(node.id)
+            continue
+        kind = _BINDERS.get(cls)
+        if kind is not None:
+            if kind == "arg":
+                bound.add(node.arg)
+            elif kind == "name":
+                if node.name:
+                    bound.add(node.name)
+            elif kind == "rest":
+                if node.rest:
+                    bound.add(node.rest)
+            elif kind == "names":
+                bound.update(node.names)
+            elif kind == "import":
+                for a in node.names:
+                    if a.asname is not None and a.name != "jax":
+                        bound.add(a.asname)
+                    elif a.asname is None and a.name.split(".")[0] != "jax":
+                        bound.add(a.name.split(".")[0])
+            else:  # "from"
+                for a in node.names:
+                    if a.name == "*":
+                        star = True
+                    bound.add(a.asname or a.name)
+        for name in _fields(cls):
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                stack.append(value)
     return frozenset(bound), star
+
+
+# The nodes that bind names (besides ast.Name in a Store/Del context), by what they bind.
+_BINDERS: dict[type, str] = {
+    ast.arg: "arg",
+    ast.FunctionDef: "name", ast.AsyncFunctionDef: "name", ast.ClassDef: "name",
+    ast.ExceptHandler: "name", ast.MatchAs: "name", ast.MatchStar: "name",
+    ast.MatchMapping: "rest",
+    ast.Global: "names", ast.Nonlocal: "names",
+    ast.Import: "import", ast.ImportFrom: "from",
+}
+_child_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    """A node class's fields that may hold nodes (contexts and operators hold no names)."""
+    fields = _child_fields.get(cls)
+    if fields is None:
+        fields = _child_fields[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+    return fields
