@@ -110,13 +110,16 @@ class Evaluator:
             self.stmt(stmt)
 
     def stmt(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.SimpleStatementLine):
+        cls = node.__class__
+        if cls is cst.SimpleStatementLine:
             for small in node.body:
                 self.small(small)
             return
-        method = getattr(self, "stmt_" + type(node).__name__, None)
+        method = _STMT_METHODS.get(cls, _MISSING)
+        if method is _MISSING:
+            method = _STMT_METHODS[cls] = getattr(Evaluator, "stmt_" + cls.__name__, None)
         if method is not None:
-            method(node)
+            method(self, node)
 
     def _suite(self, suite: cst.BaseSuite) -> None:
         if isinstance(suite, cst.IndentedBlock):
@@ -478,11 +481,18 @@ class Evaluator:
     _binding_loop_target = False
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
-        method = getattr(self, "expr_" + type(expr).__name__, None)
-        taint = method(expr) if method is not None else self._generic(expr)
-        if self.recording and taint is not None:
-            old = self.a.taints.get(expr)
-            self.a.taints[expr] = join(old, taint) if old is not None else taint
+        cls = expr.__class__
+        method = _EXPR_METHODS.get(cls)
+        if method is None:
+            method = _EXPR_METHODS[cls] = getattr(Evaluator, "expr_" + cls.__name__, Evaluator._generic)
+        taint = method(self, expr)
+        if taint is not None and self.traced:
+            taints = self.a.taints
+            old = taints.get(expr)
+            if old is None:
+                taints[expr] = taint
+            elif old is not taint:
+                taints[expr] = join(old, taint)
         return taint
 
     def _generic(self, expr: cst.CSTNode) -> Taint | None:
@@ -1639,6 +1649,12 @@ class Evaluator:
 
 
 _UNKNOWN = object()
+
+# Each node class's transfer function, looked up once per class rather than by name on every node (the
+# walk meets hundreds of thousands of nodes on a large file).
+_EXPR_METHODS: dict[type, object] = {}
+_STMT_METHODS: dict[type, object] = {}
+_MISSING = object()
 
 
 def _returned_def(info: FunctionInfo) -> FunctionInfo | None:

@@ -58,6 +58,13 @@ def join(*taints: "Taint | None") -> "Taint | None":
         return None
     if len(found) == 1:
         return found[0]
+    first = found[0]
+    # The join of equal taints is that taint: re-walks join each node's value with the one it had.
+    for t in found:
+        if t is not first and t != first:
+            break
+    else:
+        return first
     first = max(found, key=lambda t: t.level)
     return Taint(
         level=first.level,
