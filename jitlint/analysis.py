@@ -23,7 +23,7 @@ from jitlint.contexts import annotation_kind
 from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
                               JitCreation, Site, Variant, variant_key)
 from jitlint import jaxapi
-from jitlint.cstwalk import descendants, walk
+from jitlint.cstwalk import descendants, walk_statements
 from jitlint.evaluator import Evaluator
 from jitlint.literals import literal_const, positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
@@ -417,8 +417,9 @@ class _Collector(cst.CSTVisitor):
         self._func_class_depth: list[int] = []
 
     def collect(self) -> None:
-        # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse.
-        walk(self.a.module, self)
+        # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse. Defs,
+        # classes and imports are statements: the expressions (most of the nodes) are not entered.
+        walk_statements(self.a.module, self)
 
     @property
     def scope(self) -> Scope:
@@ -488,10 +489,6 @@ class _Collector(cst.CSTVisitor):
     def parent_scope_shadow(self, name: str) -> None:
         if self.scope.lookup(name) is not None and name in self.scope.bindings:
             self.scope.shadow(name)
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        self.a._scopes[node] = self.scope
-        return True
 
 
 # ---------------------------------------------------------------------------------------------------

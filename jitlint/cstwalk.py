@@ -1,10 +1,11 @@
-"""A read-only walk over a libcst tree, for visitors that only look.
+"""Read-only walks over a libcst tree, for code that only looks.
 
 `CSTNode.visit` rebuilds every node it passes (`_visit_and_replace_children` constructs and validates a
 copy, even for a `CSTVisitor` that changes nothing), which made one walk of a module cost about twice its
-parse. `walk` calls the same `visit_<Node>` / `leave_<Node>` methods in the same nesting (pre-order, a
-`visit_` returning False skips the children, `leave_` always runs), reading the children straight from the
-dataclass fields. Fields that hold only whitespace, commas and brackets are not entered: no statement,
+parse. `walk_statements` calls the same `visit_<Node>` / `leave_<Node>` methods in the same nesting
+(pre-order, a `visit_` returning False skips the children, `leave_` always runs) on the statements of a
+tree, reading the children straight from the dataclass fields; `descendants` and `children` list nodes
+the same way. Fields that hold only whitespace, commas and brackets are not entered: no statement,
 function or lambda lives there. Attribute hooks (`visit_<Node>_<field>`) are not supported.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import libcst as cst
 from libcst import CSTNode
 
 # Fields that hold only layout tokens (whitespace, comments, brackets, separators).
@@ -40,8 +42,16 @@ def _node_class(cls: type) -> bool:
     return known
 
 
-def walk(node: CSTNode, visitor) -> None:
-    """Visit `node` and everything under it with `visitor`'s `visit_X`/`leave_X` methods."""
+# What holds statements: a def, a class or an import is only ever found through these (never inside an
+# expression), so a walk looking for them need not enter the expressions, most of a module's nodes.
+_STATEMENT_PARTS = (cst.Module, cst.BaseStatement, cst.BaseSmallStatement, cst.BaseSuite, cst.Else, cst.Finally,
+                    cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
+_is_statement_part: dict[type, bool] = {}
+
+
+def walk_statements(node: CSTNode, visitor) -> None:
+    """Visit the statements of `node` (the suites and clauses that hold them included) with `visitor`'s
+    `visit_X`/`leave_X` methods: the hooks of small statements run, no expression is visited."""
     cls = node.__class__
     key = (visitor.__class__, cls)
     hooks = _hooks.get(key)
@@ -55,22 +65,42 @@ def walk(node: CSTNode, visitor) -> None:
             vcls = value.__class__
             if vcls is tuple or vcls is list:
                 for item in value:
-                    if _node_class(item.__class__):
-                        walk(item, visitor)
-            elif _node_class(vcls):
-                walk(value, visitor)
+                    if _statement_part(item.__class__):
+                        walk_statements(item, visitor)
+            elif _statement_part(vcls):
+                walk_statements(value, visitor)
     if leave is not None:
         leave(visitor, node)
 
 
+def _statement_part(cls: type) -> bool:
+    known = _is_statement_part.get(cls)
+    if known is None:
+        known = _is_statement_part[cls] = issubclass(cls, _STATEMENT_PARTS)
+    return known
+
+
 def descendants(node: CSTNode) -> list[CSTNode]:
     """`node` and every node under it (trivia fields excepted), in no particular order."""
+    # `children` inlined: this runs over whole statements for positions and fixes.
     out = []
     stack = [node]
+    pop, push = stack.pop, stack.append
+    fields_of, is_node = _child_fields, _is_node
     while stack:
-        current = stack.pop()
+        current = pop()
         out.append(current)
-        stack.extend(children(current))
+        cls = current.__class__
+        for name in fields_of.get(cls) or _fields(cls):
+            value = getattr(current, name)
+            vcls = value.__class__
+            if vcls is tuple or vcls is list:
+                for item in value:
+                    icls = item.__class__
+                    if is_node.get(icls) or (icls not in is_node and _node_class(icls)):
+                        push(item)
+            elif is_node.get(vcls) or (vcls not in is_node and _node_class(vcls)):
+                push(value)
     return out
 
 
@@ -86,3 +116,4 @@ def children(node: CSTNode) -> list[CSTNode]:
         elif _node_class(vcls):
             out.append(value)
     return out
+
