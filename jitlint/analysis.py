@@ -23,7 +23,7 @@ from jitlint.contexts import annotation_kind
 from jitlint.contexts import (JOINED, MAX_VARIANTS, CallSite, Context, FunctionInfo, JitBinding,  # noqa: F401
                               JitCreation, Site, Variant, variant_key)
 from jitlint import jaxapi
-from jitlint.cstwalk import descendants, walk_statements
+from jitlint.cstwalk import TopLevel, descendants, walk_statements
 from jitlint.evaluator import Evaluator
 from jitlint.literals import literal_const, positional_args  # noqa: F401  (rules read call arguments with it)
 from jitlint.names import Scope, dotted
@@ -71,6 +71,7 @@ class ModuleAnalysis:
         # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
         self.attribute_values: dict[tuple[str, str], Value] = {}
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
+        self.top_level = TopLevel(module)  # which top-level statement holds a node (fixes, positions)
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules

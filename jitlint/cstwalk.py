@@ -117,3 +117,23 @@ def children(node: CSTNode) -> list[CSTNode]:
             out.append(value)
     return out
 
+
+class TopLevel:
+    """Which top-level statement of a module holds a node. Each statement's nodes are listed only when a
+    node not found so far is asked for: the fixes and the positions of a file's findings ask about a few
+    nodes, usually in the first part of the file, and share one index."""
+
+    def __init__(self, module: CSTNode) -> None:
+        self._body = module.body
+        self._where: dict[int, int] = {}  # id(node) -> index in the module's body
+        self._listed = 0  # statements listed so far
+
+    def index_of(self, node: CSTNode) -> int | None:
+        k = self._where.get(id(node))
+        while k is None and self._listed < len(self._body):
+            listed = self._listed
+            self._listed += 1
+            for n in descendants(self._body[listed]):
+                self._where.setdefault(id(n), listed)
+            k = self._where.get(id(node))
+        return k

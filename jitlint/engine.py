@@ -280,7 +280,8 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []
-        return _to_findings(module, path, reports, source, sliced.starts if sliced is not None else None)
+        return _to_findings(module, path, reports, source, sliced.starts if sliced is not None else None,
+                            analysis.top_level)
     except _SliceMismatch:
         return _analyse_with(rules, source, path, module_name, is_package, index, True)
     except RecursionError:
@@ -304,12 +305,13 @@ def _parse_sliced(source: str, module_name: str | None, is_package: bool, index)
         return None
 
 
-def _to_findings(module, path: str, reports, source: str, starts=None) -> list[Finding]:
+def _to_findings(module, path: str, reports, source: str, starts=None, top_level=None) -> list[Finding]:
     """Positions are computed once per file, and only for files that have something to report.
-    `starts`: where each top-level statement of a sliced module starts in the file."""
+    `starts`: where each top-level statement of a sliced module starts in the file. `top_level`: the
+    analysis' `cstwalk.TopLevel` of `module`, shared with the fixes that asked it already."""
     nodes = [report.node for _, report in reports]
     nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
-    positions = _positions(module, source, nodes, starts)
+    positions = _positions(module, source, nodes, starts, top_level)
     lines = _LINE_BREAK.split(source)
     findings = []
     seen = set()
@@ -349,14 +351,14 @@ def _fix_of(module, spec, positions, lines: list[str]) -> Fix | None:
     return Fix(spec.title, tuple(edits), spec.applicability)
 
 
-def _positions(module, source: str, nodes, starts=None) -> dict:
+def _positions(module, source: str, nodes, starts=None, top_level=None) -> dict:
     """libcst's PositionProvider answers for `nodes`: from the statements that hold them when that can be
     checked, else from the whole module (which costs a code generation and a visit of every node).
     A sliced module (`starts` given) has no whole-module answer: _SliceMismatch then."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     try:
-        found = _statement_positions(module, source, nodes, starts)
+        found = _statement_positions(module, source, nodes, starts, top_level)
     except RecursionError:
         raise  # the whole-module way would recurse deeper still
     except Exception:  # any surprise: the whole-module way below is always right
@@ -371,7 +373,7 @@ def _positions(module, source: str, nodes, starts=None) -> dict:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _statement_positions(module, source: str, nodes, starts=None) -> dict | None:
+def _statement_positions(module, source: str, nodes, starts=None, top_level=None) -> dict | None:
     """Positions from a module holding only the top-level statement around each node, shifted to where
     CPython's parser says that statement starts (`starts`: (statement, line) known already). The
     statement's text must be found at exactly those lines of the file (its code is its own: libcst writes
@@ -379,20 +381,14 @@ def _statement_positions(module, source: str, nodes, starts=None) -> dict | None
     import libcst as cst
     from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-    from jitlint.cstwalk import descendants
+    from jitlint.cstwalk import TopLevel
 
-    remaining = {id(node) for node in nodes}
-    wanted = set(remaining)
-    holders = []
-    for k, stmt in enumerate(module.body):
-        inside = remaining.intersection(id(node) for node in descendants(stmt))
-        if inside:
-            holders.append(k)
-            remaining -= inside
-            if not remaining:
-                break
-    if remaining:
+    top_level = top_level or TopLevel(module)
+    wanted = {id(node) for node in nodes}
+    holders = {top_level.index_of(node) for node in nodes}
+    if None in holders:
         return None
+    holders = sorted(holders)
     lines = [line for _, line in starts] if starts is not None else _statement_starts(module, source)
     if lines is None or len(lines) != len(module.body):
         return None
@@ -418,12 +414,15 @@ def _statement_positions(module, source: str, nodes, starts=None) -> dict | None
 def _statement_starts(module, source: str) -> list[int] | None:
     """The line where each top-level statement's own code starts (after comments, decorators), from
     CPython's parse of the whole file."""
-    import ast
-
     import libcst as cst
 
+    from jitlint.prefilter import parse_python
+
+    tree, error = parse_python(source)  # pass 1's tree of this text, usually: no second parse
+    if error is not None:
+        return None
     starts = []
-    tree_body = ast.parse(source).body
+    tree_body = tree.body
     j = 0
     for stmt in module.body:
         if j >= len(tree_body):

@@ -172,7 +172,7 @@ class Document:
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, read_facts, anywhere = _reports(rules, ctx)
         try:
-            findings = _to_findings(module, path, reports, source, starts) if reports else []
+            findings = _to_findings(module, path, reports, source, starts, analysis.top_level) if reports else []
         except _SliceMismatch:
             return None
         owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
@@ -181,18 +181,14 @@ class Document:
                 owner[k] = -1 if k in owner else g
         batch = _Batch(analysis.budget_used, asked.answers if asked is not None else {}, not anywhere)
         one_off = _Batch(batch.used, batch.answers, False)  # for groups to analyse again next time
-        statement_of = {}
-        if read_facts:
-            from jitlint.cstwalk import descendants
-
-            statement_of = {id(n): i for i, stmt in enumerate(module.body) for n in descendants(stmt)}
+        where = analysis.top_level.index_of  # the statement holding a node (None: not in the module)
         flagged: set[int] = set()
         # Groups with a finding whose fix read only the file's facts (jitlint.whole_file) and its imports
         # and first statements: reused while those are the same, if every edit of their fixes lies in the
         # finding's own statement (an `import jax` added at the top does not move with the group).
         with_facts: dict[int, set] = {}  # group -> the questions its fixes asked
         for node, questions in read_facts:
-            g = owner.get(order[statement_of[id(node)]], -1) if id(node) in statement_of else -1
+            g = owner.get(order[where(node)], -1) if where(node) is not None else -1
             with_facts.setdefault(g, set()).update(questions)
         flagged |= {-1} if -1 in with_facts else set()
         per_group: list[list[Finding]] = [[] for _ in missing]

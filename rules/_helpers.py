@@ -173,13 +173,8 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
 
 
 def _top_level_index(ctx, node: cst.CSTNode) -> int | None:
-    """The index in the module's body of the statement that holds `node` (computed once per file)."""
-    index = getattr(ctx, "_top_level", None)
-    if index is None:
-        from jitlint.cstwalk import descendants
-
-        index = ctx._top_level = {id(n): k for k, stmt in enumerate(ctx.module.body) for n in descendants(stmt)}
-    return index.get(id(node))
+    """The index in the module's body of the statement that holds `node`."""
+    return ctx.analysis.top_level.index_of(node)
 
 
 def _add_import_jax(ctx):
