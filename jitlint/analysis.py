@@ -46,6 +46,8 @@ class ModuleAnalysis:
         self.class_bases: dict[str, list[str]] = {}
         self.taints: dict[cst.CSTNode, Taint] = {}
         self.sites: dict[cst.CSTNode, Site] = {}
+        self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
+        self._sites_indexed = 0
         self.call_sites: dict[cst.Call, CallSite] = {}
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
         self.module_env: dict[str, Value] = {}
@@ -79,9 +81,18 @@ class ModuleAnalysis:
         return self.taints.get(expr)
 
     def sites_of(self, *types: type) -> Iterator[tuple[cst.CSTNode, Site]]:
-        for node, site in self.sites.items():
-            if isinstance(node, types):
-                yield node, site
+        """The recorded sites of nodes of these types, in the order they were recorded."""
+        # Some twenty rule queries per file each filtered every site with an isinstance test: the sites
+        # are grouped by node class once (again if more were recorded since).
+        if self._sites_indexed != len(self.sites):
+            self._sites_by_class = {}
+            for i, node in enumerate(self.sites):
+                self._sites_by_class.setdefault(node.__class__, []).append((i, node))
+            self._sites_indexed = len(self.sites)
+        groups = [group for cls, group in self._sites_by_class.items() if issubclass(cls, types)]
+        sites = self.sites
+        for _, node in groups[0] if len(groups) == 1 else sorted(entry for group in groups for entry in group):
+            yield node, sites[node]
 
     @property
     def out_of_budget(self) -> bool:

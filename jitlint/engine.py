@@ -355,8 +355,6 @@ def _positions(module, source: str, nodes, starts=None, top_level=None) -> dict:
     """libcst's PositionProvider answers for `nodes`: from the statements that hold them when that can be
     checked, else from the whole module (which costs a code generation and a visit of every node).
     A sliced module (`starts` given) has no whole-module answer: _SliceMismatch then."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
     try:
         found = _statement_positions(module, source, nodes, starts, top_level)
     except RecursionError:
@@ -367,7 +365,20 @@ def _positions(module, source: str, nodes, starts=None, top_level=None) -> dict:
         return found
     if starts is not None:
         raise _SliceMismatch
-    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return _position_map(module)
+
+
+def _position_map(module) -> dict:
+    """libcst's PositionProvider answers for every node of `module`. `MetadataWrapper.resolve` also runs
+    a visit for the batchable providers, even when there are none (a rebuild of every node, as long as the
+    positions themselves): PositionProvider depends on no other provider, so it is generated on its own,
+    as resolve does it, when this libcst lets it."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    if PositionProvider.METADATA_DEPENDENCIES or PositionProvider.gen_cache or not hasattr(PositionProvider, "_gen"):
+        return wrapper.resolve(PositionProvider)
+    return PositionProvider()._gen(wrapper)
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -379,7 +390,7 @@ def _statement_positions(module, source: str, nodes, starts=None, top_level=None
     statement's text must be found at exactly those lines of the file (its code is its own: libcst writes
     a statement the same alone or in a module), otherwise None."""
     import libcst as cst
-    from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+    from libcst.metadata import CodePosition, CodeRange
 
     from jitlint.cstwalk import TopLevel
 
@@ -399,7 +410,7 @@ def _statement_positions(module, source: str, nodes, starts=None, top_level=None
         alone = cst.Module(body=[stmt], header=[], footer=[], encoding=module.encoding,
                            default_indent=module.default_indent, default_newline=module.default_newline,
                            has_trailing_newline=True)
-        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = _position_map(alone)
         shift = lines[k] - positions[stmt].start.line
         code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
         if shift < 0 or source_lines[shift:shift + len(code_lines)] != code_lines:

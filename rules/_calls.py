@@ -129,14 +129,18 @@ def _counter_of(site: CallSite, name: str) -> bool:
     return False
 
 
-def jitted_calls(ctx: RuleContext):
-    """Every call of a jitted function in this file (in any code), with its bound arguments."""
-    for site in ctx.analysis.call_sites.values():
-        found = signature_for(ctx, site)
-        if found is None:
-            continue
-        sig, bound, skip_self = found
-        yield site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)
+def jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[BoundArg]]]:
+    """Every call of a jitted function in this file (in any code), with its bound arguments: worked out
+    once per file, for the seven rules that ask."""
+    found = ctx.__dict__.get("_jitted_calls")
+    if found is None:
+        found = ctx.__dict__["_jitted_calls"] = []
+        for site in ctx.analysis.call_sites.values():
+            target = signature_for(ctx, site)
+            if target is not None:
+                sig, bound, skip_self = target
+                found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)))
+    return found
 
 
 def callee_name(sig: JitSignature) -> str:
@@ -150,7 +154,14 @@ def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
 
     Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
     different computation per item, and `{k: make(v) for ...}` keeps one result per item. No function is
-    assumed repeated for its name."""
+    assumed repeated for its name. Worked out once per file (four rules ask); read only."""
+    reasons = a.__dict__.get("_repeated_functions")
+    if reasons is None:
+        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a)
+    return reasons
+
+
+def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     reasons: dict[FunctionInfo, str] = {}
     for site in a.call_sites.values():
         if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops):
