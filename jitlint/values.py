@@ -58,6 +58,8 @@ def join(*taints: "Taint | None") -> "Taint | None":
         return None
     if len(found) == 1:
         return found[0]
+    if len(found) == 2:
+        return _join2(found[0], found[1])
     first = found[0]
     # The join of equal taints is that taint: re-walks join each node's value with the one it had.
     for t in found:
@@ -78,6 +80,33 @@ def join(*taints: "Taint | None") -> "Taint | None":
         elements=_join_elements(taints),
         class_name=_one_class(found),
     )
+
+
+def _join2(a: Taint, b: Taint) -> Taint:
+    """`join(a, b)`, the common case (a node's recorded value and its value on another walk, two operands):
+    the same fields, and `a` itself when it already holds `b`, instead of building an equal taint."""
+    if a is b:
+        return a
+    top = b if b.level > a.level else a  # (max keeps the first of equal levels)
+    is_bool = a.is_bool and b.is_bool
+    is_array = a.is_array or b.is_array
+    container = a.container and b.container
+    filtered = a.filtered and b.filtered
+    from_constant = a.from_constant and b.from_constant
+    opaque = a.opaque and b.opaque
+    ea, eb = a.elements, b.elements
+    elements = None
+    if container and ea is not None and eb is not None and len(ea) == len(eb):
+        elements = tuple(join(x, y) for x, y in zip(ea, eb))
+    ca, cb = a.class_name, b.class_name
+    class_name = cb if ca is None else ca if cb is None or cb == ca else None
+    if top is a and is_bool == a.is_bool and is_array == a.is_array and container == a.container and \
+            filtered == a.filtered and from_constant == a.from_constant and opaque == a.opaque and \
+            class_name == a.class_name and elements == ea:
+        return a
+    return Taint(level=top.level, origin=top.origin, is_bool=is_bool, is_array=is_array, container=container,
+                 filtered=filtered, from_constant=from_constant, opaque=opaque, elements=elements,
+                 class_name=class_name)
 
 
 def _one_class(taints) -> str | None:
