@@ -456,20 +456,21 @@ class Evaluator:
     # ------------------------------------------------------------------ expressions
     def value(self, expr: cst.BaseExpression) -> Value:
         """Like `expr`, but keeps callables and instances (for assignments)."""
-        if isinstance(expr, cst.Lambda):
+        cls = expr.__class__
+        if cls is cst.Lambda:
             info = self.a.lambda_info(expr, self.info, self.scope)
             self._closure_into(info)
             if self.traced:
                 self.nested_seen.append(info)
             return FuncValue(info)
-        if isinstance(expr, cst.Name):
+        if cls is cst.Name:
             v = self.lookup(expr.value)
             if isinstance(v, (FuncValue, InstanceValue, Const)):
                 return v
         const = literal_const(expr)
         if const is not None:
             return const
-        if isinstance(expr, cst.Call):
+        if cls is cst.Call:
             taint = self.expr(expr)
             produced = self._last_call_value
             if produced is not None:
@@ -606,12 +607,13 @@ class Evaluator:
     def expr_BinaryOperation(self, expr: cst.BinaryOperation) -> Taint | None:
         left = self.expr(expr.left)
         right = self.expr(expr.right)
-        if isinstance(expr.operator, cst.Modulo) and isinstance(expr.left, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        op = expr.operator.__class__
+        if op is cst.Modulo and expr.left.__class__ in _STRINGS:
             return None  # "%s" % x is a string
         result = join(left, right)
         if result is None:
             return None
-        is_bool = isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and all(
+        is_bool = op in _BITWISE and all(
             t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
         if (left is None or left.container) and (right is None or right.container):
             return dataclasses.replace(result, container=True)  # tuple + tuple
@@ -877,20 +879,21 @@ class Evaluator:
     # ------------------------------------------------------------------ calls
     def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
         """The qualified name of a called expression: imported names, or builtins by bare name."""
-        if isinstance(func, cst.Call):
+        cls = func.__class__
+        if cls is cst.Call:
             return None
         q = self.scope.qualify(func)
         if q is not None:
             # A local variable of the same name hides the import.
-            if isinstance(func, cst.Name) and func.value in self.env and self.info is not None:
+            if cls is cst.Name and func.value in self.env and self.info is not None:
                 return None
             head = func
-            while isinstance(head, cst.Attribute):
+            while head.__class__ is cst.Attribute:
                 head = head.value
-            if isinstance(head, cst.Name) and head.value in self.env and self.info is not None and head is not func:
+            if head.__class__ is cst.Name and head.value in self.env and self.info is not None and head is not func:
                 return None
             return q
-        if isinstance(func, cst.Name):
+        if cls is cst.Name:
             name = func.value
             if name in self.env or (self.info and name in self.info.closure):
                 return None
@@ -905,32 +908,34 @@ class Evaluator:
         q = self.qualify_call_target(func)
         receiver: Taint | None = None
         callee_value: Value = None
-        if isinstance(func, cst.Attribute):
+        fcls = func.__class__
+        if fcls is cst.Attribute:
             receiver = self.expr(func.value)
-        elif isinstance(func, cst.Call):
+        elif fcls is cst.Call:
             self.expr(func)
             callee_value = self._last_call_value
-        elif isinstance(func, cst.Name):
+        elif fcls is cst.Name:
             callee_value = self.lookup(func.value)
         else:
             self.expr(func)
         # Function arguments: keep callables for transforms; everything else as taints.
         arg_values: list[Value] = []
         for arg in expr.args:
-            if isinstance(arg.value, (cst.Lambda, cst.Name)):
+            acls = arg.value.__class__
+            if acls is cst.Lambda or acls is cst.Name:
                 arg_values.append(self.value(arg.value))
-            elif isinstance(arg.value, cst.Call):
+            elif acls is cst.Call:
                 t = self.expr(arg.value)
                 arg_values.append(self._last_call_value if self._last_call_value is not None else t)
             else:
                 t = self.expr(arg.value)
-                method = self._resolve_method(arg.value) if isinstance(arg.value, cst.Attribute) else None
+                method = self._resolve_method(arg.value) if acls is cst.Attribute else None
                 arg_values.append(method if method is not None and t is None else (t or literal_const(arg.value)))
         self._last_call_value = None
         self._record(expr)
         self.a.call_names[expr] = q
         callee = callee_value if isinstance(callee_value, FuncValue) else None
-        if callee is None and isinstance(func, cst.Attribute):
+        if callee is None and fcls is cst.Attribute:
             callee = self._resolve_method(func)
         self.a.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
                                            arg_values, self.recording, callee, self._varying(),
@@ -1649,6 +1654,12 @@ class Evaluator:
 
 
 _UNKNOWN = object()
+
+# Node classes tested on every binary operation. (Class tests here and in the other hot paths rather than
+# isinstance: libcst's concrete node classes have no subclasses, and isinstance against them goes through
+# ABCMeta, several times slower.)
+_STRINGS = frozenset({cst.SimpleString, cst.FormattedString, cst.ConcatenatedString})
+_BITWISE = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
 
 # Each node class's transfer function, looked up once per class rather than by name on every node (the
 # walk meets hundreds of thousands of nodes on a large file).
