@@ -73,12 +73,36 @@ class ModuleAnalysis:
         # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
         self.attribute_values: dict[tuple[str, str], Value] = {}
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
-        self.top_level = TopLevel(module)  # which top-level statement holds a node (fixes, positions)
+        self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
+        self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
+        self.top_level = TopLevel(module, self._statement_guess)  # (for fixes and positions)
         _Collector(self).collect()
 
     # ---------------------------------------------------------------- queries for rules
     def taint(self, expr: cst.CSTNode) -> Taint | None:
         return self.taints.get(expr)
+
+    def _statement_guess(self, node: cst.CSTNode) -> int | None:
+        """The top-level statement around the def whose walk recorded `node` (a call, a traced site, an
+        argument of a call, the test of a site): where the rules' reports and fixes are (`TopLevel` checks
+        it). Asked once the analysis is done."""
+        site = self.call_sites.get(node) or self.sites.get(node)
+        if site is None:
+            if self._parts is None:
+                self._parts = {}
+                for call in self.call_sites:
+                    for arg in call.args:
+                        self._parts[id(arg.value)] = call
+                for owner in self.sites:
+                    test = getattr(owner, "test", None)  # if, while, assert, a conditional expression
+                    if test is not None:
+                        self._parts[id(test)] = owner
+            owner = self._parts.get(id(node))
+            site = self.call_sites.get(owner) or self.sites.get(owner) if owner is not None else None
+        func = site.func if site is not None else None
+        while func is not None and func.node not in self._def_statements:  # (a lambda: its enclosing def)
+            func = func.parent
+        return self._def_statements.get(func.node) if func is not None else None
 
     def sites_of(self, *types: type) -> Iterator[tuple[cst.CSTNode, Site]]:
         """The recorded sites of nodes of these types, in the order they were recorded."""
@@ -431,7 +455,9 @@ class _Collector(cst.CSTVisitor):
     def collect(self) -> None:
         # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse. Defs,
         # classes and imports are statements: the expressions (most of the nodes) are not entered.
-        walk_statements(self.a.module, self)
+        for k, stmt in enumerate(self.a.module.body):
+            self._statement = k  # (the top-level statement around the defs met)
+            walk_statements(stmt, self)
 
     @property
     def scope(self) -> Scope:
@@ -477,6 +503,7 @@ class _Collector(cst.CSTVisitor):
         self.a._scopes[node] = scope
         self.a.functions.append(info)
         self.a.def_infos[node] = info
+        self.a._def_statements[node] = self._statement
         if class_name and not self.func_stack:
             self.a.classes.setdefault(class_name, {})[name] = info
         elif parent is not None and not class_name:

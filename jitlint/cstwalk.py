@@ -119,21 +119,34 @@ def children(node: CSTNode) -> list[CSTNode]:
 
 
 class TopLevel:
-    """Which top-level statement of a module holds a node. Each statement's nodes are listed only when a
-    node not found so far is asked for: the fixes and the positions of a file's findings ask about a few
-    nodes, usually in the first part of the file, and share one index."""
+    """Which top-level statement of a module holds a node. A statement's nodes are listed only when a node
+    not found so far is asked for: first the statement `guess(node)` names, if any (checked, so a wrong
+    guess costs only time), then the others in order. The fixes and the positions of a file's findings
+    ask about a few nodes and share one index."""
 
-    def __init__(self, module: CSTNode) -> None:
+    def __init__(self, module: CSTNode, guess=None) -> None:
         self._body = module.body
-        self._where: dict[int, int] = {}  # id(node) -> index in the module's body
-        self._listed = 0  # statements listed so far
+        self._guess = guess
+        self._where: dict[int, int] = {id(stmt): k for k, stmt in enumerate(module.body)}  # id(node) -> index
+        self._listed: set[int] = set()
+        self._next = 0  # statements before this one are listed
 
     def index_of(self, node: CSTNode) -> int | None:
         k = self._where.get(id(node))
-        while k is None and self._listed < len(self._body):
-            listed = self._listed
-            self._listed += 1
-            for n in descendants(self._body[listed]):
-                self._where.setdefault(id(n), listed)
+        if k is not None:
+            return k
+        guess = self._guess(node) if self._guess is not None else None
+        if guess is not None and 0 <= guess < len(self._body) and guess not in self._listed:
+            self._list(guess)
             k = self._where.get(id(node))
+        while k is None and self._next < len(self._body):
+            if self._next not in self._listed:
+                self._list(self._next)
+                k = self._where.get(id(node))
+            self._next += 1
         return k
+
+    def _list(self, k: int) -> None:
+        self._listed.add(k)
+        for n in descendants(self._body[k]):
+            self._where.setdefault(id(n), k)

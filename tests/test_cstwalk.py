@@ -121,6 +121,11 @@ def test_top_level_finds_the_statement_holding_any_node_in_any_order():
         assert top.index_of(node) == expected[id(node)]
     assert top.index_of(cst.Name("elsewhere")) is None
     assert top.index_of(module) is None
+    # A guess only says where to look first: wrong or impossible guesses give the same answers.
+    for guess in (lambda n: 0, lambda n: len(module.body) + 3, lambda n: expected.get(id(n))):
+        top = TopLevel(module, guess)
+        for node in nodes[::-5]:
+            assert top.index_of(node) == expected[id(node)]
 
 
 def test_libcst_concrete_node_classes_have_no_subclasses():
