@@ -370,9 +370,9 @@ def _positions(module, source: str, nodes, starts=None, top_level=None) -> dict:
 
 def _position_map(module) -> dict:
     """libcst's PositionProvider answers for every node of `module`. `MetadataWrapper.resolve` also runs
-    a visit for the batchable providers, even when there are none (a rebuild of every node, as long as the
-    positions themselves): PositionProvider depends on no other provider, so it is generated on its own,
-    as resolve does it, when this libcst lets it."""
+    a visit for the batchable providers even when there are none, which rebuilds every node (as long again
+    as the positions themselves): PositionProvider depends on no other provider, so it is generated on its
+    own, the way resolve does it, where this libcst allows that."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
