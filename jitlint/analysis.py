@@ -40,7 +40,8 @@ class ModuleAnalysis:
         self.functions: list[FunctionInfo] = []
         self.def_infos: dict[cst.FunctionDef, FunctionInfo] = {}
         # (helper, its context's key) -> the (caller, caller's context key) pairs that read its return value
-        self.callers: dict[tuple[int, tuple], set[tuple[FunctionInfo, tuple]]] = {}
+        # (dicts as ordered sets: the order re-walks are queued in must not depend on memory addresses)
+        self.callers: dict[tuple[int, tuple], dict[tuple[FunctionInfo, tuple], None]] = {}
         self.module_defs: dict[str, FunctionInfo] = {}
         self.classes: dict[str, dict[str, FunctionInfo]] = {}
         self.class_bases: dict[str, list[str]] = {}
@@ -69,7 +70,7 @@ class ModuleAnalysis:
         self._class_node_cache: dict[str, cst.ClassDef] | None = None
         # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
         self.apply_fn_classes: set[str] = set()
-        self.apply_fn_readers: set[tuple[FunctionInfo, tuple]] = set()
+        self.apply_fn_readers: dict[tuple[FunctionInfo, tuple], None] = {}
         # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
         self.attribute_values: dict[tuple[str, str], Value] = {}
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need

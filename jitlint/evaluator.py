@@ -1260,7 +1260,7 @@ class Evaluator:
     def _read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
         """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
         context walked again if it changes."""
-        self.a.callers.setdefault((id(info), variant.key), set()).add((self.info, self.variant.key))
+        self.a.callers.setdefault((id(info), variant.key), {})[(self.info, self.variant.key)] = None
         self.a.settle(info, variant)
 
     def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
@@ -1532,7 +1532,7 @@ class Evaluator:
         """`state.apply_fn(params, x)` of a TrainState built with `apply_fn=model.apply` of the one linen
         Module class this file does so with: that module's `__call__`."""
         if self.variant is not None:  # walk this again if a TrainState.create(apply_fn=...) is met later
-            self.a.apply_fn_readers.add((self.info, self.variant.key))
+            self.a.apply_fn_readers[(self.info, self.variant.key)] = None
         if len(self.a.apply_fn_classes) != 1:
             return None
         if not any((cls == class_name or cls in self.a.library_bases(class_name)) and keyword == attr
