@@ -249,6 +249,7 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
     import libcst as cst
 
     from jitlint.analysis import analyze
+    from jitlint.cstparse import parse_module
     from jitlint.rule import RuleContext
 
     if state is not None and not whole:
@@ -264,7 +265,7 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
 
     sliced = None if whole or not SLICED_PARSE else _parse_sliced(source, module_name, is_package, index)
     try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
-        module = sliced.module if sliced is not None else cst.parse_module(source)
+        module = sliced.module if sliced is not None else parse_module(source)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
         message = exc.message.replace("parser error: ", "")
         return [_file_error(path, f"syntax not supported by libcst: {message}", exc.raw_line, exc.raw_column + 1)]

@@ -210,7 +210,7 @@ class Document:
 
     def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
         """The libcst statement of each chunk of `order`: remembered by text, the rest parsed run by run."""
-        import libcst as cst
+        from jitlint.cstparse import parse_module
 
         out = {}
         todo = []
@@ -230,7 +230,7 @@ class Document:
                 runs.append([k])
         for run in runs:
             try:
-                part = cst.parse_module(found.span_text(source, (run[0], run[-1] + 1)))
+                part = parse_module(found.span_text(source, (run[0], run[-1] + 1)))
             except Exception:
                 return None
             if len(part.body) != len(run):

@@ -417,6 +417,8 @@ def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_packag
     """The kept chunks parsed with libcst, run by run, as one module; None: parse the whole file."""
     import libcst as cst
 
+    from jitlint.cstparse import parse_module
+
     found = plan(text, tree, module_name, is_package, index)
     if found is None:
         return None
@@ -424,7 +426,7 @@ def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_packag
     starts: list = []
     for span in found.spans:
         try:
-            part = cst.parse_module(found.span_text(text, span))
+            part = parse_module(found.span_text(text, span))
         except Exception:  # not parsed alone (libcst's parser differs from CPython's here): whole file
             return None
         if len(part.body) != span[1] - span[0]:
