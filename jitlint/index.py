@@ -166,8 +166,11 @@ def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, optio
                               args.vararg is not None, args.kwarg is not None, static, path, line)
 
 
-def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False) -> ModuleSummary:
-    """The summary of one file; a file that does not parse has an empty one."""
+def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False, *,
+              refers_to: set[str] | None = None) -> ModuleSummary:
+    """The summary of one file; a file that does not parse has an empty one. `refers_to`: every qualified
+    name the file refers to (prefilter.references), when known: if none is a memoizer, no function of
+    the file memoizes, and their bodies need no walk (most files; the walk was a sixth of pass 1)."""
     if isinstance(source, ast.Module):
         tree = source
     else:
@@ -179,10 +182,11 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     summary = ModuleSummary(module, path, imports=imports)
     prefix = f"{module}." if module else ""
     functions = {}
+    memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
-            if _uses_memoizer(stmt, imports):
+            if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             for dec in stmt.decorator_list:
                 found = _jit_of(dec, imports)

@@ -263,6 +263,7 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
     if error is not None:
         facts.error = syntax_error(error)
         return facts
+    found = None
     if may_refer_to_imports(text) and (refs or mentions_trace_token(text)):
         found = references(tree, module, is_package)
         facts.trace = not TRACE_NAMES.isdisjoint(found)
@@ -271,7 +272,7 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
     if summary and module:
         from jitlint.index import summarize
 
-        facts.summary = summarize(tree, path, module, is_package)
+        facts.summary = summarize(tree, path, module, is_package, refers_to=found)
     return facts
 
 

@@ -150,3 +150,52 @@ def test_removing_the_reexport_only_affects_callers_that_use_it(reexport_copy):
     # `from pkg import train_step` no longer resolves; `from .model import` and `import pkg.model as m` still do.
     expected = markers(reexport_copy) - {through_reexport}
     assert after == expected, compare(expected, after)
+
+
+MEMOIZING = '''
+import functools
+import functools as ft
+from functools import lru_cache as lc
+import jax._src.util as ju
+from jax._src import util
+
+@functools.lru_cache(maxsize=None)
+def direct(k): ...
+
+def applies(fn):
+    return ft.cache(fn)
+
+def aliased(fn):
+    return lc()(fn)
+
+def nested(fn):
+    def inner(g):
+        return ju.weakref_lru_cache(g)
+    return inner(fn)
+
+def module_attribute(fn):
+    return util.memoize(fn)
+
+def not_one(fn):
+    cache = {}
+    return fn
+'''
+
+
+@pytest.mark.parametrize("source", [MEMOIZING, MEMOIZING.replace("functools", "fnt"), "def f(): return 1\n",
+                                    "import functools\ndef f(fn):\n    return functools.wraps(fn)\n"])
+def test_pass_one_summary_is_the_whole_trees(source):
+    """Pass 1 skips the memoizer walk of a file that refers to no memoizer: the summary is the same."""
+    from jitlint.index import summarize
+    from jitlint.prefilter import file_facts, parse_python
+
+    sources = [source] + [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
+    checked = 0
+    for text in sources:
+        facts = file_facts(text, "m.py", "pkg.m", False)
+        if facts.error is None:
+            assert facts.summary == summarize(parse_python(text)[0], "m.py", "pkg.m", False)
+            checked += 1
+    assert checked > 30
+    facts = file_facts(MEMOIZING, "m.py", "pkg.m", False)
+    assert facts.summary.memoizers == ["direct", "applies", "aliased", "nested", "module_attribute"]
