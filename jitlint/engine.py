@@ -902,17 +902,29 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _batches(files: list[_File], target: int) -> list[list[_File]]:
-    """Files grouped into batches of about `target` bytes, biggest first (so no big file comes last)."""
+_MIN_BATCH = 16_000  # bytes of source: below that, messages cost more than the waiting they save
+
+
+def _batches(files: list[_File], workers: int) -> list[list[_File]]:
+    """Files grouped into batches, biggest files first (so no big file comes last). A batch holds an
+    eighth of a worker's share of the bytes (a message per batch, a progress step per batch), and near
+    the end less: at most half a worker's share of what is left, so the last batches are small and no
+    worker waits long for another to finish its last one."""
+    ordered = sorted(files, key=lambda f: -len(f.data))
+    remaining = sum(len(f.data) for f in ordered)
+    full = max(_MIN_BATCH, remaining // (workers * 8))
     out: list[list[_File]] = []
     current: list[_File] = []
     size = 0
-    for f in sorted(files, key=lambda f: -len(f.data)):
+    target = full
+    for f in ordered:
         current.append(f)
         size += len(f.data)
         if size >= target:
             out.append(current)
+            remaining -= size
             current, size = [], 0
+            target = max(_MIN_BATCH, min(full, remaining // (workers * 2)))
     if current:
         out.append(current)
     return out
@@ -969,8 +981,7 @@ def _run_pool(batch_func, files: list[_File], workers: int, state, progress):
     from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context(_start_method())
-    # Small batches at the end keep both processes busy; big ones at the start save messages.
-    batches = _batches(files, max(16_000, sum(len(f.data) for f in files) // (workers * 8)))
+    batches = _batches(files, workers)
     pending = {id(f) for f in files}
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
                                    initargs=(state,))
