@@ -1,7 +1,7 @@
 """libcst's `parse_module`, without validating the nodes its own parser builds.
 
 Every libcst node checks itself when it is built (`CSTNode.__post_init__` calls `_validate`); for the
-nodes of a parse that is redundant (libcst's own source says so), and it costs about 15% of the parse,
+nodes of a parse that is redundant (libcst's own source says so), and it costs 10-15% of the parse,
 the largest part of a cold `jitlint check`. So while a thread parses here, `__post_init__` skips
 `_validate` for that thread only: nodes built by any other thread meanwhile (the language server builds
 fixes while its worker parses), and by every thread before and after, are validated as always.
