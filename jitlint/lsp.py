@@ -1064,6 +1064,14 @@ def create_server(first_lints: "FirstLints | None" = None) -> "JitlintServer":
     def shutdown(ls: JitlintServer, params):
         for task in ls._scheduled.values():
             task.cancel()
+        # pygls 2.1 then cancels the requests still running by iterating its dict of them, while the done
+        # callbacks of those it cancels remove them from it (RuntimeError, and no answer to `shutdown`);
+        # cancelled here first, from a copy, none is left for it to cancel that way
+        pending = getattr(ls.protocol, "_request_futures", {})
+        current = getattr(ls.protocol, "msg_id", None)
+        for msg_id, future in list(pending.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
         ls.executor.shutdown(wait=False, cancel_futures=True)
         if ls.first_lints is not None:
             ls.first_lints.stop()

@@ -163,3 +163,26 @@ def test_the_off_switch(monkeypatch):
         assert helper is not None and helper.usable
     finally:
         helper.close()
+
+
+def test_shutdown_while_requests_are_running_is_answered(tmp_path: Path):
+    # pygls cancels the requests still running at `shutdown` by iterating its dict of them while their
+    # done callbacks remove them from it; the server cancels them first, so `shutdown` is answered
+    path = tmp_path / "model.py"
+    big = SOURCE * 20
+    for pulls in range(3):
+        client = WireClient(cwd=tmp_path)
+        try:
+            client.initialize(tmp_path)
+            uri = path.as_uri()
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                                    "version": 1, "text": big}})
+            for _ in range(pulls + 1):  # pulls still being answered when `shutdown` comes
+                client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+            answer = client.call("shutdown", timeout=60)
+            assert "error" not in answer and answer.get("result") is None
+            client.notify("exit")
+            assert client.proc.wait(timeout=30) == 0
+        finally:
+            if client.proc.poll() is None:
+                client.close()
