@@ -13,10 +13,11 @@ The helper runs the same engine on the same inputs (the text, the path, the sett
 project index, pickled), so its findings are the server's. It never imports the code it lints.
 
 Protocol, over the helper's stdin and stdout: each message is a 4-byte big-endian length and a pickle.
-A request is `(project, source, path, config, exclude, key)`; the answer `("ok", findings)` or
+A request is `(project, source, path, config, exclude, key, updates)`; the answer `("ok", findings)` or
 `("error", text)`. The helper keeps an incremental state (jitlint.incremental.Document) per document,
 `key` = (its uri, the settings' generation), so that edits made while the server loads its engine and
-builds its own state are incremental here.
+builds its own state are incremental here. `updates` ({path: text}) are the open buffers' entries of the
+index that the server has not made yet (`Project.update`: the helper parses the text once for both).
 """
 
 from __future__ import annotations
@@ -78,14 +79,14 @@ class FirstLints:
     def usable(self) -> bool:
         return not self.closed and self.process.poll() is None
 
-    def lint(self, project, source: str, path: str, config, exclude: bool, key=None):
+    def lint(self, project, source: str, path: str, config, exclude: bool, key=None, updates=None):
         """The findings, or None when the helper failed (then it is stopped, and never asked again).
         Blocks: the server calls it from its lint thread; `stop` from another thread unblocks it."""
         with self._lock:
             if not self.usable:
                 return None
             try:
-                _send(self.process.stdin, (project, source, path, config, exclude, key))
+                _send(self.process.stdin, (project, source, path, config, exclude, key, updates or {}))
                 status, value = _receive(self.process.stdout)
             except Exception:  # it died, was stopped, or answered something else than a message
                 status = value = None
@@ -142,7 +143,9 @@ for i in range(3):
 _states: dict = {}  # document uri -> its jitlint.incremental.Document
 
 
-def _lint(project, source: str, path: str, config, exclude: bool, key=None):
+def _lint(project, source: str, path: str, config, exclude: bool, key=None, updates=None):
+    for updated, text in (updates or {}).items():
+        project.update(updated, text)
     state = None
     if key is not None:
         from jitlint.incremental import Document

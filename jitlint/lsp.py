@@ -448,6 +448,7 @@ class JitlintServer(LanguageServer):
         self._preload_started = False
         self._idle_timer: asyncio.TimerHandle | None = None
         self._handing_over: set[str] = set()  # documents the helper lints until their state is built here
+        self._deferred_updates: dict[str, str | None] = {}  # path -> text, for the index (see document_changed)
         self.helper_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jitlint-helper")
 
     # ---- the message loop (pygls' start_io, with jitlint's reader)
@@ -615,8 +616,24 @@ class JitlintServer(LanguageServer):
         path = doc.path if doc is not None else to_fs_path(unquote(uri))
         if not path or not path.endswith(".py"):
             return
-        if self.project.update(path, doc.source if doc is not None else None):
+        text = doc.source if doc is not None else None
+        if self._helper_serves(uri):
+            # The helper applies it to its copy of the index before it lints (it parses the text once, for
+            # both); this process does when it takes over, and then re-lints if the index changed.
+            self._deferred_updates[path] = text
+            return
+        self._apply_deferred_updates()
+        if self.project.update(path, text):
             self.index_changed()  # other files' findings depend on this one's jitted functions or re-exports
+
+    def _apply_deferred_updates(self) -> None:
+        changed = False
+        while self._deferred_updates:
+            path, text = next(iter(self._deferred_updates.items()))
+            del self._deferred_updates[path]
+            changed |= self.project.update(path, text)
+        if changed:
+            self.index_changed()
 
     def index_changed(self) -> None:
         self.index_generation += 1
@@ -649,6 +666,7 @@ class JitlintServer(LanguageServer):
         finally:
             if progress is not None:
                 progress.end()
+        self._apply_deferred_updates()
         project.take_updates(self.project)  # open buffers win over the files on disk
         self.project = project
         self.index_changed()
@@ -719,26 +737,33 @@ class JitlintServer(LanguageServer):
             self.executor, lint_text, self.project, source, path, config, exclude, state)
 
     # ---- the first lints, while the engine loads
+    def _helper_serves(self, uri: str) -> bool:
+        """Does the helper lint this document now (else this process does)?"""
+        helper = self.first_lints
+        if helper is None or not helper.usable or self.project.built:
+            return False  # (once the index is built, lints need it: it is not sent to the helper)
+        return not self._engine_loaded.is_set() or uri in self._handing_over
+
     async def _helper_lint(self, uri: str, source: str, path: str, config: Config, exclude: bool,
                            generation: int) -> list[Finding] | None:
         """The helper's findings while this process's engine loads and then builds this document's
         incremental state (the helper keeps its own meanwhile, so edits stay incremental); else None:
         lint in-process."""
         helper = self.first_lints
-        if helper is None or not helper.usable or self.project.built:
-            return None  # (once the index is built, lints need it: it is not sent to the helper)
-        if self._engine_loaded.is_set() and uri not in self._handing_over:
+        if not self._helper_serves(uri):
+            self._apply_deferred_updates()
             return None
         try:
             findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
-                self.helper_executor, helper.lint, self.project, source, path, config, exclude, (uri, generation)),
-                HELPER_TIMEOUT_SECONDS)
+                self.helper_executor, helper.lint, self.project, source, path, config, exclude, (uri, generation),
+                dict(self._deferred_updates)), HELPER_TIMEOUT_SECONDS)
         except asyncio.TimeoutError:
             helper.failed = True
             findings = None
         if findings is None:
             helper.stop()
             self._handing_over.clear()
+            self._apply_deferred_updates()
             if helper.failed:
                 self.log("the first-lint helper failed; linting in the server", types.MessageType.Warning)
             return None
@@ -796,6 +821,7 @@ class JitlintServer(LanguageServer):
             path = doc.path or uri
             exclude = bool(doc.path and config.root and Path(doc.path).is_relative_to(config.root))
             source = doc.source
+            self._apply_deferred_updates()
             findings = await self._lint_in_process(uri, source, path, config, exclude, settings.generation)
             if cached is not None and cached.source == source and cached.findings != findings:
                 # cannot happen (one engine, the same inputs), but if it did, this process's result wins

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
 from jitlint import engine
 from jitlint.first_lint import FirstLints
 from jitlint.project import Project
@@ -137,6 +138,30 @@ def test_the_helper_answers_as_the_engine_does(tmp_path: Path):
         helper.close()
     assert helper.process.poll() is not None and not helper.usable and not helper.failed
     assert helper.lint(project, SOURCE, str(path), project.config, False) is None  # closed: never asked again
+
+
+def test_the_helper_applies_the_index_updates_the_server_has_not_made(tmp_path: Path):
+    # the server leaves the open buffers' index entries to the helper while it lints (one parse of the
+    # text for both): a call into a buffer's jitted function is checked as with the entry made here
+    write_project(tmp_path)
+    model, train = tmp_path / "pkg/model.py", tmp_path / "pkg/train.py"
+    edited_model = CROSS_FILE["pkg/model.py"].replace('static_argnames=("widths",)', 'static_argnames=()')
+    helper = FirstLints.start()
+    try:
+        for model_text in (CROSS_FILE["pkg/model.py"], edited_model):
+            project = Project(None, cache=False)
+            updates = {str(model): model_text, str(train): CROSS_FILE["pkg/train.py"]}
+            findings = helper.lint(project, CROSS_FILE["pkg/train.py"], str(train), project.config, False,
+                                   ("uri", 0), updates)
+            for path, text in updates.items():
+                project.update(path, text)
+            assert findings == project.lint_text(CROSS_FILE["pkg/train.py"], str(train), build=False).findings
+            if model_text is edited_model:
+                assert not [f for f in findings if f.code == "JIT304"]
+            else:
+                assert [(f.line, f.code) for f in findings] == [(CROSS_FILE_FINDING[1], "JIT304")]
+    finally:
+        helper.close()
 
 
 @pytest.mark.parametrize("program", [
