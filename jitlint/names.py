@@ -104,14 +104,10 @@ def import_bindings(node, module_name: str | None, is_package: bool) -> Iterator
         yield asname or name, f"{module}.{name}" if module else name
 
 
-# Counts the changes to any scope's bindings: an answer `Scope.qualify` remembers holds while it is the same.
-_binding_changes = 0
-
-
 class Scope:
     """Import bindings of one scope (module, function or class), chained to the enclosing scope."""
 
-    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package", "_qualified")
+    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package")
 
     def __init__(self, parent: "Scope | None" = None, module_name: str | None = None,
                  is_package: bool = False):
@@ -121,9 +117,6 @@ class Scope:
         self.shadowed: set[str] = set()
         self.module_name = module_name if parent is None else parent.module_name
         self.is_package = is_package if parent is None else parent.is_package
-        # expression -> (_binding_changes when resolved, its qualified name): the analysis qualifies the
-        # same call targets on every walk of a function.
-        self._qualified: dict = {}
 
     def add_import(self, node) -> None:
         for local, qualified in import_bindings(node, self.module_name, self.is_package):
@@ -132,15 +125,10 @@ class Scope:
     add_import_from = add_import
 
     def _bind(self, local: str, qualified: str) -> None:
-        global _binding_changes
-        if self.bindings.get(local) != qualified or local in self.shadowed:
-            _binding_changes += 1  # (a walk re-binding a function's imports changes nothing)
         self.bindings[local] = qualified
         self.shadowed.discard(local)
 
     def shadow(self, local: str) -> None:
-        global _binding_changes
-        _binding_changes += 1
         if local in self.bindings:
             del self.bindings[local]
         self.shadowed.add(local)
@@ -157,9 +145,4 @@ class Scope:
 
     def qualify(self, expr) -> str | None:
         """The canonical qualified name of a Name/Attribute chain, or None when it is not imported."""
-        known = self._qualified.get(expr)
-        if known is not None and known[0] == _binding_changes:
-            return known[1]
-        q = qualify(expr, self.lookup)
-        self._qualified[expr] = (_binding_changes, q)
-        return q
+        return qualify(expr, self.lookup)
