@@ -120,8 +120,8 @@ def children(node: CSTNode) -> list[CSTNode]:
 
 class TopLevel:
     """Which top-level statement of a module holds a node. A statement's nodes are listed only when a node
-    not found so far is asked for: first the statement `guess(node)` names, if any (checked, so a wrong
-    guess costs only time), then the others in order. The fixes and the positions of a file's findings
+    not found so far is asked for: first the statement `guess()(node)` names, if any (`guess`: a weak
+    method; checked, so a wrong guess costs only time), then the others in order. The fixes and the positions of a file's findings
     ask about a few nodes and share one index."""
 
     def __init__(self, module: CSTNode, guess=None) -> None:
@@ -135,7 +135,8 @@ class TopLevel:
         k = self._where.get(id(node))
         if k is not None:
             return k
-        guess = self._guess(node) if self._guess is not None else None
+        guess_of = self._guess() if self._guess is not None else None  # (a weak method)
+        guess = guess_of(node) if guess_of is not None else None
         if guess is not None and 0 <= guess < len(self._body) and guess not in self._listed:
             self._list(guess)
             k = self._where.get(id(node))

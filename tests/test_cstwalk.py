@@ -123,7 +123,7 @@ def test_top_level_finds_the_statement_holding_any_node_in_any_order():
     assert top.index_of(module) is None
     # A guess only says where to look first: wrong or impossible guesses give the same answers.
     for guess in (lambda n: 0, lambda n: len(module.body) + 3, lambda n: expected.get(id(n))):
-        top = TopLevel(module, guess)
+        top = TopLevel(module, lambda: guess)  # (a weak method in the analysis: called for the guesser)
         for node in nodes[::-5]:
             assert top.index_of(node) == expected[id(node)]
 
@@ -135,3 +135,22 @@ def test_libcst_concrete_node_classes_have_no_subclasses():
                 and not inspect.isabstract(c) and not c.__name__.startswith("Base")]
     assert len(concrete) > 100
     assert [c.__name__ for c in concrete if c.__subclasses__()] == []
+
+
+def test_an_analysis_is_freed_without_the_cyclic_collector():
+    # Each file's analysis (its values, sites, calls) must go as soon as the file is done: a reference
+    # cycle would keep it until the collector runs, which the linter's workers tune to run rarely.
+    import gc
+    import weakref
+
+    from jitlint.analysis import analyze
+
+    gc.disable()
+    try:
+        analysis = analyze(cst.parse_module(SOURCE))
+        analysis.top_level.index_of(analysis.module.body[-1])
+        gone = weakref.ref(analysis)
+        del analysis
+        assert gone() is None
+    finally:
+        gc.enable()
