@@ -60,6 +60,12 @@ def join(*taints: "Taint | None") -> "Taint | None":
         return found[0]
     if len(found) == 2:
         return _join2(found[0], found[1])
+    return _join_all(found)
+
+
+def _join_all(found: "list[Taint]") -> Taint:
+    """The join of several taints (`_join2` is the same for two, faster; tests/test_values.py holds them
+    equal)."""
     first = found[0]
     # The join of equal taints is that taint: re-walks join each node's value with the one it had.
     for t in found:
@@ -77,7 +83,7 @@ def join(*taints: "Taint | None") -> "Taint | None":
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
-        elements=_join_elements(taints),
+        elements=_join_elements(found),
         class_name=_one_class(found),
     )
 
