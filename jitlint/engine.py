@@ -706,7 +706,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
 
     # Pass 2: libcst and the rules, for the files that can have findings.
     if todo and _start_method() == "fork":
-        _import_pass2()  # once here, not in every worker
+        import_linting()  # once here, not in every worker
     linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
     for f, (result, looked_up, opaque, fixed) in linted:
         if fixed is not None:
@@ -736,9 +736,9 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     return run
 
 
-def _import_pass2() -> None:
-    """What pass 2 imports (libcst, the analysis, the rules: about 0.16 s of CPU), for forked workers to
-    inherit."""
+def import_linting() -> None:
+    """What linting a file imports (libcst, the analysis, the rules: about 0.16 s of CPU): for pass 2's
+    forked workers to inherit, and for the language server to load while it waits."""
     import libcst  # noqa: F401
 
     from jitlint import analysis, cstparse  # noqa: F401

@@ -91,9 +91,7 @@ class FirstLints:
             except Exception:  # it died, was stopped, or answered something else than a message
                 status = value = None
             if status != "ok" or not isinstance(value, list):
-                if not self.closed:  # (not when `stop` or `close` ended it)
-                    self.failed = True
-                self.stop()
+                self.stop(failed=True)
                 return None
             return value
 
@@ -107,8 +105,11 @@ class FirstLints:
             except (OSError, subprocess.TimeoutExpired):
                 self.stop()
 
-    def stop(self) -> None:
-        """End the helper now (also when it hangs); a lint waiting for it returns None."""
+    def stop(self, failed: bool = False) -> None:
+        """End the helper now (also when it hangs); a lint waiting for it returns None. `failed`: it did
+        not answer as it should (unless `stop` or `close` had ended it already: then that is why)."""
+        if failed and not self.closed:
+            self.failed = True
         self.closed = True
         try:
             self.process.kill()
@@ -148,11 +149,10 @@ def _lint(project, source: str, path: str, config, exclude: bool, key=None, upda
         project.update(updated, text)
     state = None
     if key is not None:
-        from jitlint.incremental import Document
+        from jitlint.incremental import state_of
 
         uri, generation = key
-        state = _states.setdefault(uri, Document())
-        state.reset_unless((generation, config, path))
+        state = state_of(_states, uri, (generation, config, path))
     return project.lint_text(source, path, config=config, exclude=exclude, build=False, state=state).findings
 
 

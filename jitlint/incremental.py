@@ -67,6 +67,16 @@ class _AskedIndex:
         raise AttributeError(name)  # anything else: the rules must not see what was not recorded
 
 
+def state_of(states: dict, uri: str, key: object) -> "Document":
+    """The document's state in `states` (a new one the first time), forgotten unless it was built with
+    the same `key` (the settings, the path: `Document.reset_unless`)."""
+    state = states.get(uri)
+    if state is None:
+        state = states[uri] = Document()
+    state.reset_unless(key)
+    return state
+
+
 class Document:
     """What the server remembers of one open document. Not thread-safe: one lint at a time per document
     (the server's lint thread)."""

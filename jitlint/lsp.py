@@ -627,10 +627,9 @@ class JitlintServer(LanguageServer):
             self.index_changed()  # other files' findings depend on this one's jitted functions or re-exports
 
     def _apply_deferred_updates(self) -> None:
+        updates, self._deferred_updates = self._deferred_updates, {}
         changed = False
-        while self._deferred_updates:
-            path, text = next(iter(self._deferred_updates.items()))
-            del self._deferred_updates[path]
+        for path, text in updates.items():
             changed |= self.project.update(path, text)
         if changed:
             self.index_changed()
@@ -700,8 +699,7 @@ class JitlintServer(LanguageServer):
 
     async def _run_lint(self, uri: str, fs_path: str | None, result: LintResult) -> LintResult:
         config, path = result.config, fs_path or uri
-        # excluded like `jitlint check --force-exclude` does, for files of the workspace
-        exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+        exclude = _excluded_as_in_check(fs_path, config)
         try:
             if path.endswith(".ipynb"):
                 # a notebook opened as a JSON text (a client without notebook sync): findings count lines
@@ -727,12 +725,9 @@ class JitlintServer(LanguageServer):
 
     async def _lint_in_process(self, uri: str, source: str, path: str, config: Config, exclude: bool,
                                generation: int) -> list[Finding]:
-        state = self._documents.get(uri)
-        if state is None:
-            from jitlint.incremental import Document
+        from jitlint.incremental import state_of
 
-            state = self._documents[uri] = Document()
-        state.reset_unless((generation, config, path))
+        state = state_of(self._documents, uri, (generation, config, path))
         return await asyncio.get_running_loop().run_in_executor(
             self.executor, lint_text, self.project, source, path, config, exclude, state)
 
@@ -758,10 +753,9 @@ class JitlintServer(LanguageServer):
                 self.helper_executor, helper.lint, self.project, source, path, config, exclude, (uri, generation),
                 dict(self._deferred_updates)), HELPER_TIMEOUT_SECONDS)
         except asyncio.TimeoutError:
-            helper.failed = True
+            helper.stop(failed=True)
             findings = None
-        if findings is None:
-            helper.stop()
+        if findings is None:  # (the helper is stopped, or was closed)
             self._handing_over.clear()
             self._apply_deferred_updates()
             if helper.failed:
@@ -819,7 +813,7 @@ class JitlintServer(LanguageServer):
             settings = await self.settings()
             config = self.config_for(doc.path, settings)
             path = doc.path or uri
-            exclude = bool(doc.path and config.root and Path(doc.path).is_relative_to(config.root))
+            exclude = _excluded_as_in_check(doc.path, config)
             source = doc.source
             self._apply_deferred_updates()
             findings = await self._lint_in_process(uri, source, path, config, exclude, settings.generation)
@@ -862,7 +856,7 @@ class JitlintServer(LanguageServer):
             text = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
                                "cells": [{"cell_type": kind, "metadata": {}, "source": doc.source}
                                          for _, doc, kind in cells]})
-            exclude = bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+            exclude = _excluded_as_in_check(fs_path, config)
             running = (key, asyncio.ensure_future(self._run_notebook_lint(nb_uri, text, path, config, exclude)))
             self._notebook_running[nb_uri] = running
         findings = await asyncio.shield(running[1])
@@ -1181,13 +1175,16 @@ def main(argv: list[str] | None = None, first_lints: "FirstLints | None" = None)
     return 0
 
 
+def _excluded_as_in_check(fs_path: str | None, config: Config) -> bool:
+    """Do the settings' excludes apply, as `jitlint check --force-exclude` applies them to the files of
+    the workspace?"""
+    return bool(fs_path and config.root and Path(fs_path).is_relative_to(config.root))
+
+
 def _preload() -> None:
     try:
-        import libcst  # noqa: F401
+        from jitlint import incremental  # noqa: F401
 
-        from jitlint import analysis, incremental, slicing  # noqa: F401
-        from jitlint.registry import all_rules
-
-        all_rules()
+        engine.import_linting()
     except Exception:  # the first lint imports them again, and reports what fails
         pass
