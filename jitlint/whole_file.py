@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from jitlint.prefilter import _child_fields  # (the fields that may hold names, as pass 1 walks them)
+
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.
 STAGING_WORDS = ("eval_shape", "make_jaxpr", ".lower(", ".trace(")
 
@@ -98,7 +100,7 @@ def _bindings(tree: ast.Module) -> tuple[frozenset[str], bool]:
                     if a.name == "*":
                         star = True
                     bound.add(a.asname or a.name)
-        for name in _fields(cls):
+        for name in _child_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 stack.extend(item for item in value if isinstance(item, AST))
@@ -116,12 +118,3 @@ _BINDERS: dict[type, str] = {
     ast.Global: "names", ast.Nonlocal: "names",
     ast.Import: "import", ast.ImportFrom: "from",
 }
-_child_fields: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(cls: type) -> tuple[str, ...]:
-    """A node class's fields that may hold nodes (contexts and operators hold no names)."""
-    fields = _child_fields.get(cls)
-    if fields is None:
-        fields = _child_fields[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
-    return fields
