@@ -82,7 +82,8 @@ class Document:
     (the server's lint thread)."""
 
     def __init__(self) -> None:
-        self._statements: dict[str, object] = {}  # chunk text -> its libcst statement
+        # chunk text -> its libcst statement, and the default indent of the parse that made it
+        self._statements: dict[str, tuple[object, str]] = {}
         self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
         # group key -> (its findings, the first lines of its chunks then, the batch that analysed it, what its
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
@@ -90,6 +91,7 @@ class Document:
         self._key: object = None
         self.reused = 0  # groups whose findings the last lint reused (for tests and benchmarks)
         self.analysed = 0  # groups it analysed
+        self.whole = False  # whether the last lint was left to the engine's whole-text lint (findings None)
 
     def reset_unless(self, key: object) -> None:
         """Forget the findings when what they depend on besides the text and the index changed (the
@@ -102,6 +104,12 @@ class Document:
     def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
                  index) -> list["Finding"] | None:
         """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole."""
+        self.reused = self.analysed = 0
+        out = self._findings(rules, source, path, module_name, is_package, index)
+        self.whole = out is None
+        return out
+
+    def _findings(self, rules, source, path, module_name, is_package, index) -> list["Finding"] | None:
         from jitlint import slicing
         from jitlint.prefilter import parse_python
 
@@ -174,7 +182,8 @@ class Document:
             return None
         body = [statements[k] for k in order]
         starts = [(statements[k], chunks[k].code_line) for k in order]
-        module = cst.Module(body=body, header=(), footer=(), default_newline="\n", has_trailing_newline=True)
+        module = cst.Module(body=body, header=(), footer=(), default_indent=slicing.default_indent(chunks),
+                            default_newline="\n", has_trailing_newline=True)
         analysis = analyze(module, module_name, is_package)
         if analysis.out_of_budget:
             return None
@@ -219,17 +228,21 @@ class Document:
                 for g, (key, members) in enumerate(missing)}
 
     def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
-        """The libcst statement of each chunk of `order`: remembered by text, the rest parsed run by run."""
+        """The libcst statement of each chunk of `order`: remembered by text, the rest parsed run by run.
+        None where a statement's indented blocks were parsed with another default indent than the whole
+        text's (`slicing.default_indent`): its code would not be its own in a module of that indent."""
+        from jitlint import slicing
         from jitlint.cstparse import parse_module
 
+        indent = slicing.default_indent(found.chunks)
         out = {}
         todo = []
         used: set[int] = set()
         for k in order:
-            stmt = self._statements.get(texts[k])
-            if stmt is not None and id(stmt) not in used:  # a text twice in the file: two statements
-                out[k] = stmt
-                used.add(id(stmt))
+            remembered = self._statements.get(texts[k])
+            if remembered is not None and id(remembered[0]) not in used:  # a text twice in the file: two statements
+                out[k] = remembered
+                used.add(id(remembered[0]))
             else:
                 todo.append(k)
         runs: list[list[int]] = []
@@ -245,13 +258,15 @@ class Document:
                 return None
             if len(part.body) != len(run):
                 return None
-            out.update(zip(run, part.body))
-        kept = {texts[k]: stmt for k, stmt in out.items()}
+            out.update((k, (stmt, part.default_indent)) for k, stmt in zip(run, part.body))
+        kept = {texts[k]: remembered for k, remembered in out.items()}
         for t in texts:  # keep the statements of this text only (what the next edit can reuse)
             if t not in kept and t in self._statements:
                 kept[t] = self._statements[t]
         self._statements = kept
-        return out
+        if any(found.chunks[k].indent is not None and parsed_with != indent for k, (_, parsed_with) in out.items()):
+            return None
+        return {k: stmt for k, (stmt, _) in out.items()}
 
 
 def _reports(rules, ctx) -> tuple[list, list, bool]:

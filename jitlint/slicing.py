@@ -63,6 +63,7 @@ class Chunk:
     scopes: int = 0  # defs, lambdas and classes in it
     has_import: bool = False  # an import statement at its top level
     future: bool = False  # a `from __future__ import`
+    indent: str | None = None  # the indentation of its first indented block (libcst's default indent), if any
 
 
 @dataclass
@@ -195,21 +196,23 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
         chunk_text = text[line_starts[start]:stop]
         facts = memo.get(chunk_text) if memo is not None else None
         if facts is None:
-            facts = _chunk_facts(chunk_text, group, module, is_package)
+            facts = _chunk_facts(chunk_text, group, module, is_package, start + 1)
             if memo is not None:
                 memo[chunk_text] = facts
         first = min([group[0].lineno] + [d.lineno for d in getattr(group[0], "decorator_list", ())])
         chunk = Chunk(start, end, group[0].lineno, first)
         chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs, \
-            chunk.scopes, chunk.has_import, chunk.future = facts
+            chunk.scopes, chunk.has_import, chunk.future, chunk.indent = facts
         chunks.append(chunk)
         start = end
     return chunks
 
 
-def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_package: bool) -> tuple:
-    """(words, is an import, stores, stored into, refs, import bindings) of one chunk: a function of its
-    text (and the module's name, for relative imports)."""
+def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_package: bool,
+                 first_line: int) -> tuple:
+    """(words, is an import, stores, stored into, refs, import bindings, ..., indent) of one chunk: a function
+    of its text (and the module's name, for relative imports). `first_line`: where the text starts in the
+    file (the facts do not depend on it)."""
     words = set(_WORD.findall(chunk_text))
     if not chunk_text.isascii():  # identifiers are compared after NFKC normalisation
         import unicodedata
@@ -227,7 +230,65 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
     has_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
     future = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in group)
     return (frozenset(words), is_import, frozenset(stores), frozenset(changed), frozenset(refs), tuple(bindings),
-            defs, scopes, has_import, future)
+            defs, scopes, has_import, future, _first_indent(group, chunk_text.split("\n"), first_line))
+
+
+def _first_indent(stmts: list[ast.stmt], lines: list[str], first_line: int) -> str | None:
+    """The indentation of the first indented block of these top-level statements, as libcst's parser
+    takes it for the module's default indent (its first INDENT token: the first line that starts a
+    statement with leading whitespace); None without any. `lines`: the text's, the first at `first_line`."""
+    for stmt in stmts:
+        found = _block_indent(stmt, lines, first_line)
+        if found is not None:
+            return found
+    return None
+
+
+def _block_indent(stmt: ast.stmt, lines: list[str], first_line: int) -> str | None:
+    if stmt.__class__ is ast.Match:  # its `case` lines are indented already
+        line = lines[stmt.cases[0].pattern.lineno - first_line]
+        return line[:len(line) - len(line.lstrip(" \t\f"))] or None
+    for block in _blocks(stmt):
+        head = block[0]
+        line = lines[head.lineno - first_line]
+        indent = line[:len(line) - len(line.lstrip(" \t\f"))]
+        if indent and len(indent) == head.col_offset:  # the block's first statement starts its own line
+            return indent
+        # else a suite on its header's line (`if x: y`): simple statements only, no block inside, or an
+        # `elif`, whose own blocks come next
+        if head.__class__ is ast.If and block is getattr(stmt, "orelse", None) and len(block) == 1 \
+                and line.startswith("elif", head.col_offset):
+            found = _block_indent(head, lines, first_line)
+            if found is not None:
+                return found
+    return None
+
+
+def _blocks(stmt: ast.stmt):
+    """The statement blocks of a compound statement, in source order."""
+    cls = stmt.__class__
+    if cls is ast.Try or cls is getattr(ast, "TryStar", None):
+        yield stmt.body
+        for handler in stmt.handlers:
+            yield handler.body
+        if stmt.orelse:
+            yield stmt.orelse
+        if stmt.finalbody:
+            yield stmt.finalbody
+    elif hasattr(stmt, "body") and stmt.body.__class__ is list:
+        yield stmt.body
+        orelse = getattr(stmt, "orelse", None)
+        if orelse:
+            yield orelse
+
+
+def default_indent(chunks: list[Chunk]) -> str:
+    """The default indent libcst's parser gives the whole text (its first indented block's, else four
+    spaces): a module of some of its statements must have the same, for their code to be theirs."""
+    for chunk in chunks:
+        if chunk.indent is not None:
+            return chunk.indent
+    return "    "
 
 
 def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
@@ -424,6 +485,7 @@ def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_packag
         return None
     body: list = []
     starts: list = []
+    indent = default_indent(found.chunks)
     for span in found.spans:
         try:
             part = parse_module(found.span_text(text, span))
@@ -431,8 +493,11 @@ def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_packag
             return None
         if len(part.body) != span[1] - span[0]:
             return None
+        if part.default_indent != indent and any(found.chunks[k].indent is not None for k in range(*span)):
+            return None  # its blocks' code in a module of the file's default indent would not be theirs
         body.extend(part.body)
         starts.extend((stmt, found.chunks[k].code_line) for stmt, k in zip(part.body, range(*span)))
-    # `default_newline`: the file has no `\r`; code generated for fixes (expressions) uses no indent.
-    sliced = cst.Module(body=body, header=(), footer=(), default_newline="\n", has_trailing_newline=True)
+    # `default_newline`: the file has no `\r`.
+    sliced = cst.Module(body=body, header=(), footer=(), default_indent=indent, default_newline="\n",
+                        has_trailing_newline=True)
     return SlicedModule(sliced, starts, found.kept_lines, text.count("\n") + 1)

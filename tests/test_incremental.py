@@ -16,6 +16,7 @@ import os
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,9 +103,9 @@ def edit(text: str, rnd: random.Random) -> str:
 @settings(max_examples=60 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
           database=None if SCALE == 1 else settings().database)
 @given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=7),
-       st.integers(2, 8), st.randoms(use_true_random=False))
-def test_random_edit_sequences_match_a_full_lint(picks, edits, rnd: random.Random):
-    text = HEADER + "\n\n\n".join(STATEMENTS[i] for i in picks) + "\n"
+       st.integers(2, 8), st.sampled_from(["    ", "    ", "  ", "\t"]), st.randoms(use_true_random=False))
+def test_random_edit_sequences_match_a_full_lint(picks, edits, indent, rnd: random.Random):
+    text = reindent(HEADER + "\n\n\n".join(STATEMENTS[i] for i in picks) + "\n", indent)
     doc = Document()
     doc.reset_unless("settings")
     for step in range(edits + 1):
@@ -114,6 +115,15 @@ def test_random_edit_sequences_match_a_full_lint(picks, edits, rnd: random.Rando
         if step % 3 == 0:  # and now and then against the whole file's parse
             assert expected == whole_lint(text), text
         text = edit(text, rnd)
+
+
+def reindent(text: str, indent: str) -> str:
+    """The text with each four spaces of its lines' indentation written as `indent` (Google style uses two)."""
+    out = []
+    for line in text.split("\n"):
+        spaces = len(line) - len(line.lstrip(" "))
+        out.append(indent * (spaces // 4) + " " * (spaces % 4) + line[spaces:])
+    return "\n".join(out)
 
 
 def big_module(functions: int) -> str:
@@ -155,6 +165,24 @@ def test_an_edit_in_one_function_reanalyses_only_its_group():
         text2 = changed + far_away
         assert data(check_source(text2, "doc.py", ALL, state=doc).findings) == full_lint(text2)
         assert doc.analysed == 2  # the new statement's group and the print's
+
+
+@pytest.mark.parametrize("indent", ["  ", "\t", "   "])
+def test_modules_indented_otherwise_are_linted_incrementally_too(indent):
+    """libcst takes a module's default indent from its first indented block; statements parsed apart are
+    put together in a module of the whole text's (else their code is not theirs, and the server lints
+    the whole text again on every edit)."""
+    text = reindent(big_module(20), indent)
+    doc = Document()
+    assert data(check_source(text, "doc.py", ALL, state=doc).findings) == full_lint(text)
+    edited = text.replace(f"z = x * 7 + y", f"z = x * 7 + y\n{indent}print(z)")
+    again = check_source(edited, "doc.py", ALL, state=doc)
+    assert data(again.findings) == full_lint(edited)
+    assert not doc.whole and doc.analysed == 1 and doc.reused > 15
+    assert [f.fix.edits[0].new_text for f in again.findings if f.code == "JIT501"] == ['jax.debug.print("{!s}", z)']
+    # one function indented otherwise: its statements are in a module of the first block's indent
+    mixed = edited.replace(f"def helper(x):\n{indent}return x + 1", "def helper(x):\n        return x + 1")
+    assert data(check_source(mixed, "doc.py", ALL, state=doc).findings) == full_lint(mixed)
 
 
 def test_the_hoist_fix_is_reused_while_its_fresh_name_stays_fresh():

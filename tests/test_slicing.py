@@ -224,3 +224,43 @@ def test_fixes_see_the_whole_file(monkeypatch):
     staged = source + "\n\nlowered = jax.jit(unrelated).lower()\n"
     sliced, full = both(staged, "fix.py", monkeypatch)
     assert sliced.findings == full.findings
+
+
+INDENTED = {
+    "none": "import jax\nx = 1\n",
+    "first block": "import jax\n\n\ndef f(x):\n  return x\n\n\ndef g(x):\n    return x\n",
+    "tabs": "def f(x):\n\tif x:\n\t\treturn x\n",
+    "same-line suite first": "if x: y = 1\nelse:\n   z = 2\n",
+    "elif": "if a: b\nelif c: d\nelif e:\n      f\n",
+    "else if": "if a: b\nelse:\n   if c:\n      d\n",
+    "try": "try: x\nexcept E: y\nexcept F:\n  z\nfinally:\n    w\n",
+    "match": "match x:\n case 1:\n   pass\n",
+    "match in a def": "def f():\n  match x:\n      case 1: pass\n",
+    "multi-line header": "def f(a,\n      b): return a\nclass C(\n    object):\n\n   # a comment\n   x = 1\n",
+    "decorated, docstring": "@jax.jit\ndef f(x):\n        '''doc\n  string'''\n        return x\n",
+    "one-line def then loop": "def f(): return 1\nfor i in range(3):\n  \n   print(i)\n",
+    "with, while": "with a as b: pass\nwhile x:\n x -= 1\n",
+    "async": "async def f():\n   async with a: pass\n   async for i in b:\n      pass\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDENTED))
+def test_the_default_indent_is_libcsts(name):
+    """A module of some of a file's statements gets libcst's default indent for the whole file (it
+    renders their blocks' code): the first indented block's, found with CPython's ast."""
+    import libcst as cst
+
+    text = INDENTED[name]
+    found = slicing.plan(text, ast.parse(text), None, False)
+    assert slicing.default_indent(found.chunks) == cst.parse_module(text).default_indent
+
+
+def test_every_fixtures_default_indent_is_libcsts():
+    import libcst as cst
+
+    for path in fixture_files() + EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        tree, error = parse_python(text)
+        found = slicing.plan(text, tree, None, False) if error is None else None
+        if found is not None:
+            assert slicing.default_indent(found.chunks) == cst.parse_module(text).default_indent, path
