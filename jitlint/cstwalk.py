@@ -119,15 +119,17 @@ def children(node: CSTNode) -> list[CSTNode]:
 
 
 class TopLevel:
-    """Which top-level statement of a module holds a node. A statement's nodes are listed only when a node
-    not found so far is asked for: first the statement `guess()(node)` names, if any (`guess`: a weak
-    method; checked, so a wrong guess costs only time), then the others in order. The fixes and the positions of a file's findings
-    ask about a few nodes and share one index."""
+    """Which top-level statement of a module holds a node, and for a def or class which statement of its
+    body (`member_of`). A statement's nodes are listed only when a node not found so far is asked for:
+    first the statement `guess()(node)` names, if any (`guess`: a weak method; checked, so a wrong guess
+    costs only time), then the others in order. The fixes and the positions of a file's findings ask
+    about a few nodes and share one index."""
 
     def __init__(self, module: CSTNode, guess=None) -> None:
         self._body = module.body
         self._guess = guess
         self._where: dict[int, int] = {id(stmt): k for k, stmt in enumerate(module.body)}  # id(node) -> index
+        self._member: dict[int, int] = {}  # id(node) -> index of the body statement holding it (defs, classes)
         self._listed: set[int] = set()
         self._next = 0  # statements before this one are listed
 
@@ -147,7 +149,28 @@ class TopLevel:
             self._next += 1
         return k
 
+    def member_of(self, node: CSTNode) -> int | None:
+        """Where `node` lies in the body of the def or class `index_of(node)` names: the index of that body
+        statement; None for a node of its header (decorators, parameters, bases) or of other statements."""
+        if self.index_of(node) is None:
+            return None
+        return self._member.get(id(node))
+
     def _list(self, k: int) -> None:
         self._listed.add(k)
-        for n in descendants(self._body[k]):
-            self._where.setdefault(id(n), k)
+        stmt = self._body[k]
+        block = stmt.body if stmt.__class__ is cst.FunctionDef or stmt.__class__ is cst.ClassDef else None
+        if block.__class__ is not cst.IndentedBlock:
+            for n in descendants(stmt):
+                self._where.setdefault(id(n), k)
+            return
+        where, member = self._where, self._member
+        for j, statement in enumerate(block.body):
+            for n in descendants(statement):
+                where.setdefault(id(n), k)
+                member.setdefault(id(n), j)
+        where.setdefault(id(block), k)
+        for child in children(stmt):
+            if child is not block:
+                for n in descendants(child):
+                    where.setdefault(id(n), k)

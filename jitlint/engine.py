@@ -389,38 +389,101 @@ def _statement_positions(module, source: str, nodes, starts=None, top_level=None
     """Positions from a module holding only the top-level statement around each node, shifted to where
     CPython's parser says that statement starts (`starts`: (statement, line) known already). The
     statement's text must be found at exactly those lines of the file (its code is its own: libcst writes
-    a statement the same alone or in a module), otherwise None."""
-    import libcst as cst
-    from libcst.metadata import CodePosition, CodeRange
-
+    a statement the same alone or in a module), otherwise None. In a def or class, the statements of its
+    body that hold the nodes are written alone instead, where that can be checked the same way
+    (`_member_positions`): a finding in one method of a large class does not write the whole class."""
     from jitlint.cstwalk import TopLevel
 
     top_level = top_level or TopLevel(module)
     wanted = {id(node) for node in nodes}
-    holders = {top_level.index_of(node) for node in nodes}
-    if None in holders:
-        return None
-    holders = sorted(holders)
+    by_holder: dict[int, list] = {}
+    for node in nodes:
+        k = top_level.index_of(node)
+        if k is None:
+            return None
+        by_holder.setdefault(k, []).append(node)
     lines = [line for _, line in starts] if starts is not None else _statement_starts(module, source)
     if lines is None or len(lines) != len(module.body):
         return None
     source_lines = _LINE_BREAK.split(source)
     out = {}
-    for k in holders:
-        stmt = module.body[k]
-        alone = cst.Module(body=[stmt], header=[], footer=[], encoding=module.encoding,
-                           default_indent=module.default_indent, default_newline=module.default_newline,
-                           has_trailing_newline=True)
-        positions = _position_map(alone)
-        shift = lines[k] - positions[stmt].start.line
-        code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
-        if shift < 0 or source_lines[shift:shift + len(code_lines)] != code_lines:
-            return None
-        for node, pos in positions.items():
-            if id(node) in wanted:
-                out[node] = CodeRange(CodePosition(pos.start.line + shift, pos.start.column),
-                                      CodePosition(pos.end.line + shift, pos.end.column))
+    for k in sorted(by_holder):
+        members = {top_level.member_of(node) for node in by_holder[k]}
+        found = None if None in members else _member_positions(module, source, k, lines[k], members, source_lines,
+                                                               wanted)
+        if found is None:
+            found = _rendered_alone(module, module.body[k], lines[k], source_lines, wanted, "")
+            if found is None:
+                return None
+        out.update(found)
     return out
+
+
+def _rendered_alone(module, stmt, line: int, source_lines: list[str], wanted: set, indent: str) -> dict | None:
+    """Positions of the `wanted` nodes of `stmt`, a statement whose code starts at `line` of the file in a
+    block indented by `indent`: from `stmt` written alone, each line found in the file either with that
+    indentation before it (statements, continuation lines) or as it is (an unindented comment, a string's
+    later lines); None where a line is found neither way."""
+    import libcst as cst
+    from libcst.metadata import CodePosition, CodeRange
+
+    alone = cst.Module(body=[stmt], header=[], footer=[], encoding=module.encoding,
+                       default_indent=module.default_indent, default_newline=module.default_newline,
+                       has_trailing_newline=True)
+    positions = _position_map(alone)
+    shift = line - positions[stmt].start.line
+    code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
+    if shift < 0 or shift + len(code_lines) > len(source_lines):
+        return None
+    columns = []  # how far each line of the code lies to the right in the file
+    for n, code in enumerate(code_lines):
+        there = source_lines[shift + n]
+        if indent and there == indent + code:
+            columns.append(len(indent))
+        elif there == code:
+            columns.append(0)
+        else:
+            return None
+    out = {}
+    for node, pos in positions.items():
+        if id(node) in wanted:
+            out[node] = CodeRange(CodePosition(pos.start.line + shift, pos.start.column + columns[pos.start.line - 1]),
+                                  CodePosition(pos.end.line + shift, pos.end.column + columns[pos.end.line - 1]))
+    return out
+
+
+def _member_positions(module, source: str, k: int, line: int, members: set[int], source_lines: list[str],
+                      wanted: set) -> dict | None:
+    """`_rendered_alone` for the body statements `members` of the def or class `module.body[k]` (its code at
+    `line`), where each starts is CPython's parse of the file (None: not found, or not checked)."""
+    import ast
+
+    import libcst as cst
+
+    from jitlint.prefilter import parse_python
+
+    stmt = module.body[k]
+    tree, error = parse_python(source)  # pass 1's tree of this text, usually: no second parse
+    if error is not None:
+        return None
+    held = next((s for s in tree.body if s.lineno == line and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                             ast.ClassDef))), None)
+    block = stmt.body
+    indent = block.indent if block.indent is not None else module.default_indent
+    if held is None:
+        return None
+    out = {}
+    j = 0  # CPython's statement where libcst's member starts (`a = 1; b = 2` is one libcst line)
+    for m, member in enumerate(block.body):
+        if j >= len(held.body):
+            return None
+        if m in members:
+            found = _rendered_alone(module, member, held.body[j].lineno, source_lines, wanted, indent)
+            if found is None:
+                return None
+            out.update(found)
+        j += len(member.body) if isinstance(member, cst.SimpleStatementLine) else 1
+    return out if j == len(held.body) else None
 
 
 def _statement_starts(module, source: str) -> list[int] | None:

@@ -218,3 +218,38 @@ def test_tricky_layout_findings():
     codes = [(f.line, f.col, f.code) for f in lint_source(TRICKY, "tricky.py", ALL)]
     # Columns count code points (a tab is one), lines count CRLF once and a form feed not at all.
     assert codes == [(7, 5, "JIT401"), (8, 3, "JIT501"), (14, 16, "JIT402"), (14, 23, "JIT501")]
+
+
+MEMBERS = {
+    "class": (
+        "import jax\n\n\nclass Model:\n    '''doc'''\n    size = 3; depth = 2\n\n# an unindented comment\n"
+        "    # an indented one\n    @jax.jit  # decorated\n    def f(self, x):\n        y = (x +\n  1)\n"
+        "        s = '''a\nstring''' + f'''{\nx}'''\n        return y\n        # deeper, the def's footer\n"
+        "    # the class's\n\n    class Inner:\n        def g(self, z): return z\n"),
+    "tabs, two spaces": "def f(x):\n\tif x:\n\t\treturn x\n\treturn [x,\n          x]\n\n\ndef g(y):\n  return y\n",
+    "crlf, form feed": "class C:\r\n    \x0c\r\n    def g(self, y):\r\n        assert y > 0; print(y)\r\n        return y",
+    "one-line members": "class C: x = 1\n\n\ndef f(x): return x\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MEMBERS))
+def test_member_positions_equal_whole_module_positions(name, monkeypatch):
+    """Positions from a def's or class's body statements written alone: those of the whole module, for
+    every node in them."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from jitlint.cstwalk import descendants
+
+    source = MEMBERS[name]
+    module = cst.parse_module(source)
+    blocks = [stmt.body.body if isinstance(stmt, (cst.ClassDef, cst.FunctionDef))
+              and isinstance(stmt.body, cst.IndentedBlock) else [stmt] for stmt in module.body]
+    nodes = [n for members in blocks for member in members for n in descendants(member)]
+    used = []
+    members = engine._member_positions
+    monkeypatch.setattr(engine, "_member_positions", lambda *args: used.append(members(*args)) or used[-1])
+    fast = engine._statement_positions(module, source, nodes)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert fast is not None and {n: fast[n] for n in nodes} == {n: full[n] for n in nodes}
+    assert bool(used and None not in used) == (name != "one-line members")
