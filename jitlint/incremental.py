@@ -19,6 +19,7 @@ budget, or positions cannot be checked, the engine lints the whole text.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
@@ -84,6 +85,8 @@ class Document:
     def __init__(self) -> None:
         # chunk text -> its libcst statement, and the default indent of the parse that made it
         self._statements: dict[str, tuple[object, str]] = {}
+        self._pieces: dict[tuple, object] = {}  # the pieces of defs and classes (`_pieces`) -> their statements
+        self._chunk_pieces: dict[str, list[tuple]] = {}  # chunk text -> its pieces
         self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
         # group key -> (its findings, the first lines of its chunks then, the batch that analysed it, what its
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
@@ -142,8 +145,8 @@ class Document:
                 missing.append((key, members))
         self.reused, self.analysed = len(groups), len(missing)
         if missing:
-            analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing,
-                                     components, file_key)
+            analysed = self._analyse(rules, source, tree, path, module_name, is_package, index, found, texts,
+                                     missing, components, file_key)
             if analysed is None:
                 return None
             groups.update(analysed)
@@ -159,7 +162,7 @@ class Document:
             return None  # two groups report at one place (a shared import chunk): let the engine decide
         return out
 
-    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components,
+    def _analyse(self, rules, source, tree, path, module_name, is_package, index, found, texts, missing, components,
                  file_key):
         """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
         imports and first statements (and their groups) beside them as fixes read them
@@ -177,7 +180,7 @@ class Document:
         order |= {k for members in components if context.intersection(members) - {
             j for j in members if chunks[j].is_import} for k in members}
         order = sorted(order)
-        statements = self._parse(source, found, texts, order)
+        statements = self._parse(source, tree, found, texts, order)
         if statements is None:
             return None
         body = [statements[k] for k in order]
@@ -227,8 +230,9 @@ class Document:
                       _asked(file_key, members, with_facts[g]) if g in with_facts else None)
                 for g, (key, members) in enumerate(missing)}
 
-    def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
-        """The libcst statement of each chunk of `order`: remembered by text, the rest parsed run by run.
+    def _parse(self, source: str, tree, found, texts: list[str], order: list[int]) -> dict | None:
+        """The libcst statement of each chunk of `order`: remembered by text; a def or class whose text
+        changed, from the pieces of it that did not (`_by_pieces`); the rest parsed run by run.
         None where a statement's indented blocks were parsed with another default indent than the whole
         text's (`slicing.default_indent`): its code would not be its own in a module of that indent."""
         from jitlint import slicing
@@ -243,11 +247,22 @@ class Document:
             if remembered is not None and id(remembered[0]) not in used:  # a text twice in the file: two statements
                 out[k] = remembered
                 used.add(id(remembered[0]))
+                used.update(_member_ids(remembered[0]))  # (pieces of it are not to be shared either)
             else:
                 todo.append(k)
+        # chunk -> its pieces, for the defs and classes of this text
+        pieces_of = {k: p for k in todo if (p := _pieces(source, tree, found, k, indent)) is not None}
+        pieces: dict[tuple, object] = {}  # what this text's pieces are (the next edit can reuse them)
         runs: list[list[int]] = []
         for k in todo:
-            if runs and runs[-1][-1] == k - 1:
+            known = pieces_of.get(k)
+            if known is not None and any(key in self._pieces for key in known):
+                stmt = self._by_pieces(known, pieces, used)
+            else:
+                stmt = None
+            if stmt is not None:
+                out[k] = (stmt, indent)
+            elif runs and runs[-1][-1] == k - 1:
                 runs[-1].append(k)
             else:
                 runs.append([k])
@@ -259,14 +274,129 @@ class Document:
             if len(part.body) != len(run):
                 return None
             out.update((k, (stmt, part.default_indent)) for k, stmt in zip(run, part.body))
+            if part.default_indent == indent:
+                for k, stmt in zip(run, part.body):
+                    if k in pieces_of:
+                        _remember_pieces(stmt, pieces_of[k], pieces)
         kept = {texts[k]: remembered for k, remembered in out.items()}
         for t in texts:  # keep the statements of this text only (what the next edit can reuse)
             if t not in kept and t in self._statements:
                 kept[t] = self._statements[t]
         self._statements = kept
+        chunk_pieces = {texts[k]: keys for k, keys in pieces_of.items()}
+        for t in texts:  # and the pieces of its defs and classes
+            keys = chunk_pieces.get(t) or self._chunk_pieces.get(t)
+            if keys is not None:
+                chunk_pieces[t] = keys
+                pieces.update((key, self._pieces[key]) for key in keys if key not in pieces and key in self._pieces)
+        self._chunk_pieces = chunk_pieces
+        self._pieces = pieces
         if any(found.chunks[k].indent is not None and parsed_with != indent for k, (_, parsed_with) in out.items()):
             return None
         return {k: stmt for k, (stmt, _) in out.items()}
+
+    def _by_pieces(self, texts: list[tuple], pieces: dict, used: set[int]):
+        """A def or class from its pieces' statements: remembered, or each piece parsed alone (the first
+        with the header, the others in a wrapper `async def` whose block has their indentation); None
+        where a piece does not parse to the one statement it should. `used`: the statements (by id) in
+        the module already: a piece written twice in the file (`return x`) is two statements."""
+        import libcst as cst
+
+        from jitlint.cstparse import parse_module
+
+        statements = []
+        for n, key in enumerate(texts):
+            stmt = self._pieces.get(key)
+            if stmt is None or _piece_id(stmt, n) in used:
+                stmt = pieces.get(key)
+            if stmt is None or _piece_id(stmt, n) in used:
+                try:
+                    part = parse_module(key[1] if n == 0 else _WRAPPER + key[1])
+                except Exception:
+                    return None
+                if len(part.body) != 1 or part.default_indent != key[0]:
+                    return None
+                stmt = part.body[0]
+                if n:
+                    inner = stmt.body.body
+                    if len(inner) != 1:
+                        return None
+                    stmt = inner[0]
+                elif stmt.body.__class__ is not cst.IndentedBlock or len(stmt.body.body) != 1:
+                    return None
+            pieces[key] = stmt
+            used.add(_piece_id(stmt, n))
+            statements.append(stmt)
+        head = statements[0]
+        return head.with_changes(body=head.body.with_changes(body=(head.body.body[0], *statements[1:])))
+
+
+_WRAPPER = "async def _():\n"  # a block where any statement of a def's or class's body parses
+
+
+def _pieces(source: str, tree, found, k: int, indent: str) -> list[tuple] | None:
+    """A def or class chunk (on its own, with an indented body of several statements, indented by the
+    text's default `indent`) in pieces: its header with the first body statement, then each other body
+    statement with the lines before it; as (indent, text) keys. None where libcst could give a line
+    between two body statements to the first one's block (a comment indented deeper than the second),
+    or where the chunk is not such a statement."""
+    chunk = found.chunks[k]
+    if chunk.indent != indent:
+        return None
+    stmts = [s for s in tree.body if chunk.start < s.lineno <= chunk.end]
+    if len(stmts) != 1 or stmts[0].__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        return None
+    body = stmts[0].body
+    if len(body) < 2 or body[0].lineno <= stmts[0].lineno:
+        return None
+    starts = found.line_starts
+    ends: list[int] = []  # last line of each body statement line (`a = 1; b = 2` is one)
+    firsts: list[int] = []
+    for stmt in body:
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+        if ends and first <= ends[-1]:
+            ends[-1] = max(ends[-1], stmt.end_lineno)
+        else:
+            firsts.append(first)
+            ends.append(stmt.end_lineno)
+    if len(ends) < 2:
+        return None
+
+    def text(a: int, b: int) -> str:  # lines a..b, 1-based, inclusive
+        return source[starts[a - 1]:starts[b] if b < len(starts) else len(source)]
+
+    deepest = len(indent)
+    for n in range(1, len(ends)):
+        for line in text(ends[n - 1] + 1, firsts[n] - 1).split("\n") if firsts[n] > ends[n - 1] + 1 else ():
+            stripped = line.lstrip(" \t\f")
+            if len(line) - len(stripped) > deepest:
+                return None
+    out = [(indent, text(chunk.start + 1, ends[0]))]
+    out += [(indent, text(ends[n - 1] + 1, ends[n])) for n in range(1, len(ends))]
+    return out if sum(len(t) for _, t in out) == len(found.chunk_text(source, k)) else None
+
+
+def _member_ids(stmt) -> list[int]:
+    import libcst as cst
+
+    block = getattr(stmt, "body", None)
+    return [id(member) for member in block.body] if block.__class__ is cst.IndentedBlock else []
+
+
+def _piece_id(stmt, n: int) -> int:
+    """The statement of the module that a piece's statement is (the first piece's: its first body statement)."""
+    return id(stmt.body.body[0]) if n == 0 else id(stmt)
+
+
+def _remember_pieces(stmt, texts: list[tuple], pieces: dict) -> None:
+    """The pieces of a def or class parsed whole (the first: its header with its first body statement)."""
+    import libcst as cst
+
+    block = stmt.body
+    if block.__class__ is not cst.IndentedBlock or len(block.body) != len(texts):
+        return
+    pieces[texts[0]] = stmt.with_changes(body=block.with_changes(body=block.body[:1]))
+    pieces.update(zip(texts[1:], block.body[1:]))
 
 
 def _reports(rules, ctx) -> tuple[list, list, bool]:

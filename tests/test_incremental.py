@@ -277,3 +277,119 @@ def test_a_fix_editing_outside_its_statement_is_not_moved_with_it():
     assert any(e["line"] == 1 for f in first if f["fix"] for e in f["fix"]["edits"])  # `import jax` at the top
     moved = text.replace("SCALE = 2\n", "SCALE = 2\nLIMIT = 3\n")
     assert data(check_source(moved, "doc.py", ALL, state=doc).findings) == full_lint(moved)
+
+
+GAPS = {
+    "comments": "class Model:\n    '''doc'''\n    size = 3; depth = 2\n\n# at column 0\n    # indented\n"
+                "    @jax.jit  # decorated\n    def f(self, x):\n        return (x +\n  1)\n\n    \n"
+                "    async def g(self):\n        s = '''a\nb'''\n        return s\n",
+    "a deeper comment: whole": "def f(x):\n    y = x\n    if y:\n        y = 2\n        # the if's\n    z = y\n"
+                               "    return z\n",
+    "a deeper blank line: whole": "def f(x):\n    y = x\n    if y:\n        y = 2\n        \n    z = y\n    return z\n",
+    "two spaces": "class C:\n  def a(self):\n    return 1\n\n  def b(self):\n    return 2\n\n  c = 3\n",
+    "tabs": "def f(x):\n\tif x:\n\t\treturn x\n\ty = 2\n\treturn y\n",
+    "nested class": "class A:\n    x = 1\n    class B:\n        y = 2\n\n        def m(self): pass\n    z = 3\n",
+    "one line body: whole": "def f(a,\n      b): return a\n",
+}
+
+
+def _chunk_statements(text: str):
+    """(the chunk's statement built from its pieces, or None; its own parse) for every def or class chunk."""
+    import libcst as cst
+
+    from jitlint import incremental, slicing
+
+    tree = ast.parse(text)
+    found = slicing.plan(text, tree, None, False)
+    indent = slicing.default_indent(found.chunks)
+    for k, chunk in enumerate(found.chunks):
+        pieces = incremental._pieces(text, tree, found, k, indent)
+        alone = cst.parse_module(found.chunk_text(text, k))
+        if pieces is not None and alone.default_indent == indent:
+            yield Document()._by_pieces(pieces, {}, set()), alone.body[0]
+        elif pieces is None:
+            yield None, alone.body[0]
+
+
+@pytest.mark.parametrize("name", sorted(GAPS))
+def test_a_def_or_class_from_its_pieces_is_its_own_parse(name):
+    """A def or class whose text changed is put together from the pieces of it that did not (its body's
+    statements, parsed alone): the very tree of parsing it whole, or (where libcst could give a line
+    between two statements to the first one's block) parsed whole."""
+    built, whole = next(_chunk_statements(GAPS[name]))
+    assert (built is None) == name.endswith(": whole")
+    assert built is None or built.deep_equals(whole)
+
+
+def test_every_fixtures_defs_and_classes_from_their_pieces_are_their_own_parse():
+    count = 0
+    for path in fixture_files() + EXAMPLES:
+        for built, whole in _chunk_statements(path.read_text(encoding="utf-8")):
+            assert built is None or built.deep_equals(whole), path
+            count += built is not None
+    assert count > 100
+
+
+def test_an_edit_in_one_method_reparses_only_that_method(monkeypatch):
+    from jitlint import cstparse
+
+    methods = "".join(f"    def method_{i}(self, x):\n        y = x * {i}\n        return jnp.sin(y)\n\n"
+                      for i in range(60))
+    text = HEADER + "class Model:\n    size = 3\n\n" + methods + "    @jax.jit\n    def step(self, x):\n" \
+        "        return self.method_1(x)\n"
+    doc = Document()
+    check_source(text, "doc.py", ALL, state=doc)
+    parsed: list[str] = []
+    parse = cstparse.parse_module
+    monkeypatch.setattr(cstparse, "parse_module", lambda source: parsed.append(source) or parse(source))
+    edited = text.replace("y = x * 1\n", "y = x * 1\n        print(y)\n")
+    again = check_source(edited, "doc.py", ALL, state=doc)
+    assert sum(map(len, parsed)) < 200  # the changed method (in a wrapper), not the class (5,000 characters)
+    assert data(again.findings) == full_lint(edited) and not doc.whole
+    assert [f.code for f in again.findings] == ["JIT501"]
+
+
+def body_edit(text: str, rnd: random.Random) -> str:
+    """An edit inside a def's or class's body that keeps the syntax: a statement or a comment (at column
+    0, at the body's indentation or deeper) typed before a body statement, or a body statement deleted."""
+    tree = ast.parse(text)
+    bodies = [node.body for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+              and node.body[0].lineno > node.lineno]
+    if not bodies:
+        return text
+    body = rnd.choice(bodies)
+    stmt = rnd.choice(body)
+    lines = text.split("\n")
+    first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+    indent = lines[stmt.lineno - 1][:stmt.col_offset]
+    if indent.strip() or len(indent) != stmt.col_offset:
+        return text
+    kind = rnd.choice(["statement", "print", "comment", "delete"])
+    if kind == "delete" and len(body) > 1:
+        del lines[first - 1:stmt.end_lineno]
+    elif kind == "comment":
+        lines.insert(first - 1, rnd.choice(["", indent, indent + "    "]) + "# note")
+    else:
+        new = "print(x)" if kind == "print" else f"_marker = {rnd.randrange(100)}"
+        lines.insert(first - 1, indent + new)
+    return "\n".join(lines)
+
+
+MODULES = [path.read_text(encoding="utf-8") for path in fixture_files() + EXAMPLES
+           if path.read_text(encoding="utf-8").count("\n") > 30]
+
+
+@settings(max_examples=25 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
+          database=None if SCALE == 1 else settings().database)
+@given(st.integers(0, len(MODULES) - 1), st.integers(3, 10), st.sampled_from(["    ", "  "]),
+       st.randoms(use_true_random=False))
+def test_edits_in_bodies_match_a_full_lint(pick, edits, indent, rnd: random.Random):
+    """Edits inside defs and classes of whole fixture files, linted from the pieces that did not change."""
+    text = reindent(MODULES[pick], indent)
+    doc = Document()
+    doc.reset_unless("settings")
+    check_source(text, "doc.py", ALL, state=doc)
+    for step in range(edits):
+        text = body_edit(text, rnd)
+        incremental = data(check_source(text, "doc.py", ALL, state=doc).findings)
+        assert incremental == full_lint(text), f"after edit {step}:\n{text}"
