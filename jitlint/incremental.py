@@ -87,6 +87,7 @@ class Document:
         self._statements: dict[str, tuple[object, str]] = {}
         self._pieces: dict[tuple, object] = {}  # the pieces of defs and classes (`_pieces`) -> their statements
         self._chunk_pieces: dict[str, list[tuple]] = {}  # chunk text -> its pieces
+        self._chunked = None  # (text, tree, module, package, chunks, memo) chunked by pass 1 (`references_of`)
         self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
         # group key -> (its findings, the first lines of its chunks then, the batch that analysed it, what its
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
@@ -103,6 +104,25 @@ class Document:
             self._key = key
             self._groups.clear()
             self._chunk_facts.clear()  # (relative imports depend on the module name)
+            self._chunked = None
+
+    def references_of(self, module_name: str | None, is_package: bool):
+        """Pass 1's `references(text, tree)` of this document's texts, from its chunks' facts: remembered
+        by chunk text, so an edit walks only the chunks it changed; the chunks are kept for `findings`."""
+
+        def references(text: str, tree) -> set[str]:
+            from jitlint import prefilter, slicing
+
+            memo = dict(self._chunk_facts)
+            chunked = slicing.chunk_file(text, tree, module_name, is_package, memo)
+            if chunked is None:
+                return prefilter.references(tree, module_name, is_package)
+            chunks, line_starts = chunked
+            self._chunk_facts = {t: memo[t] for t in slicing.chunk_texts(text, chunks, line_starts) if t in memo}
+            self._chunked = (text, tree, module_name, is_package, chunked, self._chunk_facts)
+            return slicing.references(chunks)
+
+        return references
 
     def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
                  index) -> list["Finding"] | None:
@@ -119,8 +139,14 @@ class Document:
         tree, error = parse_python(source)
         if error is not None:
             return None
-        memo = dict(self._chunk_facts)
-        found = slicing.plan(source, tree, module_name, is_package, index, memo)
+        chunked = None
+        last = self._chunked
+        if last is not None and last[0] is source and last[1] is tree and last[2:4] == (module_name, is_package):
+            chunked, memo = last[4:]
+        else:
+            memo = dict(self._chunk_facts)
+        self._chunked = None
+        found = slicing.plan(source, tree, module_name, is_package, index, memo, chunked)
         if found is None:
             return None
         chunks = found.chunks

@@ -249,10 +249,12 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
 
 
 def file_facts(text: str, path: str, module: str | None, is_package: bool, *, refs: bool = True,
-               summary: bool = True) -> Facts:
+               summary: bool = True, references_of=None) -> Facts:
     """Pass 1 for one decoded file: its syntax check, what it refers to, and its index summary.
 
     `refs=False` (no project index to consult) resolves names only when stage 1 finds a token.
+    `references_of(text, tree)`: `references` of the file, found otherwise (the language server's
+    document remembers what each top-level statement refers to).
     """
     from jitlint.noqa import file_is_suppressed
 
@@ -265,7 +267,7 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
         return facts
     found = None
     if may_refer_to_imports(text) and (refs or mentions_trace_token(text)):
-        found = references(tree, module, is_package)
+        found = references_of(text, tree) if references_of is not None else references(tree, module, is_package)
         facts.trace = not TRACE_NAMES.isdisjoint(found)
         if refs:
             facts.refs = sorted(q for q in found if "." in q)  # a name without a dot never resolves in the index

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jitlint import jaxapi
-from jitlint.names import import_bindings
+from jitlint.names import extend, import_bindings
 from jitlint.prefilter import _child_fields  # the one walk order of pass 1's name walk
 from jitlint.qualnames import canonical
 
@@ -57,7 +57,7 @@ class Chunk:
     changed: frozenset[str] = frozenset()  # names it stores into (`x.a = ...`, `x[k] = ...`)
     binds: frozenset[str] = frozenset()  # the module names among both
     is_import: bool = False  # only import statements
-    refs: frozenset = frozenset()  # (root name, attribute names) of every name and attribute chain it reads
+    refs: frozenset = frozenset()  # (root name, attribute names) of every name and attribute chain in it
     imports: tuple = ()  # (local name, canonical qualified name) its imports bind; None for a star import
     defs: int = 0  # `def` statements in it, at any depth
     scopes: int = 0  # defs, lambdas and classes in it
@@ -153,16 +153,18 @@ class _Unsliceable(Exception):
 
 
 def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, index=None,
-         memo: dict | None = None) -> Slice | None:
+         memo: dict | None = None, chunked=None) -> Slice | None:
     """The chunks pass 2 must parse, or None: parse the whole file. `memo`: what earlier texts' chunks
-    bind and read, by chunk text (for one module name; the language server keeps one per document)."""
-    if "\r" in text or not tree.body:
+    bind and read, by chunk text (for one module name; the language server keeps one per document).
+    `chunked`: `chunk_file`'s answer for this text, when it was asked already."""
+    if chunked is None:
+        chunked = chunk_file(text, tree, module, is_package, memo)
+    if chunked is None:
         return None
-    line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    chunks, line_starts = chunked
     try:
-        chunks = _chunks(text, tree, line_starts, module, is_package, memo)
         bound = _analyse_chunks(chunks)
-    except (_Unsliceable, RecursionError):
+    except _Unsliceable:
         return None
     seeds = _seeds(chunks, bound, index)
     keep = _closure(chunks, seeds | file_context(chunks)) if seeds else set()
@@ -173,6 +175,42 @@ def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, inde
         else:
             spans.append((k, k + 1))
     return Slice(spans, chunks, line_starts)
+
+
+def chunk_file(text: str, tree: ast.Module, module: str | None, is_package: bool,
+               memo: dict | None = None) -> tuple[list[Chunk], list[int]] | None:
+    """The text's chunks with their facts, and where its lines start; None where it cannot be chunked
+    (`\r` line breaks, no statement, a tree too deep to walk)."""
+    if "\r" in text or not tree.body:
+        return None
+    line_starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    try:
+        return _chunks(text, tree, line_starts, module, is_package, memo), line_starts
+    except RecursionError:
+        return None
+
+
+def chunk_texts(text: str, chunks: list[Chunk], line_starts: list[int]) -> list[str]:
+    return [text[line_starts[c.start]:line_starts[c.end] if c.end < len(line_starts) else len(text)] for c in chunks]
+
+
+def references(chunks: list[Chunk]) -> set[str]:
+    """`prefilter.references` of the whole text, from its chunks' facts (remembered by chunk text in the
+    language server, so that an edit walks only the chunks it changed)."""
+    roots: dict[str, set[str]] = {}
+    for chunk in chunks:
+        for binding in chunk.imports:
+            if binding is not None:  # (a star import binds nothing known)
+                roots.setdefault(binding[0], set()).add(binding[1])
+    out: set[str] = set()
+    if not roots:
+        return out
+    for chunk in chunks:
+        for root, parts in chunk.refs:
+            found = roots.get(root)
+            if found:
+                out.update(extend(q, parts) for q in found) if parts else out.update(found)
+    return out
 
 
 def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | None, is_package: bool,
@@ -327,9 +365,8 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
         node, inner = stack.pop()
         cls = node.__class__
         if cls is Name:
-            if node.ctx.__class__ is Load:
-                refs.add((node.id, ()))
-            elif not inner:
+            refs.add((node.id, ()))  # every name, read or not, as pass 1's `prefilter.references` counts them
+            if node.ctx.__class__ is not Load and not inner:
                 stores.add(node.id)
             continue
         if cls is Attribute or cls is Subscript:

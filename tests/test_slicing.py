@@ -264,3 +264,52 @@ def test_every_fixtures_default_indent_is_libcsts():
         found = slicing.plan(text, tree, None, False) if error is None else None
         if found is not None:
             assert slicing.default_indent(found.chunks) == cst.parse_module(text).default_indent, path
+
+
+REFERRING = {
+    "stores and reads": "import jax\nfrom jax import jit as J\njit = J\njax = 1\nprint(jax.numpy.sum)\n",
+    "nested imports": "def f():\n    import jax.numpy as jnp\n    return jnp.sum\n\n\nclass C:\n    from jax import lax\n",
+    "star": "from jax import *\nfrom jax.lax import scan\nscan(f, 0, xs)\n",
+    "relative": "from . import models\nfrom ..util import jit\nmodels.step(jit)\n",
+    "no imports": "x = 1\nprint(x.y.z)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERRING))
+def test_references_from_the_chunks_are_pass_ones(name):
+    """The language server finds pass 1's references from its chunks' facts (remembered by chunk text):
+    the same set as the walk of the whole tree."""
+    from jitlint.prefilter import references
+
+    text = REFERRING[name]
+    tree = ast.parse(text)
+    chunks, _ = slicing.chunk_file(text, tree, "pkg.sub.mod", False)
+    assert slicing.references(chunks) == references(tree, "pkg.sub.mod", False)
+
+
+def test_every_fixtures_references_from_the_chunks_are_pass_ones():
+    from jitlint.prefilter import references
+
+    for path in fixture_files() + EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        tree, error = parse_python(text)
+        chunked = slicing.chunk_file(text, tree, "pkg.mod", False) if error is None else None
+        if chunked is not None:
+            assert slicing.references(chunked[0]) == references(tree, "pkg.mod", False), path
+
+
+def test_an_edit_walks_only_the_chunks_it_changed(monkeypatch):
+    from jitlint import prefilter
+    from jitlint.incremental import Document
+
+    text = "import jax\n\n\n" + "".join(f"def f{i}(x):\n    return jax.jit(x)\n\n\n" for i in range(50))
+    doc = Document()
+    index = __import__("jitlint.index", fromlist=["ProjectIndex"]).ProjectIndex()
+    first = check_source(text, "m.py", ALL, index=index, state=doc)
+    walked = []
+    scan = slicing._scan
+    monkeypatch.setattr(slicing, "_scan", lambda stmts, found: walked.append(stmts) or scan(stmts, found))
+    monkeypatch.setattr(prefilter, "references", lambda *args: pytest.fail("walked the whole tree"))
+    edited = text.replace("def f7(x):\n    return jax.jit(x)", "def f7(x):\n    return jax.jit(x + 1)")
+    again = check_source(edited, "m.py", ALL, index=index, state=doc)
+    assert len(walked) == 1 and again.findings == first.findings == []
