@@ -3,7 +3,12 @@
 A document's kept top-level chunks (jitlint.slicing) fall into independent groups (`slicing.components`):
 a group's analysis alone equals the whole module's analysis restricted to it. `Document.findings` keeps
 
-* the libcst statement of every chunk, by the chunk's text: an edit re-parses only the chunks it changed;
+* the libcst statement of every chunk, by the chunk's text: an edit re-parses only the chunks it changed,
+  and of a changed def or class only the pieces that changed (`_pieces`: its header with its first body
+  statement, then each body statement with the lines before it), put together in a module of the whole
+  text's default indent (`slicing.default_indent`);
+* what each chunk binds and refers to (jitlint.slicing), which also answers pass 1's references
+  (`references_of`);
 * the findings of every group, by the texts of its chunks (and the rules): a group none of whose chunks
   changed keeps its findings, moved by as many lines as its chunks moved; the others are analysed again.
   A group whose fixes asked facts of the whole file (`RuleContext.file_fact`) is kept while the same

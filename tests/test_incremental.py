@@ -4,7 +4,12 @@
   anywhere (breaking and repairing the syntax), lines deleted, duplicated and moved, names renamed,
   statements inserted; after each edit the incremental lint, a full lint and a whole-file lint agree.
   `JITLINT_FUZZ_EXAMPLES` multiplies the number of sequences (as in tests/test_fuzz.py).
-* An edit inside one function of a large module re-analyses only that function's group.
+* Random edits inside the defs and classes of whole fixture files (statements, prints and comments
+  typed, statements deleted), in four- and two-space indentation: a def or class whose text changed is
+  put together from the pieces that did not, and the findings equal a full lint's. Its tree equals
+  libcst's parse of it (every fixture's defs and classes, tricky layouts).
+* An edit inside one function of a large module re-analyses only that function's group (also indented
+  by two spaces, a tab or three spaces), and an edit in one method of a large class parses that method.
 * Through the language server (a real client over stdio): pulled diagnostics after every edit are
   those of `check_source`.
 """
