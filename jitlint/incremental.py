@@ -119,7 +119,11 @@ class Document:
             from jitlint import prefilter, slicing
 
             memo = dict(self._chunk_facts)
-            chunked = slicing.chunk_file(text, tree, module_name, is_package, memo)
+            self._chunked = None
+            try:
+                chunked = slicing.chunk_file(text, tree, module_name, is_package, memo)
+            except Exception:  # (outside the engine's guard of the analysis: pass 1 must not fail here)
+                chunked = None
             if chunked is None:
                 return prefilter.references(tree, module_name, is_package)
             chunks, line_starts = chunked
