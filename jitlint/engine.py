@@ -135,9 +135,8 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
     text, error = _decode(source, path)
     if error is not None:
         return _select(FileResult(path, [error]), config)
-    references_of = state.references_of(module_name, is_package) if state is not None else None
-    facts = file_facts(text, path, module_name, is_package, refs=index is not None, summary=False,
-                       references_of=references_of)
+    hooks = state.pass_one(module_name, is_package) if state is not None else {}
+    facts = file_facts(text, path, module_name, is_package, refs=index is not None, summary=False, **hooks)
     result = _lint_text(text, path, config, facts, apply_noqa=apply_noqa, module_name=module_name,
                         is_package=is_package, index=index, state=state)
     return _in_cells(result, source, config)

@@ -92,7 +92,8 @@ class Document:
         self._statements: dict[str, tuple[object, str]] = {}
         self._pieces: dict[tuple, object] = {}  # the pieces of defs and classes (`_pieces`) -> their statements
         self._chunk_pieces: dict[str, list[tuple]] = {}  # chunk text -> its pieces
-        self._chunked = None  # (text, tree, module, package, chunks, memo) chunked by pass 1 (`references_of`)
+        self._chunked = None  # (text, tree, module, package, chunks, memo) chunked by pass 1 (`pass_one`)
+        self._compiled: set[tuple] = set()  # (chunk text, __future__ flags) that compile
         self._chunk_facts: dict[str, tuple] = {}  # chunk text -> what it binds and reads (jitlint.slicing)
         # group key -> (its findings, the first lines of its chunks then, the batch that analysed it, what its
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
@@ -110,28 +111,65 @@ class Document:
             self._groups.clear()
             self._chunk_facts.clear()  # (relative imports depend on the module name)
             self._chunked = None
+            self._compiled = set()
 
-    def references_of(self, module_name: str | None, is_package: bool):
-        """Pass 1's `references(text, tree)` of this document's texts, from its chunks' facts: remembered
-        by chunk text, so an edit walks only the chunks it changed; the chunks are kept for `findings`."""
+    def pass_one(self, module_name: str | None, is_package: bool) -> dict:
+        """Pass 1's `references_of` and `compile_check` (jitlint.prefilter.file_facts) for this document's
+        texts, from its chunks: what each refers to and whether it compiles are remembered by its text,
+        so an edit walks and compiles only the chunks it changed. The chunks are kept for `findings`."""
+        from jitlint import prefilter, slicing
 
         def references(text: str, tree) -> set[str]:
-            from jitlint import prefilter, slicing
-
-            memo = dict(self._chunk_facts)
-            self._chunked = None
-            try:
-                chunked = slicing.chunk_file(text, tree, module_name, is_package, memo)
-            except Exception:  # (outside the engine's guard of the analysis: pass 1 must not fail here)
-                chunked = None
+            chunked = self._chunk(text, tree, module_name, is_package)
             if chunked is None:
                 return prefilter.references(tree, module_name, is_package)
-            chunks, line_starts = chunked
-            self._chunk_facts = {t: memo[t] for t in slicing.chunk_texts(text, chunks, line_starts) if t in memo}
-            self._chunked = (text, tree, module_name, is_package, chunked, self._chunk_facts)
-            return slicing.references(chunks)
+            return slicing.references(chunked[0])
 
-        return references
+        def compile_check(tree, text: str, path: str):
+            chunked = self._chunk(text, tree, module_name, is_package)
+            if chunked is None:
+                return prefilter.compile_error(tree, text, path)
+            chunks, line_starts = chunked
+            texts = slicing.chunk_texts(text, chunks, line_starts)
+            parts = []
+            body, i = tree.body, 0
+            for chunk, chunk_text in zip(chunks, texts):
+                stmts = []
+                while i < len(body) and body[i].lineno <= chunk.end:
+                    stmts.append(body[i])
+                    i += 1
+                # a `global` or `nonlocal` of the module's own scope (not of a def or a class body)
+                scoped = len(stmts) == 1 and stmts[0].__class__ in (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                    ast.ClassDef)
+                parts.append((chunk_text, stmts, not scoped and not chunk.words.isdisjoint(("global", "nonlocal"))))
+            if i != len(body):
+                return prefilter.compile_error(tree, text, path)
+            error = prefilter.compile_error_in_parts(tree, text, path, parts, self._compiled)
+            kept = set(texts)
+            self._compiled = {key for key in self._compiled if key[0] in kept}
+            return error
+
+        return {"references_of": references, "compile_check": compile_check}
+
+    def _chunk(self, text: str, tree, module_name: str | None, is_package: bool):
+        """`slicing.chunk_file` of the text, its chunks' facts from those remembered; None: not chunked."""
+        from jitlint import slicing
+
+        last = self._chunked
+        if last is not None and last[0] is text and last[1] is tree and last[2:4] == (module_name, is_package):
+            return last[4]
+        memo = dict(self._chunk_facts)
+        self._chunked = None
+        try:
+            chunked = slicing.chunk_file(text, tree, module_name, is_package, memo)
+        except Exception:  # (outside the engine's guard of the analysis: pass 1 must not fail here)
+            chunked = None
+        if chunked is None:
+            return None
+        chunks, line_starts = chunked
+        self._chunk_facts = {t: memo[t] for t in slicing.chunk_texts(text, chunks, line_starts) if t in memo}
+        self._chunked = (text, tree, module_name, is_package, chunked, self._chunk_facts)
+        return chunked
 
     def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
                  index) -> list["Finding"] | None:

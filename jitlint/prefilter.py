@@ -184,6 +184,50 @@ def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
     return None
 
 
+def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compiled: set) -> Exception | None:
+    """`compile_error`, compiling only the top-level statements not known to compile: `parts` lists
+    (a key naming their text, the statements, whether they may declare a module-level `global` or
+    `nonlocal`) in order, `compiled` the keys known to compile (it gets the new ones).
+
+    Apart from two cases, CPython refuses a module only for what it refuses in one of its top-level
+    statements compiled alone (with the module's `__future__` features): a `from __future__` import
+    after the module's first statements, and a module-level `global`/`nonlocal` after the name is used
+    (`x = 1` then `global x`); where those can occur the module is compiled whole. Where a part does not
+    compile, so is the module, for the very error CPython reports first."""
+    import __future__
+
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+    leading = True  # still in the docstring and `from __future__` imports that may start the module
+    for n, stmt in enumerate(tree.body):
+        if n == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+                isinstance(stmt.value.value, str):
+            continue
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            if not leading:
+                return compile_error(tree, text, path)
+            for alias in stmt.names:
+                if alias.name not in __future__.all_feature_names:
+                    return compile_error(tree, text, path)
+                flags |= getattr(__future__, alias.name).compiler_flag
+        else:
+            leading = False
+    todo = []
+    for key, stmts, declares in parts:
+        if declares:
+            return compile_error(tree, text, path)
+        if (key, flags) not in compiled:
+            todo.append(((key, flags), stmts))
+    for key, stmts in todo:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(ast.Module(body=stmts, type_ignores=[]), path, "exec", flags, dont_inherit=True)
+        except Exception:  # the module's own error, as CPython reports it (and RecursionError as it does)
+            return compile_error(tree, text, path)
+        compiled.add(key)
+    return None
+
+
 _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names
 _fields_cache: dict[type, tuple[str, ...]] = {}
 
@@ -249,19 +293,20 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
 
 
 def file_facts(text: str, path: str, module: str | None, is_package: bool, *, refs: bool = True,
-               summary: bool = True, references_of=None) -> Facts:
+               summary: bool = True, references_of=None, compile_check=None) -> Facts:
     """Pass 1 for one decoded file: its syntax check, what it refers to, and its index summary.
 
     `refs=False` (no project index to consult) resolves names only when stage 1 finds a token.
-    `references_of(text, tree)`: `references` of the file, found otherwise (the language server's
-    document remembers what each top-level statement refers to).
+    `references_of(text, tree)`, `compile_check(tree, text, path)`: `references` and `compile_error` of
+    the file, found otherwise (the language server's document remembers what each top-level statement
+    refers to, and which compile).
     """
     from jitlint.noqa import file_is_suppressed
 
     facts = Facts(suppressed=file_is_suppressed(text))
     tree, error = parse_python(text)
     if error is None:
-        error = compile_error(tree, text, path)
+        error = (compile_check or compile_error)(tree, text, path)
     if error is not None:
         facts.error = syntax_error(error)
         return facts

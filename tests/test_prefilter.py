@@ -20,7 +20,7 @@ import pytest
 from harness import FIXTURES, expected_findings, fixture_files
 from jitlint import engine, jaxapi, prefilter
 from jitlint.config import Config
-from jitlint.engine import index_files, lint_paths, lint_source, module_name_for
+from jitlint.engine import check_source, index_files, lint_paths, lint_source, module_name_for
 from jitlint.registry import all_rules
 
 ALL = Config(select=("ALL",))
@@ -253,3 +253,55 @@ def test_member_positions_equal_whole_module_positions(name, monkeypatch):
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert fast is not None and {n: fast[n] for n in nodes} == {n: full[n] for n in nodes}
     assert bool(used and None not in used) == (name != "one-line members")
+
+
+COMPILE_ERRORS = {  # (a text that compiles, the same text edited so that CPython's compiler refuses it)
+    "return outside a function": ("import jax\n\n\ndef f(x):\n    return x\n\n\ny = 1\n", "y = 1\n", "return 1\n"),
+    "a late __future__ import": ('"""doc"""\nfrom __future__ import annotations\nimport jax\n\n\nx = 1\n',
+                                 "x = 1\n", "from __future__ import division\n"),
+    "global after assignment": ("import jax\nx = 1\n\n\ndef f():\n    return x\n", "def f():\n",
+                                "global x\n\n\ndef f():\n"),
+    "nonlocal at module level": ("import jax\nx = 1\n", "x = 1\n", "nonlocal x\n"),
+    "yield in an annotation, with the annotations future": (  # (valid without it)
+        "from __future__ import annotations\nimport jax\n\n\ndef f():\n    y: int = 1\n", "y: int", "y: (yield)"),
+    "an unknown __future__ feature": ("from __future__ import annotations\nimport jax\n", "annotations",
+                                      "annotations, braces2"),
+    "break outside a loop": ("import jax\n\n\ndef f(x):\n    return x\n", "return x", "break"),
+    "duplicate argument": ("import jax\n\n\ndef f(x, y):\n    return x\n", "x, y", "x, x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPILE_ERRORS))
+def test_the_language_servers_compile_check_by_parts_is_cpythons(name):
+    """The server compiles only the top-level statements an edit changed: the JIT000 after the edit is a
+    full lint's, CPython's own first error."""
+    from jitlint.incremental import Document
+
+    clean, old, new = COMPILE_ERRORS[name]
+    doc = Document()
+    assert check_source(clean, "m.py", ALL, state=doc).findings == lint_source(clean, "m.py", ALL)
+    broken = clean.replace(old, new, 1)
+    got = check_source(broken, "m.py", ALL, state=doc).findings
+    assert [f.code for f in got] == ["JIT000"] and got == lint_source(broken, "m.py", ALL)
+    assert got[0].message == lint_source(broken, "m.py", ALL)[0].message
+    assert check_source(clean, "m.py", ALL, state=doc).findings == lint_source(clean, "m.py", ALL)
+
+
+def test_compiling_the_fixtures_by_parts_agrees_with_compiling_them_whole():
+    from jitlint import slicing
+
+    for path in fixture_files():
+        text = path.read_text(encoding="utf-8")
+        tree, error = prefilter.parse_python(text)
+        chunked = slicing.chunk_file(text, tree, None, False) if error is None else None
+        if chunked is None:
+            continue
+        body = list(tree.body)
+        parts = []
+        for chunk, chunk_text in zip(chunked[0], slicing.chunk_texts(text, *chunked)):
+            stmts = [s for s in body if chunk.start < s.lineno <= chunk.end]
+            parts.append((chunk_text, stmts, False))
+        whole = prefilter.compile_error(tree, text, str(path))
+        by_parts = prefilter.compile_error_in_parts(tree, text, str(path), parts, set())
+        assert (whole is None) == (by_parts is None), path
+        assert whole is None or str(whole) == str(by_parts)
