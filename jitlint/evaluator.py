@@ -22,6 +22,11 @@ from jitlint.values import (GRAD_TRACED, TRACED, Const, FuncValue, InstanceValue
 if TYPE_CHECKING:
     from jitlint.analysis import ModuleAnalysis
 
+# Loops nested deeper than this walk inner loops once in their first pass (Evaluator._loop_passes): the
+# work is then 2**6 * depth rather than 2**depth (18 loops: 19 s), and code nested no deeper is unchanged.
+FULL_LOOP_DEPTH = 6
+
+
 class Evaluator:
     """Walks one function body (or the module body) computing abstract values."""
 
@@ -230,9 +235,26 @@ class Evaluator:
                     out[name] = kind
         return out
 
+    def _loop_passes(self):
+        """Yields once for each walk of the body of the loop just entered. Twice: the first pass brings
+        the values assigned late in the body back to its top (test), the second walks with them and
+        writes the records the rules read, over the first pass's. Inside a first pass, whose records are
+        overwritten anyway, a loop walked twice again would make d nested loops cost 2**d walks of the
+        innermost body; so a loop nested more than FULL_LOOP_DEPTH deep walks its first pass with the
+        loops inside it walked once. Their own late values still flow back in their second pass (after
+        the outer first pass); what is lost is a value that needs two walks of an inner loop to reach
+        the outer loop's top (`a = b` below `b = c`): values stay as the first iteration made them."""
+        if self._walk_once:
+            yield
+            return
+        self._walk_once = len(self.loops) > FULL_LOOP_DEPTH
+        yield
+        self._walk_once = False
+        yield
+
     def stmt_While(self, node: cst.While) -> None:
         self.loops.append((node, {}))
-        for _ in range(2):  # twice: values assigned late in the body flow back to the test
+        for _ in self._loop_passes():  # values assigned late in the body flow back to the test
             self.expr(node.test)
             before = dict(self.env)
             self._suite(node.body)
@@ -249,7 +271,7 @@ class Evaluator:
         # (`range(n)`) is data-driven, whatever its bound.
         kind = "bounded" if runs.is_fixed_sweep(self.a, self.info, node.iter) else "varying"
         self.loops.append((node, {name: kind for name in _target_names(node.target)}))
-        for _ in range(2):
+        for _ in self._loop_passes():
             before = dict(self.env)
             self._binding_loop_target = True  # the loop's own binding: its kind is the one set above
             self._assign_element(node.target, element, node.iter)
@@ -480,6 +502,7 @@ class Evaluator:
 
     _last_call_value: Value = None
     _binding_loop_target = False
+    _walk_once = False  # in the first pass of a loop nested deeper than FULL_LOOP_DEPTH (_loop_passes)
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
         cls = expr.__class__
