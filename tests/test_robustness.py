@@ -1,5 +1,7 @@
 """Any file gives findings or a clear JIT000, never a traceback."""
 
+import pytest
+
 from jitlint.engine import check_source, lint_source
 
 
@@ -59,6 +61,97 @@ def test_deeply_nested_blocks():
     assert [f.code for f in findings] in (["JIT501"], ["JIT000"])
 
 
+class _TooManyWalks(BaseException):  # not an Exception: nothing in the engine turns it into a finding
+    pass
+
+
+def _lint_counting_walks(monkeypatch, text: str, limit: int = 200_000):
+    """The findings for `text`, and how many simple statements the evaluator walked for them; past `limit`
+    (as the old 2**depth walks of a loop nest went) it stops the lint rather than hang the suite."""
+    from jitlint.evaluator import Evaluator
+
+    count = 0
+    small = Evaluator.small
+
+    def counted(self, node):
+        nonlocal count
+        count += 1
+        if count > limit:
+            raise _TooManyWalks(f"over {limit} statement walks")
+        small(self, node)
+
+    monkeypatch.setattr(Evaluator, "small", counted)
+    findings = lint_source(text, "loops.py")
+    return findings, count
+
+
+def _loop_nest(depth: int, kind: str, where: str) -> str:
+    """`depth` nested loops around `x = x + 1`: in a jitted function, a method, or module-level code,
+    where CPython's limit of 20 nested blocks is passed by a class body (a block of its own) halfway."""
+    head = "for i{n} in range(3):" if kind == "for" else "while x < {n}:"
+    lines = ["import jax", "", "g = jax.jit(abs)", "x = 0"]
+    if where == "jit":
+        lines += ["@jax.jit", "def f(x):"]
+    elif where == "method":
+        lines += ["class M:", "    def run(self, x):"]
+    indent = {"jit": 1, "method": 2, "module": 0}[where]
+    for n in range(depth):
+        if where == "module" and n == depth // 2:
+            lines.append("    " * indent + "class Inner:")
+            indent += 1
+        lines.append("    " * indent + head.format(n=n))
+        indent += 1
+    lines.append("    " * indent + ("x = x + 1" if where == "jit" else "x = g(x) + 1"))
+    if where == "method":
+        lines += ["        return x", "", "M().run(1)"]
+    elif where == "jit":
+        lines.append("    return x")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["jit", "method", "module"])
+@pytest.mark.parametrize("kind", ["for", "while"])
+def test_deep_loop_nests_cost_polynomial_work(monkeypatch, kind, where):
+    """Each loop body is walked twice so that late assignments flow back to its top; nested loops
+    multiplied that to 2**depth walks (18 loops: 19 s, 20: minutes). The deepest nests CPython accepts
+    (20 blocks in a function; 30 loops through a class body at module level) are walked a few
+    thousand times, and one more loop adds a few walks rather than doubling them."""
+    deepest = 30 if where == "module" else 20
+    text = _loop_nest(deepest, kind, where)
+    compile(text, "loops.py", "exec")  # valid Python, so linted for real
+    _, shallower = _lint_counting_walks(monkeypatch, _loop_nest(deepest - 1, kind, where))
+    findings, walks = _lint_counting_walks(monkeypatch, text)
+    assert walks < 1.5 * shallower and walks < 20_000, (shallower, walks)
+    # every `while x < n` on the tracer is reported; eager loops have nothing to report
+    assert [f.code for f in findings] == (["JIT401"] * deepest if (kind, where) == ("while", "jit") else [])
+
+
+def test_too_many_nested_blocks_is_jit000():
+    """Deeper than CPython compiles: the compiler's message, without walking the loops."""
+    text = _loop_nest(30, "for", "jit")
+    with pytest.raises(SyntaxError):
+        compile(text, "loops.py", "exec")
+    findings = lint_source(text, "loops.py")
+    assert [f.code for f in findings] == ["JIT000"] and "too many statically nested blocks" in findings[0].message
+
+
+@pytest.mark.parametrize("depth", [1, 2, 6, 7, 8, 20])
+def test_late_assignment_in_deep_loop_flows_back(monkeypatch, depth):
+    """`if y:` at the top of the innermost loop body reads the tracer that `y = x * 2` assigns later in
+    that body (from the second iteration on), and `if z:` the one the outermost loop's last line assigns:
+    both found at every depth, within and past FULL_LOOP_DEPTH (6), up to the 20 CPython allows."""
+    lines = ["import jax", "", "@jax.jit", "def f(x):", "    y = 0", "    z = 0"]
+    for n in range(depth):
+        lines.append("    " * (n + 1) + f"for i{n} in range(3):")
+    pad = "    " * (depth + 1)
+    lines += [pad + "if y:", pad + "    x = x + 1", pad + "if z:", pad + "    x = x - 1", pad + "y = x * 2",
+              "        z = x * 3", "    return x"]
+    text = "\n".join(lines) + "\n"
+    if_y, if_z = depth + 7, depth + 9
+    findings, _ = _lint_counting_walks(monkeypatch, text)
+    assert [(f.line, f.code) for f in findings] == [(if_y, "JIT401"), (if_z, "JIT401")], text
+
+
 def test_huge_file_is_linted():
     chunk = "import jax\n\n@jax.jit\ndef f{i}(x):\n    print(x)\n    return x\n\n"
     text = "".join(chunk.format(i=i) for i in range(2000))
@@ -94,8 +187,6 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
 
 from conftest import jitlint_exe  # noqa: E402
 from jitlint.config import Config  # noqa: E402
