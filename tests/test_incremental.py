@@ -180,7 +180,7 @@ def test_modules_indented_otherwise_are_linted_incrementally_too(indent):
     text = reindent(big_module(20), indent)
     doc = Document()
     assert data(check_source(text, "doc.py", ALL, state=doc).findings) == full_lint(text)
-    edited = text.replace(f"z = x * 7 + y", f"z = x * 7 + y\n{indent}print(z)")
+    edited = text.replace("z = x * 7 + y", f"z = x * 7 + y\n{indent}print(z)")
     again = check_source(edited, "doc.py", ALL, state=doc)
     assert data(again.findings) == full_lint(edited)
     assert not doc.whole and doc.analysed == 1 and doc.reused > 15
