@@ -317,7 +317,10 @@ class Document:
         used: set[int] = set()
         for k in order:
             remembered = self._statements.get(texts[k])
-            if remembered is not None and id(remembered[0]) not in used:  # a text twice in the file: two statements
+            # a text twice in the file: two statements; a def built from pieces may hold a body statement
+            # of another def remembered (`return y` in both, the other not analysed then): not both
+            if remembered is not None and id(remembered[0]) not in used \
+                    and used.isdisjoint(_member_ids(remembered[0])):
                 out[k] = remembered
                 used.add(id(remembered[0]))
                 used.update(_member_ids(remembered[0]))  # (pieces of it are not to be shared either)

@@ -354,6 +354,18 @@ def test_an_edit_in_one_method_reparses_only_that_method(monkeypatch):
     assert [f.code for f in again.findings] == ["JIT501"]
 
 
+def test_a_body_statement_two_defs_share_is_in_the_module_once():
+    """`f`, edited, is built from its pieces: its `return float(y)` is the statement remembered for `g`'s
+    (same text), `g` not being analysed then. When both are analysed again, each must have its own
+    (the analysis keys by node identity: `g`'s float() was not reported)."""
+    f = "@jax.jit\ndef f(x):\n    y = x * 2\n    return float(y)\n\n\n"
+    text = HEADER + f + f.replace("def f", "def g").replace("x * 2", "x * 3")
+    doc = Document()
+    for text in (text, text.replace("x * 2", "x * 4"), text.replace("x * 2", "x * 4") + "h = f(g(1))\n"):
+        assert data(check_source(text, "doc.py", ALL, state=doc).findings) == full_lint(text)
+    assert not doc.whole and [f.code for f in check_source(text, "doc.py", ALL).findings] == ["JIT404"] * 2
+
+
 def body_edit(text: str, rnd: random.Random) -> str:
     """An edit inside a def's or class's body that keeps the syntax: a statement or a comment (at column
     0, at the body's indentation or deeper) typed before a body statement, or a body statement deleted."""
