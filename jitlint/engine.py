@@ -407,11 +407,14 @@ def _statement_positions(module, source: str, nodes, starts=None, top_level=None
     if lines is None or len(lines) != len(module.body):
         return None
     source_lines = _LINE_BREAK.split(source)
+    defs = None
     out = {}
     for k in sorted(by_holder):
         members = {top_level.member_of(node) for node in by_holder[k]}
-        found = None if None in members else _member_positions(module, source, k, lines[k], members, source_lines,
-                                                               wanted)
+        found = None
+        if None not in members:
+            defs = _top_level_defs(source) if defs is None else defs
+            found = _member_positions(module, source, k, lines[k], members, source_lines, wanted, defs)
         if found is None:
             found = _rendered_alone(module, module.body[k], lines[k], source_lines, wanted, "")
             if found is None:
@@ -454,60 +457,62 @@ def _rendered_alone(module, stmt, line: int, source_lines: list[str], wanted: se
 
 
 def _member_positions(module, source: str, k: int, line: int, members: set[int], source_lines: list[str],
-                      wanted: set) -> dict | None:
-    """`_rendered_alone` for the body statements `members` of the def or class `module.body[k]` (its code at
-    `line`), where each starts is CPython's parse of the file (None: not found, or not checked)."""
-    import ast
+                      wanted: set, defs: dict) -> dict | None:
+    """`_rendered_alone` for the body statements `members` of the def or class `module.body[k]`, whose code
+    starts at `line`: each at the line where CPython's parse of the file starts it (`defs`: the file's
+    top-level defs and classes by line). None: not found, or not checked."""
+    held = defs.get(line)
+    if held is None:
+        return None
+    block = module.body[k].body
+    lines = _starts_of(block.body, held.body)
+    if lines is None:
+        return None
+    indent = block.indent if block.indent is not None else module.default_indent
+    out = {}
+    for m in members:
+        found = _rendered_alone(module, block.body[m], lines[m], source_lines, wanted, indent)
+        if found is None:
+            return None
+        out.update(found)
+    return out
 
-    import libcst as cst
+
+def _top_level_defs(source: str) -> dict:
+    """The top-level defs and classes of CPython's parse of the file, by the line of their code."""
+    import ast
 
     from jitlint.prefilter import parse_python
 
-    stmt = module.body[k]
     tree, error = parse_python(source)  # pass 1's tree of this text, usually: no second parse
     if error is not None:
-        return None
-    held = next((s for s in tree.body if s.lineno == line and isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                             ast.ClassDef))), None)
-    block = stmt.body
-    indent = block.indent if block.indent is not None else module.default_indent
-    if held is None:
-        return None
-    out = {}
-    j = 0  # CPython's statement where libcst's member starts (`a = 1; b = 2` is one libcst line)
-    for m, member in enumerate(block.body):
-        if j >= len(held.body):
+        return {}
+    return {s.lineno: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _starts_of(statements, ast_statements) -> list[int] | None:
+    """The line where each libcst statement's own code starts (after comments, decorators), from CPython's
+    statements of the same block (`a = 1; b = 2` is one libcst line of two); None where they differ."""
+    import libcst as cst
+
+    starts = []
+    j = 0
+    for stmt in statements:
+        if j >= len(ast_statements):
             return None
-        if m in members:
-            found = _rendered_alone(module, member, held.body[j].lineno, source_lines, wanted, indent)
-            if found is None:
-                return None
-            out.update(found)
-        j += len(member.body) if isinstance(member, cst.SimpleStatementLine) else 1
-    return out if j == len(held.body) else None
+        starts.append(ast_statements[j].lineno)
+        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    return starts if j == len(ast_statements) else None
 
 
 def _statement_starts(module, source: str) -> list[int] | None:
-    """The line where each top-level statement's own code starts (after comments, decorators), from
-    CPython's parse of the whole file."""
-    import libcst as cst
-
+    """The line where each top-level statement's own code starts, from CPython's parse of the whole file."""
     from jitlint.prefilter import parse_python
 
     tree, error = parse_python(source)  # pass 1's tree of this text, usually: no second parse
     if error is not None:
         return None
-    starts = []
-    tree_body = tree.body
-    j = 0
-    for stmt in module.body:
-        if j >= len(tree_body):
-            return None
-        starts.append(tree_body[j].lineno)
-        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    if j != len(tree_body):
-        return None
-    return starts
+    return _starts_of(module.body, tree.body)
 
 
 # ------------------------------------------------------------------------------------------ files

@@ -132,18 +132,12 @@ class Document:
             chunks, line_starts = chunked
             texts = slicing.chunk_texts(text, chunks, line_starts)
             parts = []
-            body, i = tree.body, 0
             for chunk, chunk_text in zip(chunks, texts):
-                stmts = []
-                while i < len(body) and body[i].lineno <= chunk.end:
-                    stmts.append(body[i])
-                    i += 1
+                stmts = list(chunk.stmts)
                 # a `global` or `nonlocal` of the module's own scope (not of a def or a class body)
                 scoped = len(stmts) == 1 and stmts[0].__class__ in (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                     ast.ClassDef)
                 parts.append((chunk_text, stmts, not scoped and not chunk.words.isdisjoint(("global", "nonlocal"))))
-            if i != len(body):
-                return prefilter.compile_error(tree, text, path)
             error = prefilter.compile_error_in_parts(tree, text, path, parts, self._compiled)
             kept = set(texts)
             self._compiled = {key for key in self._compiled if key[0] in kept}
@@ -218,8 +212,8 @@ class Document:
                 missing.append((key, members))
         self.reused, self.analysed = len(groups), len(missing)
         if missing:
-            analysed = self._analyse(rules, source, tree, path, module_name, is_package, index, found, texts,
-                                     missing, components, file_key)
+            analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing,
+                                     components, file_key)
             if analysed is None:
                 return None
             groups.update(analysed)
@@ -235,7 +229,7 @@ class Document:
             return None  # two groups report at one place (a shared import chunk): let the engine decide
         return out
 
-    def _analyse(self, rules, source, tree, path, module_name, is_package, index, found, texts, missing, components,
+    def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components,
                  file_key):
         """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
         imports and first statements (and their groups) beside them as fixes read them
@@ -253,7 +247,7 @@ class Document:
         order |= {k for members in components if context.intersection(members) - {
             j for j in members if chunks[j].is_import} for k in members}
         order = sorted(order)
-        statements = self._parse(source, tree, found, texts, order)
+        statements = self._parse(source, found, texts, order)
         if statements is None:
             return None
         body = [statements[k] for k in order]
@@ -303,7 +297,7 @@ class Document:
                       _asked(file_key, members, with_facts[g]) if g in with_facts else None)
                 for g, (key, members) in enumerate(missing)}
 
-    def _parse(self, source: str, tree, found, texts: list[str], order: list[int]) -> dict | None:
+    def _parse(self, source: str, found, texts: list[str], order: list[int]) -> dict | None:
         """The libcst statement of each chunk of `order`: remembered by text; a def or class whose text
         changed, from the pieces of it that did not (`_by_pieces`); the rest parsed run by run.
         None where a statement's indented blocks were parsed with another default indent than the whole
@@ -327,7 +321,7 @@ class Document:
             else:
                 todo.append(k)
         # chunk -> its pieces, for the defs and classes of this text
-        pieces_of = {k: p for k in todo if (p := _pieces(source, tree, found, k, indent)) is not None}
+        pieces_of = {k: p for k in todo if (p := _pieces(source, found, k, indent)) is not None}
         pieces: dict[tuple, object] = {}  # what this text's pieces are (the next edit can reuse them)
         runs: list[list[int]] = []
         for k in todo:
@@ -381,11 +375,12 @@ class Document:
         from jitlint.cstparse import parse_module
 
         statements = []
+        taken: set[int] = set()  # added to `used` once the statement is whole
         for n, key in enumerate(texts):
             stmt = self._pieces.get(key)
-            if stmt is None or _piece_id(stmt, n) in used:
+            if stmt is None or _piece_id(stmt, n) in used or _piece_id(stmt, n) in taken:
                 stmt = pieces.get(key)
-            if stmt is None or _piece_id(stmt, n) in used:
+            if stmt is None or _piece_id(stmt, n) in used or _piece_id(stmt, n) in taken:
                 try:
                     part = parse_module(key[1] if n == 0 else _WRAPPER + key[1])
                 except Exception:
@@ -401,8 +396,9 @@ class Document:
                 elif stmt.body.__class__ is not cst.IndentedBlock or len(stmt.body.body) != 1:
                     return None
             pieces[key] = stmt
-            used.add(_piece_id(stmt, n))
+            taken.add(_piece_id(stmt, n))
             statements.append(stmt)
+        used |= taken
         head = statements[0]
         return head.with_changes(body=head.body.with_changes(body=(head.body.body[0], *statements[1:])))
 
@@ -410,42 +406,36 @@ class Document:
 _WRAPPER = "async def _():\n"  # a block where any statement of a def's or class's body parses
 
 
-def _pieces(source: str, tree, found, k: int, indent: str) -> list[tuple] | None:
+def _pieces(source: str, found, k: int, indent: str) -> list[tuple] | None:
     """A def or class chunk (on its own, with an indented body of several statements, indented by the
     text's default `indent`) in pieces: its header with the first body statement, then each other body
     statement with the lines before it; as (indent, text) keys. None where libcst could give a line
     between two body statements to the first one's block (a comment indented deeper than the second),
     or where the chunk is not such a statement."""
+    from jitlint.slicing import first_line, statement_lines
+
     chunk = found.chunks[k]
     if chunk.indent != indent:
         return None
-    stmts = [s for s in tree.body if chunk.start < s.lineno <= chunk.end]
+    stmts = chunk.stmts
     if len(stmts) != 1 or stmts[0].__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
         return None
     body = stmts[0].body
     if len(body) < 2 or body[0].lineno <= stmts[0].lineno:
         return None
-    starts = found.line_starts
-    ends: list[int] = []  # last line of each body statement line (`a = 1; b = 2` is one)
-    firsts: list[int] = []
-    for stmt in body:
-        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
-        if ends and first <= ends[-1]:
-            ends[-1] = max(ends[-1], stmt.end_lineno)
-        else:
-            firsts.append(first)
-            ends.append(stmt.end_lineno)
-    if len(ends) < 2:
+    lines = statement_lines(body)
+    if len(lines) < 2:
         return None
+    firsts = [first_line(group[0]) for group in lines]
+    ends = [max(s.end_lineno for s in group) for group in lines]  # last line of each body statement line
+    starts = found.line_starts
 
     def text(a: int, b: int) -> str:  # lines a..b, 1-based, inclusive
         return source[starts[a - 1]:starts[b] if b < len(starts) else len(source)]
 
-    deepest = len(indent)
     for n in range(1, len(ends)):
-        for line in text(ends[n - 1] + 1, firsts[n] - 1).split("\n") if firsts[n] > ends[n - 1] + 1 else ():
-            stripped = line.lstrip(" \t\f")
-            if len(line) - len(stripped) > deepest:
+        for line in text(ends[n - 1] + 1, firsts[n] - 1).split("\n"):  # the lines between two statements
+            if len(line) - len(line.lstrip(" \t\f")) > len(indent):
                 return None
     out = [(indent, text(chunk.start + 1, ends[0]))]
     out += [(indent, text(ends[n - 1] + 1, ends[n])) for n in range(1, len(ends))]

@@ -64,6 +64,7 @@ class Chunk:
     has_import: bool = False  # an import statement at its top level
     future: bool = False  # a `from __future__ import`
     indent: str | None = None  # the indentation of its first indented block (libcst's default indent), if any
+    stmts: tuple = ()  # its statements in CPython's tree of this text
 
 
 @dataclass
@@ -213,22 +214,31 @@ def references(chunks: list[Chunk]) -> set[str]:
     return out
 
 
+def first_line(stmt: ast.stmt) -> int:
+    """Where a statement starts: its first decorator's line, else its own."""
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+
+
+def statement_lines(stmts: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """A block's statements grouped by line (`a = 1; b = 2` is one group), in order."""
+    groups: list[list[ast.stmt]] = []
+    last_end = 0
+    for stmt in stmts:
+        if groups and first_line(stmt) <= last_end:
+            groups[-1].append(stmt)
+        else:
+            groups.append([stmt])
+        last_end = max(last_end, stmt.end_lineno or stmt.lineno)
+    return groups
+
+
 def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | None, is_package: bool,
             memo: dict | None) -> list[Chunk]:
     """One chunk per top-level statement line (`a = 1; b = 2` is one), from the line after the previous
     chunk to its last line, with what it binds and reads (from `memo` when its text was seen before)."""
     chunks: list[Chunk] = []
-    groups: list[list[ast.stmt]] = []
-    last_end = 0
-    for stmt in tree.body:
-        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
-        if groups and first <= last_end:
-            groups[-1].append(stmt)
-        else:
-            groups.append([stmt])
-        last_end = max(last_end, stmt.end_lineno or stmt.lineno)
     start = 0
-    for group in groups:
+    for group in statement_lines(tree.body):
         end = max(s.end_lineno or s.lineno for s in group)
         stop = line_starts[end] if end < len(line_starts) else len(text)
         chunk_text = text[line_starts[start]:stop]
@@ -241,6 +251,7 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
         chunk = Chunk(start, end, group[0].lineno, first)
         chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs, \
             chunk.scopes, chunk.has_import, chunk.future, chunk.indent = facts
+        chunk.stmts = tuple(group)
         chunks.append(chunk)
         start = end
     return chunks
@@ -283,8 +294,11 @@ def _first_indent(stmts: list[ast.stmt], lines: list[str], first_line: int) -> s
 
 
 def _block_indent(stmt: ast.stmt, lines: list[str], first_line: int) -> str | None:
-    if stmt.__class__ is ast.Match:  # its `case` lines are indented already
-        line = lines[stmt.cases[0].pattern.lineno - first_line]
+    if stmt.__class__ is ast.Match:  # its `case` lines are indented already: the first one's
+        n = stmt.cases[0].pattern.lineno - first_line
+        while n > stmt.lineno - first_line and not lines[n].lstrip(" \t\f").startswith("case"):
+            n -= 1  # (a pattern may start on a later line than its `case`)
+        line = lines[n]
         return line[:len(line) - len(line.lstrip(" \t\f"))] or None
     for block in _blocks(stmt):
         head = block[0]

@@ -308,7 +308,7 @@ def _chunk_statements(text: str):
     found = slicing.plan(text, tree, None, False)
     indent = slicing.default_indent(found.chunks)
     for k, chunk in enumerate(found.chunks):
-        pieces = incremental._pieces(text, tree, found, k, indent)
+        pieces = incremental._pieces(text, found, k, indent)
         alone = cst.parse_module(found.chunk_text(text, k))
         if pieces is not None and alone.default_indent == indent:
             yield Document()._by_pieces(pieces, {}, set()), alone.body[0]

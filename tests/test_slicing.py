@@ -236,6 +236,7 @@ INDENTED = {
     "try": "try: x\nexcept E: y\nexcept F:\n  z\nfinally:\n    w\n",
     "match": "match x:\n case 1:\n   pass\n",
     "match in a def": "def f():\n  match x:\n      case 1: pass\n",
+    "a pattern on a later line": "match x:\n    case (\n            1):\n        pass\n",
     "multi-line header": "def f(a,\n      b): return a\nclass C(\n    object):\n\n   # a comment\n   x = 1\n",
     "decorated, docstring": "@jax.jit\ndef f(x):\n        '''doc\n  string'''\n        return x\n",
     "one-line def then loop": "def f(): return 1\nfor i in range(3):\n  \n   print(i)\n",
