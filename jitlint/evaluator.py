@@ -355,10 +355,11 @@ class Evaluator:
             self.env[node.name.value] = None
         saved_scope = self.scope
         self.scope = self.a.scope_for(node)
-        saved_env = self.env
+        saved_env, saved_class_body = self.env, self._class_body
         self.env = dict(self.env) if self.info is not None else {}
+        self._class_body = True
         self._suite(node.body)
-        self.env = saved_env
+        self.env, self._class_body = saved_env, saved_class_body
         self.scope = saved_scope
 
     def _info_for_def(self, node: cst.FunctionDef) -> FunctionInfo | None:
@@ -368,6 +369,8 @@ class Evaluator:
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = value
+            if self._class_body:
+                return  # a class attribute: not a name of the module (or function) around the class
             self._note_assignment(target.value, source)
             if self.info is None:
                 self._note_module_global(target.value, source, value)
@@ -502,6 +505,7 @@ class Evaluator:
 
     _last_call_value: Value = None
     _binding_loop_target = False
+    _class_body = False  # walking a class body: its bindings are the class's attributes
     _walk_once = False  # in the first pass of a loop nested deeper than FULL_LOOP_DEPTH (_loop_passes)
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
