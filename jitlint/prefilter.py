@@ -178,7 +178,7 @@ def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
             except RecursionError:  # as `python` would: from the text, at the usual limit, on a fresh stack
                 from jitlint.deep import run_deep
 
-                run_deep(compile, text, path, "exec", 0, True, same_as_script=True)
+                run_deep(compile, text, path, "exec", flags, True, same_as_script=True)
     except Exception as exc:  # SyntaxError; RecursionError, MemoryError ("too complex")
         return exc
     return None

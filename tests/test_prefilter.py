@@ -305,3 +305,21 @@ def test_compiling_the_fixtures_by_parts_agrees_with_compiling_them_whole():
         by_parts = prefilter.compile_error_in_parts(tree, text, str(path), parts, set())
         assert (whole is None) == (by_parts is None), path
         assert whole is None or str(whole) == str(by_parts)
+
+
+def test_a_notebooks_top_level_await_compiles_in_a_statement_too_deep_for_the_tree():
+    """A statement too deep to compile as a tree is compiled from the text, with the notebook's own
+    flag: its cells may still `await` at the top level (as a .py file may not)."""
+    import ast
+    import json
+
+    cells = ["r = await g()\n", "x = " + " + ".join(["1"] * 1000) + "\n"]
+    tree, error = prefilter.parse_python("".join(cells))
+    assert error is None
+    with pytest.raises(RecursionError):  # (the deep path, not the tree's compile)
+        compile(tree, "a.ipynb", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    notebook = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c} for c in cells]})
+    assert [f.code for f in check_source(notebook, "a.ipynb", ALL).findings] == []
+    as_script = check_source("".join(cells), "a.py", ALL).findings
+    assert [(f.code, f.message) for f in as_script] == [("JIT000", "syntax error: 'await' outside function")]
