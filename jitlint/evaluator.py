@@ -357,7 +357,7 @@ class Evaluator:
         self.scope = self.a.scope_for(node)
         saved_env, saved_class_body = self.env, self._class_body
         self.env = dict(self.env) if self.info is not None else {}
-        self._class_body = True
+        self._class_body = _declared_global(node.body) if self.info is None else frozenset()
         self._suite(node.body)
         self.env, self._class_body = saved_env, saved_class_body
         self.scope = saved_scope
@@ -369,7 +369,7 @@ class Evaluator:
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = value
-            if self._class_body:
+            if self._class_body is not None and target.value not in self._class_body:
                 return  # a class attribute: not a name of the module (or function) around the class
             self._note_assignment(target.value, source)
             if self.info is None:
@@ -505,7 +505,8 @@ class Evaluator:
 
     _last_call_value: Value = None
     _binding_loop_target = False
-    _class_body = False  # walking a class body: its bindings are the class's attributes
+    # walking a class body (its bindings are the class's attributes): the names it declares `global`
+    _class_body: frozenset[str] | None = None
     _walk_once = False  # in the first pass of a loop nested deeper than FULL_LOOP_DEPTH (_loop_passes)
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
@@ -1744,3 +1745,14 @@ def _assignment_kind(source: cst.CSTNode | None) -> str:
             isinstance(source, cst.Name) and source.value == "None"):
         return "constant"
     return "varying"
+
+
+def _declared_global(body: cst.BaseSuite) -> frozenset[str]:
+    """The names a module-level class body declares `global` (its own statements: `global GL` then
+    `GL = ...` binds the module's `GL`)."""
+    names = set()
+    for stmt in getattr(body, "body", ()):
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Global):
+                names.update(item.name.value for item in small.names)
+    return frozenset(names)
