@@ -891,7 +891,7 @@ def _fix_and_relint(data: bytes, text: str, result: FileResult, config: Config, 
     applied: list[Finding] = []
     before = result
     for _ in range(_FIX_ROUNDS):
-        new_text, done = fixed_source(text, result.findings, unsafe)
+        new_text, done = fixed_source(text, result.findings, unsafe, top_level_await=display.endswith(".ipynb"))
         if not done:
             break
         text = new_text

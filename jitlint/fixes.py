@@ -55,13 +55,17 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return _apply_spans(text, _spans(text, edits))
 
 
-def compiles(text: str) -> bool:
+def compiles(text: str, top_level_await: bool = False) -> bool:
     """Does the running interpreter compile this text? (libcst also accepts grammar of newer Pythons,
-    e.g. f"{f("x")}", which 3.11 refuses: only what this Python compiles may be written.)"""
+    e.g. f"{f("x")}", which 3.11 refuses: only what this Python compiles may be written.)
+    `top_level_await`: a notebook's code, which IPython runs with `await` allowed at the top level."""
+    import ast
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, "<fixed>", "exec", dont_inherit=True)
+            compile(text, "<fixed>", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0,
+                    dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
     return True
@@ -75,15 +79,16 @@ def comments(text: str) -> list[str] | None:
         return None
 
 
-def safe_to_write(old: str, new: str) -> bool:
+def safe_to_write(old: str, new: str, top_level_await: bool = False) -> bool:
     """A fixed text may replace the old one only if this Python compiles it and no comment was lost."""
-    return compiles(new) and comments(new) == comments(old)
+    return compiles(new, top_level_await) and comments(new) == comments(old)
 
 
-def fix_applies(text: str, finding: Finding) -> bool:
+def fix_applies(text: str, finding: Finding, top_level_await: bool = False) -> bool:
     """Would this one finding's fix be written? (what the LSP offers as a code action)"""
     try:
-        return finding.fix is not None and safe_to_write(text, apply_edits(text, finding.fix.edits))
+        return finding.fix is not None and safe_to_write(text, apply_edits(text, finding.fix.edits),
+                                                         top_level_await)
     except ValueError:
         return False
 
@@ -93,11 +98,12 @@ def applies(finding: Finding, unsafe: bool = False) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.applicability is Applicability.SAFE)
 
 
-def fixed_source(text: str, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, list[Finding]]:
+def fixed_source(text: str, findings: Iterable[Finding], unsafe: bool = False,
+                 top_level_await: bool = False) -> tuple[str, list[Finding]]:
     """The text with the fixes applied (safe ones; unsafe ones too with `unsafe`), and the findings whose
     fixes were. A fix is applied whole or not at all: one whose edits overlap an earlier fix's waits for
     the next round (an identical edit, such as the same `import jax`, is shared); one that would leave text
-    this Python does not compile, or lose a comment, is dropped."""
+    this Python does not compile (`top_level_await`: as a notebook's code), or lose a comment, is dropped."""
     chosen: list[tuple[Finding, list]] = []
     taken: set[tuple[int, int, str]] = set()
     for f in findings:
@@ -116,14 +122,14 @@ def fixed_source(text: str, findings: Iterable[Finding], unsafe: bool = False) -
     if not chosen:
         return text, []
     new_text = _apply_spans(text, [s for _, spans in chosen for s in spans])
-    if new_text != text and safe_to_write(text, new_text):
+    if new_text != text and safe_to_write(text, new_text, top_level_await):
         return new_text, [f for f, _ in chosen]
     # One of them breaks the text: keep those that do not, one by one.
     kept: list[tuple[Finding, list]] = []
     current = text
     for f, spans in chosen:
         trial = _apply_spans(text, [s for _, ss in kept for s in ss] + spans)
-        if trial != current and safe_to_write(text, trial):
+        if trial != current and safe_to_write(text, trial, top_level_await):
             kept.append((f, spans))
             current = trial
     return current, [f for f, _ in kept]

@@ -188,12 +188,12 @@ def noqa_edit(positions: Positions, comments: LineComments, line: int, code: str
                           new_text=new)
 
 
-def fix_still_parses(source: str, finding: Finding) -> bool:
-    """Like `jitlint check --fix`, offer a fix only if this Python compiles the text after it and it
-    keeps every comment."""
+def fix_still_parses(source: str, finding: Finding, notebook: bool = False) -> bool:
+    """Like `jitlint check --fix`, offer a fix only if this Python compiles the text after it (a notebook
+    cell's as IPython does: `await` allowed at its top level) and it keeps every comment."""
     from jitlint.fixes import fix_applies
 
-    return fix_applies(source, finding)
+    return fix_applies(source, finding, top_level_await=notebook)
 
 
 # ------------------------------------------------------------------------------------------ settings
@@ -1111,12 +1111,13 @@ def code_actions(ls: "JitlintServer", params: "types.CodeActionParams", result: 
     named = {(str(d.code), d.range.start.line) for d in params.context.diagnostics
              if d.source in (None, SOURCE)}
     uri = params.text_document.uri
+    in_notebook = ls.workspace.get_notebook_document(cell_uri=uri) is not None
     fixes, suppressions, seen = [], [], set()
     for finding, diagnostic in zip(result.findings, result.diagnostics):
         in_range = _start(finding) <= end and start <= _end(finding)
         if not in_range and (finding.code, diagnostic.range.start.line) not in named:
             continue
-        if finding.fix is not None and fix_still_parses(result.source, finding):
+        if finding.fix is not None and fix_still_parses(result.source, finding, in_notebook):
             edits = [types.TextEdit(range=positions.range_to_client(e.line, e.col, e.end_line, e.end_col),
                                     new_text=e.new_text) for e in finding.fix.edits]
             # as ruff offers them: a safe fix is the preferred one, an unsafe fix says so and is not

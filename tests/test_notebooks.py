@@ -223,6 +223,17 @@ def test_fix_rewrites_only_the_fixed_source_lines(tmp_path):
     assert {name: (tmp_path / name).read_bytes() for name in files} == before
 
 
+def test_a_notebook_awaiting_at_the_top_level_is_fixed_too(tmp_path):
+    """IPython runs a cell's `await` at its top level: a fixed notebook is compiled as such."""
+    cells = [code("import asyncio\nimport jax\n\nawait asyncio.sleep(0)\n"),
+             code("@jax.jit\ndef f(x):\n    print(x)\n    return x\n")]
+    (tmp_path / "awaits.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    result = check("--no-cache", "--fix", "awaits.ipynb", cwd=tmp_path)
+    assert "awaits.ipynb: applied 1 fix" in result.stderr.decode(), result.stderr.decode()
+    fixed = json.loads((tmp_path / "awaits.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert "".join(fixed[1]["source"]) == '@jax.jit\ndef f(x):\n    jax.debug.print("{!s}", x)\n    return x\n'
+
+
 def test_a_fix_next_to_a_moved_magic_line_is_not_written_wrong(tmp_path):
     """Magic lines go back where their placeholders went, also after a fix that adds lines above them."""
     from jitlint.notebook import NotebookError, read_notebook
