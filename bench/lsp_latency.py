@@ -17,6 +17,8 @@ other jobs hits both alike; the ratios are medians of per-round ratios. It also 
 in this process: a full `check_source`, and an incremental one (`jitlint.incremental.Document`).
 
     .venv/bin/python bench/lsp_latency.py [--lines 2000 500] [--edits 20] [--runs 3] [--ruff PATH]
+    .venv/bin/python bench/lsp_latency.py --file REAL.py [...]   # real files: each edit types a statement
+                                                                 # at the top of a random function's body
 
 `ruff` (0.17.6, pinned like bench/compare.py) comes from bench/compare.py's peers venv (created on first
 use) unless --ruff names one.
@@ -175,6 +177,28 @@ def edited(text: str, n: int) -> str:
     return text
 
 
+def body_edits(source: str, seed: int):
+    """For a real file (`--file`): the n-th edit types `_edit_marker = n` at the top of the body of a
+    function picked at random (seeded), each edit of the original text, as `edited` does."""
+    import ast
+
+    lines = source.split("\n")
+    heads = [f.body[0] for f in ast.walk(ast.parse(source)) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and f.body[0].lineno > f.lineno]
+    heads = [h for h in heads if len(lines[h.lineno - 1]) - len(lines[h.lineno - 1].lstrip()) == h.col_offset]
+    if not heads:
+        raise SystemExit("no function body to edit")
+    rng = random.Random(seed)
+    picks = [rng.choice(heads) for _ in range(1000)]
+
+    def edit(text: str, n: int) -> str:
+        head = picks[n % len(picks)]
+        indent = lines[head.lineno - 1][:head.col_offset]
+        return "\n".join(lines[:head.lineno - 1] + [f"{indent}_edit_marker = {n}"] + lines[head.lineno - 1:])
+
+    return edit
+
+
 class RawClient:
     """A bare JSON-RPC client over stdio (pygls' client cannot read ruff's `initialize` result): requests,
     notifications, and the arrival time and size of every publishDiagnostics by document version."""
@@ -243,7 +267,8 @@ class RawClient:
         self.reader.cancel()
 
 
-async def measure(server: list[str], mode: str, source: str, path: Path, edits: int, env: dict | None = None):
+async def measure(server: list[str], mode: str, source: str, path: Path, edits: int, env: dict | None = None,
+                  edit=edited):
     """(first diagnostics s, [edit -> diagnostics s], [diagnostics per version]) for one server start."""
     client = RawClient()
     capabilities = {"textDocument": {"publishDiagnostics": {"versionSupport": True},
@@ -274,7 +299,7 @@ async def measure(server: list[str], mode: str, source: str, path: Path, edits: 
         version = n + 2
         start = time.perf_counter()
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                 "contentChanges": [{"text": edited(source, n)}]})
+                                                 "contentChanges": [{"text": edit(source, n)}]})
         counts.append(await diagnostics_of(version))
         end = client.published[version][0] if mode == "push" else time.perf_counter()
         latencies.append(end - start)
@@ -292,7 +317,7 @@ def find_ruff(given: str | None) -> str:
     return str(ruff)
 
 
-def engine_alone(source: str, path: Path, edits: int) -> tuple[float, float]:
+def engine_alone(source: str, path: Path, edits: int, edit=edited) -> tuple[float, float]:
     """Median ms of a full `check_source` and of an incremental one, on the same edits."""
     from jitlint.engine import check_source
     from jitlint.incremental import Document
@@ -301,7 +326,7 @@ def engine_alone(source: str, path: Path, edits: int) -> tuple[float, float]:
     doc = Document()
     check_source(source, str(path), state=doc)
     for n in range(edits):
-        text = edited(source, n)
+        text = edit(source, n)
         start = time.perf_counter()
         a = check_source(text, str(path), state=doc)
         middle = time.perf_counter()
@@ -319,6 +344,7 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds (server starts per mode)")
     parser.add_argument("--ruff", help="the ruff executable (default: bench/compare.py's pinned one)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--file", nargs="+", default=[], help="real files to open and edit instead (--lines ignored)")
     args = parser.parse_args()
     servers = {"jitlint": [sys.executable, "-m", "jitlint", "lsp"], "ruff": [find_ruff(args.ruff), "server"]}
     version = subprocess.run([servers["ruff"][0], "--version"], capture_output=True, text=True).stdout.strip()
@@ -327,11 +353,13 @@ async def main() -> None:
           f"{args.runs} interleaved rounds x {args.edits} edits")
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder:
-        for lines in args.lines:
-            source = jax_module(lines)
-            path = Path(folder) / f"model_{lines}.py"
+        modules = [(Path(f).read_text(encoding="utf-8"), Path(f).name, body_edits) for f in args.file] or [
+            (jax_module(lines), f"model_{lines}.py", lambda source, seed: edited) for lines in args.lines]
+        for source, name, edits_of in modules:
+            path = Path(folder) / name
             path.write_text(source, encoding="utf-8")
-            full, incremental = engine_alone(source, path, min(args.edits, 10))
+            edit = edits_of(source, args.seed)
+            full, incremental = engine_alone(source, path, min(args.edits, 10), edit)
             print(f"\n{source.count(chr(10))} lines: engine alone, median full check_source {full:.0f} ms, "
                   f"incremental {incremental:.0f} ms")
             # (server, mode, environment): the last, jitlint without the helper process that does its first
@@ -345,7 +373,7 @@ async def main() -> None:
                 rng.shuffle(order)
                 for label in order:
                     name, mode, env = runs[label]
-                    results[label].append(await measure(servers[name], mode, source, path, args.edits, env))
+                    results[label].append(await measure(servers[name], mode, source, path, args.edits, env, edit))
             print("| server | first diagnostics (median s) | edit -> diagnostics median ms | min-max ms "
                   "| diagnostics per version |")
             print("|---|---:|---:|---:|---|")
