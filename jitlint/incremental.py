@@ -7,8 +7,8 @@ a group's analysis alone equals the whole module's analysis restricted to it. `D
   and of a changed def or class only the pieces that changed (`_pieces`: its header with its first body
   statement, then each body statement with the lines before it), put together in a module of the whole
   text's default indent (`slicing.default_indent`);
-* what each chunk binds and refers to (jitlint.slicing), which also answers pass 1's references
-  (`references_of`);
+* what each chunk binds and refers to (jitlint.slicing), and which chunks compile: pass 1 of an edited
+  text walks and compiles only the chunks it changed (`pass_one`);
 * the findings of every group, by the texts of its chunks (and the rules): a group none of whose chunks
   changed keeps its findings, moved by as many lines as its chunks moved; the others are analysed again.
   A group whose fixes asked facts of the whole file (`RuleContext.file_fact`) is kept while the same
@@ -24,7 +24,6 @@ budget, or positions cannot be checked, the engine lints the whole text.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
@@ -131,13 +130,10 @@ class Document:
                 return prefilter.compile_error(tree, text, path)
             chunks, line_starts = chunked
             texts = slicing.chunk_texts(text, chunks, line_starts)
-            parts = []
-            for chunk, chunk_text in zip(chunks, texts):
-                stmts = list(chunk.stmts)
-                # a `global` or `nonlocal` of the module's own scope (not of a def or a class body)
-                scoped = len(stmts) == 1 and stmts[0].__class__ in (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                    ast.ClassDef)
-                parts.append((chunk_text, stmts, not scoped and not chunk.words.isdisjoint(("global", "nonlocal"))))
+            # (a `global` or `nonlocal` of the module's own scope: not in a def or a class body)
+            parts = [(chunk_text, list(chunk.stmts), slicing.lone_def(chunk) is None
+                      and not chunk.words.isdisjoint(("global", "nonlocal")))
+                     for chunk, chunk_text in zip(chunks, texts)]
             error = prefilter.compile_error_in_parts(tree, text, path, parts, self._compiled)
             kept = set(texts)
             self._compiled = {key for key in self._compiled if key[0] in kept}
@@ -180,19 +176,15 @@ class Document:
         tree, error = parse_python(source)
         if error is not None:
             return None
-        chunked = None
-        last = self._chunked
-        if last is not None and last[0] is source and last[1] is tree and last[2:4] == (module_name, is_package):
-            chunked, memo = last[4:]
-        else:
-            memo = dict(self._chunk_facts)
+        chunked = self._chunk(source, tree, module_name, is_package)  # (pass 1's, usually)
         self._chunked = None
-        found = slicing.plan(source, tree, module_name, is_package, index, memo, chunked)
+        if chunked is None:
+            return None
+        found = slicing.plan(source, tree, module_name, is_package, index, chunked=chunked)
         if found is None:
             return None
         chunks = found.chunks
         texts = [found.chunk_text(source, k) for k in range(len(chunks))]
-        self._chunk_facts = {t: memo[t] for t in texts if t in memo}  # this text's only
         # A group's findings depend on its statements' own text (not on the comments before them), and
         # are kept with the lines where those start.
         own = [found.statement_text(source, k) for k in range(len(chunks))]
@@ -376,11 +368,15 @@ class Document:
 
         statements = []
         taken: set[int] = set()  # added to `used` once the statement is whole
+
+        def free(stmt, n: int) -> bool:
+            return stmt is not None and _piece_id(stmt, n) not in used and _piece_id(stmt, n) not in taken
+
         for n, key in enumerate(texts):
             stmt = self._pieces.get(key)
-            if stmt is None or _piece_id(stmt, n) in used or _piece_id(stmt, n) in taken:
+            if not free(stmt, n):
                 stmt = pieces.get(key)
-            if stmt is None or _piece_id(stmt, n) in used or _piece_id(stmt, n) in taken:
+            if not free(stmt, n):
                 try:
                     part = parse_module(key[1] if n == 0 else _WRAPPER + key[1])
                 except Exception:
@@ -412,16 +408,14 @@ def _pieces(source: str, found, k: int, indent: str) -> list[tuple] | None:
     statement with the lines before it; as (indent, text) keys. None where libcst could give a line
     between two body statements to the first one's block (a comment indented deeper than the second),
     or where the chunk is not such a statement."""
-    from jitlint.slicing import first_line, statement_lines
+    from jitlint.slicing import first_line, leading_whitespace, lone_def, statement_lines
 
     chunk = found.chunks[k]
-    if chunk.indent != indent:
+    stmt = lone_def(chunk)
+    if chunk.indent != indent or stmt is None:
         return None
-    stmts = chunk.stmts
-    if len(stmts) != 1 or stmts[0].__class__ not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-        return None
-    body = stmts[0].body
-    if len(body) < 2 or body[0].lineno <= stmts[0].lineno:
+    body = stmt.body
+    if len(body) < 2 or body[0].lineno <= stmt.lineno:
         return None
     lines = statement_lines(body)
     if len(lines) < 2:
@@ -435,7 +429,7 @@ def _pieces(source: str, found, k: int, indent: str) -> list[tuple] | None:
 
     for n in range(1, len(ends)):
         for line in text(ends[n - 1] + 1, firsts[n] - 1).split("\n"):  # the lines between two statements
-            if len(line) - len(line.lstrip(" \t\f")) > len(indent):
+            if len(leading_whitespace(line)) > len(indent):
                 return None
     out = [(indent, text(chunk.start + 1, ends[0]))]
     out += [(indent, text(ends[n - 1] + 1, ends[n])) for n in range(1, len(ends))]

@@ -163,13 +163,17 @@ def _parse(text: str) -> ast.Module:
         return ast.parse(text)
 
 
+def _compile_flags(path: str) -> int:
+    # a notebook's cells may `await` at the top level: IPython runs them so
+    return ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+
+
 def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
     """What CPython's compiler refuses after parsing (`return` outside a function, a misplaced
     `from __future__`, `nonlocal` at module level ...): files `python` would not run, reported as ruff
     and flake8 (pyflakes) report them. Compiling the tree costs about a fifth of parsing it; a tree
     too deep for that is decided by compiling the text, as `python` does (it has room for more)."""
-    # a notebook's cells may `await` at the top level: IPython runs them so
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+    flags = _compile_flags(path)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -196,7 +200,7 @@ def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compil
     compile, so is the module, for the very error CPython reports first."""
     import __future__
 
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+    flags = _compile_flags(path)
     leading = True  # still in the docstring and `from __future__` imports that may start the module
     for n, stmt in enumerate(tree.body):
         if n == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \

@@ -74,9 +74,7 @@ class Slice:
     line_starts: list[int]  # offset of each line in the text
 
     def span_text(self, text: str, span: tuple[int, int]) -> str:
-        a, b = self.chunks[span[0]].start, self.chunks[span[1] - 1].end
-        stop = self.line_starts[b] if b < len(self.line_starts) else len(text)
-        return text[self.line_starts[a]:stop]
+        return _lines_text(text, self.line_starts, self.chunks[span[0]].start, self.chunks[span[1] - 1].end)
 
     def chunk_text(self, text: str, k: int) -> str:
         return self.span_text(text, (k, k + 1))
@@ -191,8 +189,21 @@ def chunk_file(text: str, tree: ast.Module, module: str | None, is_package: bool
         return None
 
 
+def _lines_text(text: str, line_starts: list[int], start: int, end: int) -> str:
+    """The text of lines `start` up to `end` (0-based, `end` excluded), line breaks included."""
+    return text[line_starts[start]:line_starts[end] if end < len(line_starts) else len(text)]
+
+
 def chunk_texts(text: str, chunks: list[Chunk], line_starts: list[int]) -> list[str]:
-    return [text[line_starts[c.start]:line_starts[c.end] if c.end < len(line_starts) else len(text)] for c in chunks]
+    return [_lines_text(text, line_starts, c.start, c.end) for c in chunks]
+
+
+def lone_def(chunk: Chunk) -> ast.stmt | None:
+    """The chunk's statement when it is one def or class alone."""
+    stmts = chunk.stmts
+    if len(stmts) == 1 and stmts[0].__class__ in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+        return stmts[0]
+    return None
 
 
 def references(chunks: list[Chunk]) -> set[str]:
@@ -240,15 +251,13 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
     start = 0
     for group in statement_lines(tree.body):
         end = max(s.end_lineno or s.lineno for s in group)
-        stop = line_starts[end] if end < len(line_starts) else len(text)
-        chunk_text = text[line_starts[start]:stop]
+        chunk_text = _lines_text(text, line_starts, start, end)
         facts = memo.get(chunk_text) if memo is not None else None
         if facts is None:
             facts = _chunk_facts(chunk_text, group, module, is_package, start + 1)
             if memo is not None:
                 memo[chunk_text] = facts
-        first = min([group[0].lineno] + [d.lineno for d in getattr(group[0], "decorator_list", ())])
-        chunk = Chunk(start, end, group[0].lineno, first)
+        chunk = Chunk(start, end, group[0].lineno, first_line(group[0]))
         chunk.words, chunk.is_import, chunk.stores, chunk.changed, chunk.refs, chunk.imports, chunk.defs, \
             chunk.scopes, chunk.has_import, chunk.future, chunk.indent = facts
         chunk.stmts = tuple(group)
@@ -258,10 +267,10 @@ def _chunks(text: str, tree: ast.Module, line_starts: list[int], module: str | N
 
 
 def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_package: bool,
-                 first_line: int) -> tuple:
+                 text_line: int) -> tuple:
     """(words, is an import, stores, stored into, refs, import bindings, ..., indent) of one chunk: a function
-    of its text (and the module's name, for relative imports). `first_line`: where the text starts in the
-    file (the facts do not depend on it)."""
+    of its text (and the module's name, for relative imports). `text_line`: the file's line where the text
+    starts (the facts do not depend on it)."""
     words = set(_WORD.findall(chunk_text))
     if not chunk_text.isascii():  # identifiers are compared after NFKC normalisation
         import unicodedata
@@ -279,38 +288,41 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
     has_import = any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
     future = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" for s in group)
     return (frozenset(words), is_import, frozenset(stores), frozenset(changed), frozenset(refs), tuple(bindings),
-            defs, scopes, has_import, future, _first_indent(group, chunk_text.split("\n"), first_line))
+            defs, scopes, has_import, future, _first_indent(group, chunk_text.split("\n"), text_line))
 
 
-def _first_indent(stmts: list[ast.stmt], lines: list[str], first_line: int) -> str | None:
+def _first_indent(stmts: list[ast.stmt], lines: list[str], text_line: int) -> str | None:
     """The indentation of the first indented block of these top-level statements, as libcst's parser
     takes it for the module's default indent (its first INDENT token: the first line that starts a
-    statement with leading whitespace); None without any. `lines`: the text's, the first at `first_line`."""
+    statement with leading whitespace); None without any. `lines`: the text's, the first at `text_line`."""
     for stmt in stmts:
-        found = _block_indent(stmt, lines, first_line)
+        found = _block_indent(stmt, lines, text_line)
         if found is not None:
             return found
     return None
 
 
-def _block_indent(stmt: ast.stmt, lines: list[str], first_line: int) -> str | None:
+def leading_whitespace(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t\f"))]
+
+
+def _block_indent(stmt: ast.stmt, lines: list[str], text_line: int) -> str | None:
     if stmt.__class__ is ast.Match:  # its `case` lines are indented already: the first one's
-        n = stmt.cases[0].pattern.lineno - first_line
-        while n > stmt.lineno - first_line and not lines[n].lstrip(" \t\f").startswith("case"):
+        n = stmt.cases[0].pattern.lineno - text_line
+        while n > stmt.lineno - text_line and not lines[n].lstrip(" \t\f").startswith("case"):
             n -= 1  # (a pattern may start on a later line than its `case`)
-        line = lines[n]
-        return line[:len(line) - len(line.lstrip(" \t\f"))] or None
+        return leading_whitespace(lines[n]) or None
     for block in _blocks(stmt):
         head = block[0]
-        line = lines[head.lineno - first_line]
-        indent = line[:len(line) - len(line.lstrip(" \t\f"))]
+        line = lines[head.lineno - text_line]
+        indent = leading_whitespace(line)
         if indent and len(indent) == head.col_offset:  # the block's first statement starts its own line
             return indent
         # else a suite on its header's line (`if x: y`): simple statements only, no block inside, or an
         # `elif`, whose own blocks come next
         if head.__class__ is ast.If and block is getattr(stmt, "orelse", None) and len(block) == 1 \
                 and line.startswith("elif", head.col_offset):
-            found = _block_indent(head, lines, first_line)
+            found = _block_indent(head, lines, text_line)
             if found is not None:
                 return found
     return None
