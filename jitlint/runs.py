@@ -110,6 +110,50 @@ def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
     return callee is None or returns_function(a, callee)
 
 
+def new_function_factory(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.BaseExpression,
+                         index=None) -> tuple[str, str] | None:
+    """`make_step(cfg)`: a call of a function that defines the function it returns (a plain nested def,
+    or a lambda), so that every call hands back a new function object; (the factory's name, what it
+    returns), else None. Silent wherever another object could come back: a factory that is decorated
+    (a cache), rebound (`make_step = functools.cache(make_step)`), async or a generator, or whose
+    returned name is rebound in it; and a nested def decorated by a jit (reported where it is built)."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    name = call.func.value
+    factory = a.lookup_function(name, func)
+    if factory is None or not isinstance(factory.node, cst.FunctionDef) or factory.node.decorators or \
+            factory.node.asynchronous is not None or factory.is_method or _rebound(a, func, factory, name):
+        return None
+    made = []
+    for r in own_returns(factory):
+        value = r.value
+        if isinstance(value, cst.Lambda):
+            made.append("a lambda")
+        elif isinstance(value, cst.Name) and value.value in factory.local_defs and \
+                value.value not in factory.assignments and \
+                not factory.local_defs[value.value].node.decorators:
+            made.append(f"`{value.value}`")
+        else:
+            return None
+    if not made or _yields(factory) or memoized(a, factory, index):
+        return None
+    return name, made[0]
+
+
+def _rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", factory: "FunctionInfo", name: str) -> bool:
+    """Whether `name`, where it is called, may be something else than the def `factory`."""
+    f = func
+    while f is not None and f is not factory.parent:
+        if name in f.params or name in f.assignments:
+            return True
+        f = f.parent
+    return name in (factory.parent.assignments if factory.parent is not None else a.module_assignments)
+
+
+def _yields(info: "FunctionInfo") -> bool:
+    return any(node.__class__ is cst.Yield for node in _walk(info.node.body))
+
+
 def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
     """Every `return` of `info` hands back a function: a nested def, a lambda, or a transform's result."""
     returns = own_returns(info)

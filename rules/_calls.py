@@ -250,6 +250,9 @@ def fresh_callable(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, v
             return "a `jax.tree_util.Partial` built at the call"
         if q in jaxapi.TRANSFORMS:
             return f"a new function from `{q}(...)`"
+        factory = runs.new_function_factory(a, site.func, expr, ctx.index)
+        if factory is not None:
+            return f"a new function from `{factory[0]}(...)` ({factory[1]}, defined in it)"
         return None
     if isinstance(expr, cst.Attribute):
         owner = _new_instance_class(a, site, expr.value, repeated)

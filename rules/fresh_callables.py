@@ -27,7 +27,8 @@ class FreshCallableStaticArg(Rule):
     what = """
         Finds calls of a jitted function that pass, to a static parameter, a callable built anew on each
         call or iteration: a lambda, a `functools.partial` or `jax.tree_util.Partial`, a nested function of
-        the calling function, or a bound method of a freshly built object.
+        the calling function, a function a factory defines and returns (`make_loss(cfg)`, unless the
+        factory is cached), or a bound method of a freshly built object.
         """
     why = """
         Static arguments are compared by hash and equality, and two lambdas or two partials with the same

@@ -2,8 +2,8 @@
 
 `jax.jit` caches compiled code on the identity of the wrapped function. Re-wrapping the same stable
 function in a loop only costs dispatch overhead, but wrapping a *new* function object -- a lambda, a
-nested def, a `functools.partial`, a bound method, `jax.grad(f)` -- retraces and recompiles every time
-(measured on JAX 0.10.2: ~40-90 ms per iteration instead of ~0.05 ms).
+nested def, a `functools.partial`, a bound method, `jax.grad(f)`, a factory's new function -- retraces and
+recompiles every time (measured on JAX 0.10.2: ~40-90 ms per iteration instead of ~0.05 ms).
 """
 
 from __future__ import annotations
@@ -83,6 +83,9 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             return "fresh", "a `functools.partial` (a new object each time)"
         if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function:
             return "fresh", f"`{q}(...)`, which returns a new function object each time"
+        factory = runs.new_function_factory(a, creation.func, wrapped, ctx.index)
+        if factory is not None:
+            return "fresh", f"`{factory[0]}(...)`, which returns a new function object ({factory[1]}, defined in it) each time"
         return None
     if isinstance(wrapped, cst.Attribute):
         scope = creation.func.scope if creation.func is not None else a.scope
@@ -149,9 +152,10 @@ class JitOfFreshFunction(Rule):
     confirmed_by = Confirmation(retraces=frozenset({"new_function"}))
     what = """
         Finds `jax.jit(...)` (and `pjit`, `pmap`, `equinox.filter_jit`, `flax.nnx.jit`) applied to a new
-        function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method`, or
-        `jax.grad(f)` -- inside a loop, a comprehension, or a function called from one, and jit-decorated
-        nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
+        function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method`,
+        `jax.grad(f)`, or what a factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
+        factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
+        function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
         `cache[key] = jax.jit(...)` idiom), code staged by an outer jit or a lax body (the inner jit is
