@@ -17,6 +17,8 @@ CODES: dict[str, tuple[str, str, str, str]] = {
                'A function passed to a non-static parameter of a jitted function raises TypeError'),
     'JIT203': ('identity-hashed-static-arg', 'static', 'warning',
                'An object built per call (hashed by identity) passed as a static argument recompiles every call'),
+    'JIT204': ('plain-object-as-traced-self', 'static', 'error',
+               'A method under a bare `@jax.jit` traces `self`: called on a plain object, it raises TypeError'),
     'JIT301': ('loop-varying-static-arg', 'static', 'warning',
                'A static argument fed a loop variable (or a value reassigned in the loop) compiles per value'),
     'JIT302': ('float-static-arg', 'static', 'warning',

@@ -9,6 +9,7 @@ import libcst as cst
 
 from jitlint import jaxapi, runs
 from jitlint.analysis import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
+from jitlint.cstwalk import children
 from jitlint.index import JitSignature
 from jitlint.rule import RuleContext
 
@@ -372,6 +373,136 @@ def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
             return "unhashable"
         return "unhashable" if "__eq__" in methods else "identity"
     return "value"  # not defined here: assume it hashes by value
+
+
+def traced_self(ctx: RuleContext, site: CallSite) -> tuple[str, FunctionInfo] | None:
+    """`t.update(p)`, where `update` is a method under a bare jit decorator (its `self` not static) and `t`
+    is certainly an instance of a plain class of this module: (the class, the method). The receiver's
+    class must be known (built by `Cls(...)` here): `self.update(...)` inside the class may run on a
+    subclass that is a pytree."""
+    a = ctx.analysis
+    func = site.node.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    class_name = _instance_of(a, site, func.value)
+    info = a.method(class_name, func.attr.value) if class_name is not None else None
+    if info is None or not info.is_method or not info.positional or len(info.node.decorators) != 1:
+        return None
+    binding = info.jit_binding
+    if binding is None or binding.bound_self or not isinstance(binding.node, cst.Decorator) or \
+            binding.transform not in jaxapi.TRANSFORMS or jaxapi.TRANSFORMS[binding.transform].filtered:
+        return None
+    static = binding.static_params()
+    if static is None or info.positional[0] in static:
+        return None
+    if not plain_class(a, class_name) or not plain_class(a, info.class_name, info) or \
+            _attribute_stored(a, func.attr.value):
+        return None  # (an instance attribute of that name would shadow the method)
+    return class_name, info
+
+
+def _instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:
+    """The local class `expr` is certainly an instance of: `Cls(...)`, or a name only ever bound to `Cls(...)`."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in a.classes:
+        return expr.func.value
+    if not isinstance(expr, cst.Name) or (site.func is not None and expr.value in site.func.params):
+        return None
+    sources = runs.assigned(a, site.func, expr.value)
+    classes = {src.func.value if isinstance(src, cst.Call) and isinstance(src.func, cst.Name) else None
+               for src in sources}
+    if len(classes) != 1:
+        return None
+    name = classes.pop()
+    return name if name in a.classes else None
+
+
+def plain_class(a: ModuleAnalysis, class_name: str, method: FunctionInfo | None = None, depth: int = 0) -> bool:
+    """Instances of this module-level class are certainly not JAX types: no decorator (a pytree or dataclass
+    registration), no metaclass, only `object` or such plain local classes as bases, no `__jax_array__`,
+    and the module uses its name only to build instances and in annotations (not in a
+    `register_pytree_node(Cls, ...)`, nor as a base: a subclass may be a pytree). `method`: defined in it."""
+    found = [s for s in a.module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name]
+    if len(found) != 1 or depth > 8:
+        return False
+    node = found[0]
+    if node.decorators or node.keywords or not isinstance(node.body, cst.IndentedBlock):
+        return False
+    if method is not None and not any(stmt is method.node for stmt in node.body.body):
+        return False
+    if any(name in a.classes.get(class_name, {}) for name in ("__jax_array__", "__array__")) or \
+            _assigns_in_body(node, ("__jax_array__", "__array__")):
+        return False
+    for base in node.bases:
+        value = base.value
+        if isinstance(value, cst.Name) and value.value == "object" and "object" not in a.module_assignments:
+            continue
+        if isinstance(value, cst.Name) and value.value in a.classes and plain_class(a, value.value, None, depth + 1):
+            continue
+        return False
+    return depth > 0 or _only_instantiated(a, class_name)
+
+
+def _assigns_in_body(node: cst.ClassDef, names: tuple[str, ...]) -> bool:
+    for stmt in node.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+            if any(isinstance(t, cst.Name) and t.value in names for t in targets):
+                return True
+    return False
+
+
+def _attribute_stored(a: ModuleAnalysis, attr: str) -> bool:
+    """Whether the module stores into an attribute of this name anywhere (`self.update = ...`), or
+    calls `setattr`."""
+    cached = a.__dict__.setdefault("_attribute_stored", {})
+    if attr not in cached:
+        found = False
+        stack: list[cst.CSTNode] = [a.module]
+        while stack and not found:
+            node = stack.pop()
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+                [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)) else \
+                [node.asname.name] if isinstance(node, cst.WithItem) and node.asname is not None else []
+            found = any(isinstance(t, cst.Attribute) and t.attr.value == attr or
+                        isinstance(t, (cst.Tuple, cst.List)) and _stores_attr(t, attr) for t in targets) or \
+                (isinstance(node, cst.Name) and node.value == "setattr")
+            stack.extend(children(node))
+        cached[attr] = found
+    return cached[attr]
+
+
+def _stores_attr(target: cst.BaseExpression, attr: str) -> bool:
+    if isinstance(target, cst.Attribute):
+        return target.attr.value == attr
+    if isinstance(target, cst.StarredElement):
+        return _stores_attr(target.value, attr)
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_stores_attr(el.value, attr) for el in target.elements)
+    return False
+
+
+def _only_instantiated(a: ModuleAnalysis, class_name: str) -> bool:
+    """Every use of the name in the module builds an instance (`Cls(...)`) or is an annotation."""
+    cached = a.__dict__.setdefault("_only_instantiated", {})
+    if class_name in cached:
+        return cached[class_name]
+    allowed: set[int] = set()
+    stack: list[cst.CSTNode] = [a.module]
+    ok = True
+    while stack and ok:
+        node = stack.pop()
+        if isinstance(node, cst.Annotation):
+            continue
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            allowed.add(id(node.func))
+        elif isinstance(node, cst.ClassDef):
+            allowed.add(id(node.name))
+        elif isinstance(node, cst.Name) and node.value == class_name and id(node) not in allowed:
+            ok = False
+        stack.extend(children(node))
+    cached[class_name] = ok
+    return ok
 
 
 # ------------------------------------------------------------------------------ values passed through helpers

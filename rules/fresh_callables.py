@@ -3,7 +3,8 @@
 A static argument is part of the compile-cache key, compared by hash and equality. Lambdas,
 `functools.partial` objects, nested functions and bound methods of new objects are new, unequal objects
 on every call, so each call compiles again (and the cache never evicts them). Passed to a *non-static*
-parameter, a function is not a JAX type at all: the call raises `TypeError` while tracing.
+parameter, a function is not a JAX type at all: the call raises `TypeError` while tracing; so does a
+plain object passed as the traced `self` of a method under a bare jit decorator.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
-                     jitted_calls, repeated_functions)
+                     jitted_calls, repeated_functions, traced_self)
 
 
 class FreshCallableStaticArg(Rule):
@@ -221,3 +222,76 @@ class IdentityHashedStaticArg(Rule):
                     yield Report(arg.expr, f"{described} is passed to static parameter `{arg.param}` of jitted "
                                            f"`{callee_name(sig)}`: each new object is a new cache key, so every call "
                                            "recompiles; build it once, or make its class hash by value")
+
+
+class PlainObjectAsTracedSelf(Rule):
+    code = "JIT204"
+    name = "plain-object-as-traced-self"
+    summary = "A method under a bare `@jax.jit` traces `self`: called on a plain object, it raises TypeError"
+    severity = Severity.ERROR
+    confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
+    raises = ("TypeError",)
+    what = """
+        Finds calls `obj.method(...)` where `method` is decorated with `jax.jit` (`pjit`, `pmap`) without
+        making `self` static, and `obj` is certainly an instance of a plain class of the same module:
+        built there by `Cls(...)`, with no decorator, metaclass or base but `object` (or such plain local
+        classes), no `__jax_array__`, and its name not used to register it as a pytree or as a base.
+        """
+    why = """
+        A jit decorator applied to a method wraps the plain function: `self` is its first argument, traced
+        like the others. Non-static arguments must be arrays or pytrees of arrays, and an instance of a
+        plain class is neither, so every call raises `TypeError: Error interpreting argument to ... as an
+        abstract array ... passed to the function at path self`. (A pytree class -- a registered one,
+        `flax.struct.dataclass`, `equinox.Module` -- is fine; `equinox.filter_jit` makes `self` static.)
+        """
+    instead_note = """
+        Jit the bound method once (`self._update = jax.jit(self.update)` in `__init__`: `self` is then
+        closed over), mark `self` static (`@partial(jax.jit, static_argnums=0)`: each instance then
+        compiles once, hashed by identity), or register the class as a pytree.
+        """
+    invalid = (
+        """
+        import jax
+
+        class Trainer:
+            def __init__(self, lr):
+                self.lr = lr
+
+            @jax.jit
+            def update(self, params, grads):
+                return params - self.lr * grads
+
+        trainer = Trainer(0.1)
+        params = trainer.update(1.0, 0.5)
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+
+        class Trainer:
+            def __init__(self, lr):
+                self.lr = lr
+
+            @partial(jax.jit, static_argnums=0)
+            def update(self, params, grads):
+                return params - self.lr * grads
+
+        trainer = Trainer(0.1)
+        params = trainer.update(1.0, 0.5)
+        """,
+    )
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        for site in ctx.analysis.call_sites.values():
+            found = traced_self(ctx, site)
+            if found is None:
+                continue
+            class_name, info = found
+            receiver = site.node.func.value
+            yield Report(receiver, f"`{ctx.short(receiver)}` is passed as `self` to `{class_name}.{info.name}`, "
+                                   f"whose `@{info.jit_binding.transform}` traces it: a "
+                                   f"`{class_name}` (a plain class, not a pytree) is not a JAX type, so the call "
+                                   "raises TypeError; jit the bound method once in `__init__`, make `self` static "
+                                   "(`static_argnums=0`), or register the class as a pytree")
