@@ -316,8 +316,8 @@ def _block_indent(stmt: ast.stmt, lines: list[str], text_line: int) -> str | Non
         head = block[0]
         line = lines[head.lineno - text_line]
         indent = leading_whitespace(line)
-        if indent and len(indent) == head.col_offset:  # the block's first statement starts its own line
-            return indent
+        if indent and len(indent) == head.col_offset and _starts_logical_line(stmt, head, lines, text_line):
+            return indent  # the block's first statement starts its own line
         # else a suite on its header's line (`if x: y`): simple statements only, no block inside, or an
         # `elif`, whose own blocks come next
         if head.__class__ is ast.If and block is getattr(stmt, "orelse", None) and len(block) == 1 \
@@ -326,6 +326,26 @@ def _block_indent(stmt: ast.stmt, lines: list[str], text_line: int) -> str | Non
             if found is not None:
                 return found
     return None
+
+
+def _starts_logical_line(stmt: ast.stmt, head: ast.stmt, lines: list[str], text_line: int) -> bool:
+    """Whether `head`, first on its line, starts a logical line (an INDENT) rather than continuing its
+    header's after a backslash (`if x: \\` then `    y`: a one-line suite, no indented block)."""
+    n = head.lineno - text_line
+    if n < 1 or not lines[n - 1].endswith("\\"):
+        return True
+    import io
+    import tokenize
+
+    text = "\n".join(lines[stmt.lineno - text_line:n + 1]) + "\n"
+    row = head.lineno - stmt.lineno + 1
+    try:  # (rare: a backslash ends the line before; a comment's backslash does not continue it)
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[0] == row:
+                return token.type == tokenize.INDENT
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return True
 
 
 def _blocks(stmt: ast.stmt):

@@ -242,6 +242,11 @@ INDENTED = {
     "one-line def then loop": "def f(): return 1\nfor i in range(3):\n  \n   print(i)\n",
     "with, while": "with a as b: pass\nwhile x:\n x -= 1\n",
     "async": "async def f():\n   async with a: pass\n   async for i in b:\n      pass\n",
+    # a backslash after the colon continues the header's line: a one-line suite, not a block
+    "suite after a backslash": "if x: \\\n  y = 1\nif z:\n    w = 2\n",
+    "backslashes in a row": "for i in r: \\\n \\\n\tpass\nfor j in r:\n  pass\n",
+    "backslash, then else": "while x: \\\n pass\nelse:\n      pass\n",
+    "a comment's backslash": "if x:  # note \\\n   y\nif z:\n  w\n",
 }
 
 
