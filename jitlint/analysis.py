@@ -324,7 +324,8 @@ class ModuleAnalysis:
     def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
         """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
         "static" (declared static metadata, or a non-array under an equinox filter), "variable" (an nnx
-        Variable: `field_class` says which), None (unknown)."""
+        Variable: `field_class` says which), "layer" (a library layer whose call returns an array:
+        jaxapi.ARRAY_LAYERS), None (unknown)."""
         table = jaxapi.PYTREE_CLASSES.get(class_name)
         if table is not None:
             return table.get(attr, table.get("*"))
@@ -356,6 +357,9 @@ class ModuleAnalysis:
                         const = literal_const(arg.value)
                         if const is not None and const.value == static_value:
                             return "static"
+        ann = field.annotation.annotation
+        if self.qualify_text(dotted(ann) or "") in jaxapi.ARRAY_LAYERS:
+            return "layer"
         kind = annotation_kind(field.annotation)
         if kind == "array":
             return "leaf"
@@ -409,6 +413,8 @@ class ModuleAnalysis:
             return ("variable", cls) if cls is not None else ("leaf", None)
         if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
             return ("leaf", None)
+        if q in jaxapi.ARRAY_LAYERS:
+            return ("layer", q)
         if isinstance(value.func, cst.Name) and value.func.value in self.classes \
                 and self.framework_of(value.func.value) == "nnx":
             return ("subtree", value.func.value)

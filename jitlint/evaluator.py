@@ -985,8 +985,13 @@ class Evaluator:
             if call is not None:
                 return self._call_local(expr, FuncValue(call, bound_self=True), arg_values, in_jit,
                                         self_value=callee_value)
+        if fcls is cst.Call and self.a.call_names.get(func) in jaxapi.ARRAY_LAYERS and any_arg is not None:
+            return _layer_output(any_arg)  # `nn.Dense(4)(x)`: a linen layer applied where it is built
         if isinstance(func, cst.Attribute):
             method = self._resolve_method(func)
+            if method is None and receiver is not None and receiver.class_name is not None and \
+                    self.a.field_kind(receiver.class_name, func.attr.value, receiver.filtered) == "layer":
+                return _layer_output(join(any_arg, receiver))  # `self.linear(x)`: an nnx/equinox layer field
             if method is None and receiver is not None and receiver.class_name is not None:
                 m = self.a.method(receiver.class_name, func.attr.value)
                 method = FuncValue(m, bound_self=True) if m is not None and not m.is_property else None
@@ -1703,6 +1708,11 @@ def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
         return None
     name = names.pop()
     return info.local_defs.get(name) if name is not None else None
+
+
+def _layer_output(inputs: Taint) -> Taint:
+    """What a library layer returns (jaxapi.ARRAY_LAYERS) from traced inputs or traced parameters: one array."""
+    return Taint(inputs.level, inputs.origin, is_array=True)
 
 
 def _as_container(taint: Taint | None) -> Taint | None:

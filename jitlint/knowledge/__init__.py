@@ -20,6 +20,9 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
   LEAF_FIELD_CALLS: calls whose result, assigned to a Module attribute in `__init__`, is traced -> the
   array-like class it is (an nnx Variable, looked up in PYTREE_CLASSES) or None (the array itself); the
   module's other plain attributes are static.
+- ARRAY_LAYERS: library layer classes whose instances, called, return one array (`nnx.Linear(...)(x)`):
+  an nnx Module attribute `__init__` builds with one, an equinox field annotated with one, and a linen
+  layer called where it is built (`nn.Dense(4)(x)`).
 - APPLY_METHODS: linen methods that run `__call__` -> how many leading arguments they take first.
 - MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.
 - EXPORTERS: calls that only lower/serialize a jitted function (it is never dispatched).

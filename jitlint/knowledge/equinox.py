@@ -23,3 +23,8 @@ STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_arra
 MODULE_BASES = {"equinox.Module": "equinox"}
 STATIC_FIELD_CALLS = {"equinox.field": ("static", True)}
 TREE_FUNCTIONS = {"equinox.apply_updates", "equinox.combine", "equinox.tree_at"}
+# Layers whose call returns one array (equinox 0.13.8; not the norms, which return `(array, state)` when
+# given a state, nor `Identity`, which returns its input, nor `BatchNorm`/stateful layers).
+ARRAY_LAYERS = {f"equinox.nn.{name}" for name in (
+    "Linear", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "Embedding", "Dropout", "MLP", "MultiheadAttention")}

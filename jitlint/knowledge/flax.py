@@ -70,6 +70,15 @@ _ACTIVATIONS = ("relu", "relu6", "gelu", "sigmoid", "softmax", "log_softmax", "s
                 "standardize")
 ARRAY_FUNCTIONS = {f"flax.{ns}.{name}" for ns in ("linen", "nnx") for name in _ACTIVATIONS}
 
+# Layers whose call returns one array (flax 0.12.8; not the RNN cells, which return a (carry, output) pair,
+# nor containers such as `Sequential`, which return what their last layer does).
+_NNX_LAYERS = ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose", "Embed", "LayerNorm", "RMSNorm",
+               "BatchNorm", "GroupNorm", "InstanceNorm", "Dropout", "MultiHeadAttention", "LoRA", "LoRALinear")
+_LINEN_LAYERS = ("Dense", "DenseGeneral", "Einsum", "Conv", "ConvTranspose", "ConvLocal", "Embed", "LayerNorm",
+                 "RMSNorm", "BatchNorm", "GroupNorm", "InstanceNorm", "Dropout", "MultiHeadDotProductAttention",
+                 "SelfAttention", "MultiHeadAttention")
+ARRAY_LAYERS = {*(f"flax.nnx.{name}" for name in _NNX_LAYERS), *(f"flax.linen.{name}" for name in _LINEN_LAYERS)}
+
 # Lifted transforms of linen Module classes (`nn.scan(Block, ...)`, `nn.jit(Block)`): the class's
 # `__call__` is traced whenever an instance is applied, with tracers for its inputs.
 LIFTED_TRANSFORMS = {"flax.linen.scan": "scan", "flax.linen.jit": "jit", "flax.linen.remat": "remat",
