@@ -1179,9 +1179,9 @@ class Evaluator:
                          consts=tuple(consts.items()))
 
     def _resolve_method(self, func: cst.Attribute) -> FuncValue | None:
-        """`self.method` inside a class, or `obj.method` with `obj = LocalClass(...)`; through what the
-        object holds: `self.step` set to `jax.jit(...)` in `__init__`, `self.block(x)` / `self.block.f(x)` of
-        `self.block = Block(...)`."""
+        """`self.method` inside a class, `obj.method` with `obj = LocalClass(...)`, or `LocalClass(...).method`;
+        through what the object holds: `self.step` set to `jax.jit(...)` in `__init__`, `self.block(x)` /
+        `self.block.f(x)` of `self.block = Block(...)`."""
         base = func.value
         held_owner = self._self_class(base.value) if isinstance(base, cst.Attribute) else None
         if held_owner is not None:
@@ -1190,6 +1190,8 @@ class Evaluator:
                 m = self.a.method(held.class_name, func.attr.value)
                 return FuncValue(m, bound_self=True) if m is not None and not m.is_property else None
             return None
+        if isinstance(base, cst.Call) and isinstance(base.func, cst.Name) and base.func.value in self.a.classes:
+            return self._method_of(base.func.value, func.attr.value)  # `Model().apply(variables, x)`
         if not isinstance(base, cst.Name):
             return None
         self_owner = self._self_class(base)
@@ -1210,12 +1212,16 @@ class Evaluator:
                 owner = v.class_name
         if owner is None or owner not in self.a.classes:
             return None
-        m = self.a.method(owner, func.attr.value)
-        if m is None and func.attr.value in jaxapi.APPLY_METHODS and self.a.framework_of(owner) == "linen":
+        return self._method_of(owner, func.attr.value)
+
+    def _method_of(self, owner: str, name: str) -> FuncValue | None:
+        """The bound method `name` of an instance of the local class `owner`."""
+        m = self.a.method(owner, name)
+        if m is None and name in jaxapi.APPLY_METHODS and self.a.framework_of(owner) == "linen":
             # `model.apply(variables, x, method=...)` runs `__call__` (or the named method) on `x`.
             m = self.a.method(owner, "__call__")
             if m is not None:
-                return FuncValue(m, bound_self=True, skip_args=jaxapi.APPLY_METHODS[func.attr.value])
+                return FuncValue(m, bound_self=True, skip_args=jaxapi.APPLY_METHODS[name])
         if m is None or m.is_property:
             return None  # `self.probs` of a @property is the value it returns, not a method
         return FuncValue(m, bound_self=True)
