@@ -375,17 +375,16 @@ def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
     return "value"  # not defined here: assume it hashes by value
 
 
-def traced_self(ctx: RuleContext, site: CallSite) -> tuple[str, FunctionInfo] | None:
-    """`t.update(p)`, where `update` is a method under a bare jit decorator (its `self` not static) and `t`
-    is certainly an instance of a plain class of this module: (the class, the method). The receiver's
-    class must be known (built by `Cls(...)` here): `self.update(...)` inside the class may run on a
-    subclass that is a pytree."""
+def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
+    """`t.update(p)` (or `t(p)`, its `__call__`), where the method is under a bare jit decorator (its
+    `self` not static) and `t` is certainly an instance of a plain class of this module: (`t`, the class,
+    the method). The receiver's class must be known (built by `Cls(...)` here): `self.update(...)` inside
+    the class may run on a subclass that is a pytree."""
     a = ctx.analysis
     func = site.node.func
-    if not isinstance(func, cst.Attribute):
-        return None
-    class_name = _instance_of(a, site, func.value)
-    info = a.method(class_name, func.attr.value) if class_name is not None else None
+    receiver, name = (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (func, "__call__")
+    class_name = _instance_of(a, site, receiver)
+    info = a.method(class_name, name) if class_name is not None else None
     if info is None or not info.is_method or not info.positional or len(info.node.decorators) != 1:
         return None
     binding = info.jit_binding
@@ -396,9 +395,9 @@ def traced_self(ctx: RuleContext, site: CallSite) -> tuple[str, FunctionInfo] | 
     if static is None or info.positional[0] in static:
         return None
     if not plain_class(a, class_name) or not plain_class(a, info.class_name, info) or \
-            _attribute_stored(a, func.attr.value):
-        return None  # (an instance attribute of that name would shadow the method)
-    return class_name, info
+            name != "__call__" and _attribute_stored(a, name):
+        return None  # (an instance attribute of that name would shadow the method; not a special method)
+    return receiver, class_name, info
 
 
 def _instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:

@@ -232,8 +232,8 @@ class PlainObjectAsTracedSelf(Rule):
     confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
     raises = ("TypeError",)
     what = """
-        Finds calls `obj.method(...)` where `method` is decorated with `jax.jit` (`pjit`, `pmap`) without
-        making `self` static, and `obj` is certainly an instance of a plain class of the same module:
+        Finds calls `obj.method(...)` (and `obj(...)` of a jitted `__call__`) where the method is decorated
+        with `jax.jit` (`pjit`, `pmap`) without making `self` static, and `obj` is certainly an instance of a plain class of the same module:
         built there by `Cls(...)`, with no decorator, metaclass or base but `object` (or such plain local
         classes), no `__jax_array__`, and its name not used to register it as a pytree or as a base.
         """
@@ -288,8 +288,7 @@ class PlainObjectAsTracedSelf(Rule):
             found = traced_self(ctx, site)
             if found is None:
                 continue
-            class_name, info = found
-            receiver = site.node.func.value
+            receiver, class_name, info = found
             yield Report(receiver, f"`{ctx.short(receiver)}` is passed as `self` to `{class_name}.{info.name}`, "
                                    f"whose `@{info.jit_binding.transform}` traces it: a "
                                    f"`{class_name}` (a plain class, not a pytree) is not a JAX type, so the call "

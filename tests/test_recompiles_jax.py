@@ -110,7 +110,8 @@ def function_names(tree: ast.Module) -> set[str]:
 
 def dead_functions(tree: ast.Module, ran: set[tuple[str, int]]) -> list[tuple[str, int]]:
     """Module-level functions and methods that never ran and that nothing refers to: cases no RUNS entry
-    exercises. (A jitted function that a raising case never reaches is still referred to by that case.)"""
+    exercises. (A jitted function that a raising case never reaches is still referred to by that case; a
+    `__call__` by its class, whose instances a case calls.)"""
     referenced = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     referenced |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     dead = []
@@ -119,7 +120,8 @@ def dead_functions(tree: ast.Module, ran: set[tuple[str, int]]) -> list[tuple[st
             [s for s in stmt.body if isinstance(s, ast.FunctionDef)] if isinstance(stmt, ast.ClassDef) else [])
         for d in defs:
             first_line = min([d.lineno, *(dec.lineno for dec in d.decorator_list)])  # as co_firstlineno
-            if (d.name, first_line) not in ran and d.name not in referenced:
+            called = d.name == "__call__" and isinstance(stmt, ast.ClassDef) and stmt.name in referenced
+            if (d.name, first_line) not in ran and d.name not in referenced and not called:
                 dead.append((d.name, first_line))
     return dead
 
