@@ -54,6 +54,9 @@ class ModuleAnalysis:
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
+        # Names of those read as they are in traced code (`float(SCALE)`): the concrete array itself, not a
+        # tracer, until a jnp/lax function or an operator computes with it (rules/_helpers.traced_in).
+        self.bare_constants: set[cst.Name] = set()
         self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options

@@ -576,6 +576,7 @@ class Evaluator:
             return value
         if (self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval
                 and name in self.a.jax_constants and name not in self.env and self.scope.lookup(name) is None):
+            self.a.bare_constants.add(expr)
             return Taint(TRACED, name, is_array=True, from_constant=True)
         return None
 

@@ -7,8 +7,14 @@ import libcst as cst
 from jitlint.analysis import TRACED, ModuleAnalysis, Site, Taint
 
 
-def traced_in(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED) -> Taint | None:
-    """The taint of `expr` if it holds a tracer at least at `min_level`."""
+def traced_in(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED,
+              array_argument: bool = False) -> Taint | None:
+    """The taint of `expr` if it holds a tracer at least at `min_level`. A module-level jnp array read as it
+    is (`float(SCALE)`, `if SCALE`, `x[MASK]`, `print(SCALE)`) is concrete; it is a tracer only where
+    JAX computes with it: an operator, or (`array_argument`) an argument of a jnp function (measured on
+    JAX 0.10.2: `float(SCALE)` runs under jit, `jnp.nonzero(MASK)` raises)."""
+    if not array_argument and expr in analysis.bare_constants:
+        return None
     t = analysis.taint(expr)
     if t is not None and t.level >= min_level:
         return t
@@ -78,11 +84,12 @@ def calls(analysis: ModuleAnalysis, call: cst.Call, *names: str) -> bool:
     return analysis.call_names.get(call) in names
 
 
-def certain_tracer(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED) -> Taint | None:
+def certain_tracer(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED,
+                   array_argument: bool = False) -> Taint | None:
     """The taint of `expr` when it is surely a traced value (not a container of tracers, nor a value of
     unknown kind). An nnx argument itself counts (a Module there would be a type error either way); the
     fields of such arguments, which may be static Python values, never reach here as taints."""
-    t = traced_in(analysis, expr, min_level)
+    t = traced_in(analysis, expr, min_level, array_argument)
     if t is None or t.container or t.opaque or t.class_name is not None:
         return None
     return t

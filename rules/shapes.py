@@ -363,8 +363,11 @@ class SizeDependentOutput(Rule):
                 arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value in (
                     "a", "ar", "arr", "condition", "ar1", "ar2", "x")]
             short = q.replace("jax.numpy.", "jnp.")
-            traced = next(((e, t) for e, t in ((e, certain_tracer(a, e)) for e in checked) if t), None)
-            maybe = next(((e, t) for e, t in ((e, traced_in(a, e)) for e in checked) if t), None)
+            # (their array arguments are traced by jnp itself: a module-level array too)
+            traced = next(((e, t) for e, t in ((e, certain_tracer(a, e, array_argument=True)) for e in checked)
+                           if t), None)
+            maybe = next(((e, t) for e, t in ((e, traced_in(a, e, array_argument=True)) for e in checked) if t),
+                         None)
             if traced is not None:
                 what = f"traced value {describe(ctx, traced[0], traced[1], site)}"
             elif maybe is not None:
