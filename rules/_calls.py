@@ -150,7 +150,7 @@ def callee_name(sig: JitSignature) -> str:
 
 # ------------------------------------------------------------------------------ what runs more than once
 
-def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
+def repeated_functions(a: ModuleAnalysis, index=None) -> dict[FunctionInfo, str]:
     """Functions whose body runs more than once with the same meaning, with the reason, for messages.
 
     Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
@@ -158,17 +158,25 @@ def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     assumed repeated for its name. Worked out once per file (four rules ask); read only."""
     reasons = a.__dict__.get("_repeated_functions")
     if reasons is None:
-        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a)
+        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a, index)
     return reasons
 
 
-def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
+def _repeated_functions(a: ModuleAnalysis, index) -> dict[FunctionInfo, str]:
     reasons: dict[FunctionInfo, str] = {}
+    # A memoized function runs once per key, and so does what it calls (`runs.memoized`).
+    memoized: dict[FunctionInfo, bool] = {}
+
+    def once_per_key(info: FunctionInfo) -> bool:
+        if info not in memoized:
+            memoized[info] = runs.memoized(a, info, index)
+        return memoized[info]
+
     for site in a.call_sites.values():
         if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops):
             continue
         callee = _called_function(a, site)
-        if callee is None or runs.builds_collection(a, site.loop, site.node, callee):
+        if callee is None or runs.builds_collection(a, site.loop, site.node, callee) or once_per_key(callee):
             continue
         if callee not in reasons:
             reasons[callee] = f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`"
@@ -179,7 +187,8 @@ def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
         for site in a.call_sites.values():
             if site.func in reasons:
                 callee = _called_function(a, site)
-                if callee is not None and callee not in reasons and callee is not site.func:
+                if callee is not None and callee not in reasons and callee is not site.func and \
+                        not once_per_key(callee):
                     reasons[callee] = f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly"
                     changed = True
     return reasons
