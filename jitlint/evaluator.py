@@ -884,6 +884,9 @@ class Evaluator:
                 return tuple(self._element_structure(a) for a in args)
             if q in ("reversed", "sorted", "list", "tuple", "iter", "set", "frozenset") and len(args) == 1:
                 return self._element_structure(args[0])
+            if q in jaxapi.ARRAY_LISTS:
+                element = _element(self._taint_of(iterable))
+                return dataclasses.replace(element, is_array=True) if element is not None else None
             if isinstance(iterable.func, cst.Attribute):
                 method = iterable.func.attr.value
                 receiver = self._taint_of(iterable.func.value)
@@ -1113,6 +1116,8 @@ class Evaluator:
             if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
                 return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)
             return None  # NumPy on constants stays NumPy; on tracers it raises (a rule reports it)
+        if q in jaxapi.ARRAY_LISTS:
+            return _as_container(self._array_result(any_arg, in_jit, expr, q))  # `jnp.split(x, 3)`: a list
         if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
             return self._array_result(any_arg, in_jit, expr, q)
         if q in jaxapi.TREE_FUNCTIONS:
@@ -1236,7 +1241,8 @@ class Evaluator:
             # Calling a jitted function: it has its own context; the result is an array.
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
             self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
-            return self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+            result = self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+            return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
         if not self.recording:
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
@@ -1253,8 +1259,8 @@ class Evaluator:
                                  params, self._closure() if info.parent is self.info else None, traces_constants)
         if variant is not None:
             self._read_return_of(info, variant)
-            if variant.returns_known:
-                return variant.return_taint  # walked in this context: None means a Python value
+            if variant.returns_known:  # walked in this context: None means a Python value
+                return _derivative_result(fv, variant.return_taint, arg_taints)
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
 
     def _note_eager_objects(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
@@ -1432,8 +1438,9 @@ class Evaluator:
         chain = [(q, expr), *chain]
         binding = self._start_context(fv, chain, expr)
         if transform.returns_function:  # not `out, f_jvp = jax.linearize(f, x)`: values, not a function
+            derivative = transform.result if transform.kind == "grad" else fv.derivative
             self._last_call_value = dataclasses.replace(fv, transform=q if transform.kind == "jit" else None,
-                                                        binding=binding, partial=False)
+                                                        binding=binding, partial=False, derivative=derivative)
 
     def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
         node = info.node
@@ -1716,6 +1723,24 @@ def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
     name = names.pop()
     return info.local_defs.get(name) if name is not None else None
 
+
+def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) -> Taint | None:
+    """What a call of `jax.grad(f)` & co. returns (FuncValue.derivative), given what `f` returns: the
+    structure of the argument differentiated, an array only where every argument is one (`argnums` may
+    pick any), a pytree of tracers for a dict of parameters, else unknown; value_and_grad: the pair."""
+    if result is None or fv.derivative is None:
+        return result
+    args = list(arg_taints)
+    if args and all(isinstance(t, Taint) and t.is_array and not t.container and not t.opaque for t in args):
+        grads = result
+    elif args and isinstance(args[0], Taint) and args[0].container:
+        grads = dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=None)
+    else:
+        grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
+    if fv.derivative == "like_argument":
+        return grads
+    value = dataclasses.replace(result, is_bool=False)  # a scalar array (or `(value, aux)` with has_aux)
+    return dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=(value, grads))
 
 def _layer_output(inputs: Taint) -> Taint:
     """What a library layer returns (jaxapi.ARRAY_LAYERS) from traced inputs or traced parameters: one array."""

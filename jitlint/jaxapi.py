@@ -47,6 +47,7 @@ ARRAY_FUNCTIONS = _merged("ARRAY_FUNCTIONS", set())
 TREE_FUNCTIONS = _merged("TREE_FUNCTIONS", set())
 LIFTED_TRANSFORMS = _merged("LIFTED_TRANSFORMS", {})
 ARRAY_LAYERS = _merged("ARRAY_LAYERS", set())
+ARRAY_LISTS = _merged("ARRAY_LISTS", set())
 MEMOIZERS = _merged("MEMOIZERS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 

@@ -154,6 +154,9 @@ class FuncValue:
     binding: "JitBinding | None" = None  # the jit options, when `transform` is set
     consts: tuple[tuple[str, "Const"], ...] = ()  # partial-bound literal arguments, by parameter
     skip_args: int = 0  # leading call arguments the function does not see (`model.apply(variables, x)`)
+    # Wrapped by a derivative (`jax.grad(f)`): what calling it returns instead of what `f` does
+    # (Transform.result: "like_argument", "value_and_argument").
+    derivative: str | None = None
 
 
 @dataclass

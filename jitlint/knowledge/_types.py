@@ -25,3 +25,7 @@ class Transform:
     rewrap_retraces: bool = False
     # False for transforms that call the function at once and return values (jvp, vjp, linearize).
     returns_function: bool = True
+    # What calling the transformed function returns: "array" (what the function returns: arrays, as far
+    # as jitlint knows), "like_argument" (derivatives: the structure of the argument differentiated, a
+    # pytree for a dict of parameters), "value_and_argument" (the pair (value, derivatives)).
+    result: str = "array"

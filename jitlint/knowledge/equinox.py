@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from jitlint.knowledge._types import Transform
-from jitlint.knowledge.jax import GRAD
+from jitlint.knowledge.jax import GRAD, VALUE_AND_GRAD
 
 TRANSFORMS = {
     "equinox.filter_jit": Transform("jit", filtered=True),
     "equinox.filter_pmap": Transform("jit", filtered=True),
     "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
     "equinox.filter_grad": GRAD,
-    "equinox.filter_value_and_grad": GRAD,
+    "equinox.filter_value_and_grad": VALUE_AND_GRAD,
 }
 
 LAX_BODIES = {"equinox.internal.scan": ((0,), ("f",))}

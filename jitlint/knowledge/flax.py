@@ -8,14 +8,14 @@ linen module's `model.apply` is a bound method, a new object on each access.
 from __future__ import annotations
 
 from jitlint.knowledge._types import Transform
-from jitlint.knowledge.jax import GRAD
+from jitlint.knowledge.jax import GRAD, VALUE_AND_GRAD
 
 TRANSFORMS = {
     "flax.nnx.jit": Transform("jit", "static_argnums", "static_argnames", graph_nodes=True,
                               rewrap_retraces=True),
     "flax.nnx.vmap": Transform("vmap", traces_constants=False, graph_nodes=True),
     "flax.nnx.grad": GRAD,
-    "flax.nnx.value_and_grad": GRAD,
+    "flax.nnx.value_and_grad": VALUE_AND_GRAD,
     "flax.nnx.remat": Transform("jit", "static_argnums", None, graph_nodes=True),
     "flax.nnx.checkpoint": Transform("jit", "static_argnums", None, graph_nodes=True),
     "flax.nnx.eval_shape": Transform("jit", graph_nodes=True),

@@ -14,7 +14,8 @@ PMAP = Transform("jit", "static_broadcasted_argnums", None)
 CHECKPOINT = Transform("jit", "static_argnums", None)
 STAGING = Transform("jit", "static_argnums", None)  # eval_shape / make_jaxpr
 VMAP = Transform("vmap", traces_constants=False)
-GRAD = Transform("grad", traces_constants=False)
+GRAD = Transform("grad", traces_constants=False, result="like_argument")
+VALUE_AND_GRAD = Transform("grad", traces_constants=False, result="value_and_argument")
 APPLIED_GRAD = Transform("grad", traces_constants=False, returns_function=False)
 
 TRANSFORMS: dict[str, Transform] = {
@@ -30,7 +31,7 @@ TRANSFORMS: dict[str, Transform] = {
     "jax.make_jaxpr": STAGING,
     "jax.vmap": VMAP,
     "jax.grad": GRAD,
-    "jax.value_and_grad": GRAD,
+    "jax.value_and_grad": VALUE_AND_GRAD,
     "jax.jacfwd": GRAD,
     "jax.jacrev": GRAD,
     "jax.hessian": GRAD,
@@ -160,9 +161,15 @@ ARRAY_MODULE_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "ja
                          "jax.image.", "jax.ops.", "jax.device_put")
 
 # jax functions that hand back their (traced) arguments or arrays built from them.
-PASS_THROUGH = {"jax.device_put", "jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten",
-                "jax.tree.flatten", "jax.tree_util.tree_unflatten", "jax.tree.unflatten", "jax.block_until_ready",
-                "jax.tree_util.tree_reduce", "jax.tree.reduce", "jax.lax.stop_gradient"}
+PASS_THROUGH = {"jax.device_put", "jax.block_until_ready", "jax.tree_util.tree_reduce", "jax.tree.reduce",
+                "jax.lax.stop_gradient"}
+# Calls returning a pytree built from their arguments (a Python list of the leaves, a (leaves, treedef)
+# pair): iterating one is a loop over a few items, not over an array's rows.
+TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten",
+                  "jax.tree_util.tree_unflatten", "jax.tree.unflatten"}
+# jnp calls returning a Python list of arrays (its elements are arrays; it is not one).
+ARRAY_LISTS = {f"jax.numpy.{name}" for name in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+                                                 "broadcast_arrays")}
 
 LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 LOGGING_MODULES = {"logging", "absl.logging"}
