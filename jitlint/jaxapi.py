@@ -48,6 +48,7 @@ TREE_FUNCTIONS = _merged("TREE_FUNCTIONS", set())
 LIFTED_TRANSFORMS = _merged("LIFTED_TRANSFORMS", {})
 ARRAY_LAYERS = _merged("ARRAY_LAYERS", set())
 ARRAY_LISTS = _merged("ARRAY_LISTS", set())
+ARRAY_SCHEDULES = _merged("ARRAY_SCHEDULES", set())
 MEMOIZERS = _merged("MEMOIZERS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 

@@ -107,6 +107,11 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
         if isinstance(func, cst.Name) and func.value in ctx.analysis.classes and \
                 class_hash_kind(ctx.analysis, func.value) == "unhashable":
             return f"a `{func.value}` object (a dataclass without `frozen=True`, or `__eq__` without `__hash__`)"
+        builders = [func] if isinstance(func, cst.Call) else _assigned(ctx, site, func.value) if \
+            isinstance(func, cst.Name) else []
+        if builders and all(isinstance(b, cst.Call) and ctx.analysis.call_names.get(b) in jaxapi.ARRAY_SCHEDULES
+                            for b in builders):
+            return "a JAX array (what an optax schedule returns)"
     if isinstance(expr, cst.Name) and depth < 3:
         sources = _assigned(ctx, site, expr.value)
         kinds = [_unhashable(ctx, site, s, depth + 1) for s in sources]
@@ -376,6 +381,8 @@ class LoopVaryingStaticArg(Rule):
         for site, sig, arg in _static_calls(ctx):
             if site.loop is None or _bounded(ctx, site, arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
                 continue  # a few values: a few compiles, by design
+            if _unhashable(ctx, site, arg.expr) is not None:
+                continue  # the call raises (JIT304) before anything compiles
             varying = _varying_names(site)
             used = sorted(_names_in(arg.expr) & varying)
             if not used:

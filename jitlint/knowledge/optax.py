@@ -20,6 +20,13 @@ ARRAY_FUNCTIONS = {
     "optax.tree_utils.tree_l2_norm", "optax.tree_utils.tree_vdot", "optax.tree_utils.tree_sum",
 }
 ARRAY_MODULE_PREFIXES = ("optax.losses.",)
+# Schedule constructors whose schedules return a JAX array for a step (optax 0.2.8; not
+# `constant_schedule`, whose schedule returns its Python float): unhashable, so not a static argument.
+ARRAY_SCHEDULES = {f"optax.{name}" for name in (
+    "linear_schedule", "cosine_decay_schedule", "exponential_decay", "piecewise_constant_schedule",
+    "warmup_cosine_decay_schedule", "polynomial_schedule", "cosine_onecycle_schedule",
+    "warmup_exponential_decay_schedule", "linear_onecycle_schedule", "piecewise_interpolate_schedule",
+    "sgdr_schedule", "join_schedules", "warmup_constant_schedule")}
 # Functions returning a pytree built from their (traced) arguments.
 TREE_FUNCTIONS = {"optax.apply_updates", "optax.incremental_update", "optax.periodic_update",
                   "optax.tree_utils.tree_add", "optax.tree_utils.tree_sub", "optax.tree_utils.tree_scalar_mul",
