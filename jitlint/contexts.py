@@ -129,6 +129,9 @@ class FunctionInfo:
         self.own_returns: list[cst.Return] | None = None  # runs.own_returns, computed on first use
         # Local classes of the objects callers pass to parameters of this (jitted) function.
         self.param_classes: dict[str, str | None] = {}
+        # Parameters (of a jitted function) every caller in the module passes a Python number or bool to
+        # (True: a traced scalar inside), or something else somewhere (False).
+        self.param_scalars: dict[str, bool] = {}
         # Functions/objects eager callers pass (None where they disagree), for the eager walk.
         self.eager_values: dict[str, Value] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}

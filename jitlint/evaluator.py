@@ -1241,6 +1241,7 @@ class Evaluator:
             # Calling a jitted function: it has its own context; the result is an array.
             self._note_passed(info, expr, fv, skip_first or fv.bound_self)
             self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
+            self._note_scalars(info, expr, fv, arg_values, skip_first or fv.bound_self)
             result = self._array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
             return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
@@ -1289,6 +1290,21 @@ class Evaluator:
             elif info.param_classes[name] != cls:
                 info.param_classes[name] = None
         if grew and info.traced:
+            self.a._enqueue_context_refresh(info)
+
+    def _note_scalars(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                      skip_self: bool) -> None:
+        """Python numbers and bools callers pass to a jitted function (`step(x, True)`): traced scalars
+        inside, whose truth value JAX cannot take."""
+        changed = False
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
+            scalar = isinstance(v, Const) and type(v.value) in (bool, int, float)
+            before = info.param_scalars.get(name)
+            now = scalar if before is None else before and scalar
+            if now != before:
+                info.param_scalars[name] = now
+                changed = True
+        if changed and info.traced:
             self.a._enqueue_context_refresh(info)
 
     def _passed_values(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
@@ -1530,7 +1546,8 @@ class Evaluator:
             module_class = self._module_class_of(info, name)
             if filtered and kind != "array" and module_class is None:
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either
-            is_array = kind in ("array", "scalar") or name in info.scalar_defaults
+            is_array = kind in ("array", "scalar") or name in info.scalar_defaults or \
+                info.param_scalars.get(name) is True and first.kind == "jit"
             container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
             # An nnx Module is a pytree under plain jax.jit too: its plain attributes are static there.
             nnx_module = module_class is not None and self.a.framework_of(module_class) == "nnx"
