@@ -388,8 +388,10 @@ class TracedShape(Rule):
     raises = ("TypeError", "ConcretizationTypeError")
     what = """
         Finds traced values used where JAX needs a static shape or size: array constructors
-        (`jnp.zeros`, `ones`, `full`, `empty`, `eye`, `arange`, `linspace(num=)`), `reshape`,
-        `broadcast_to`, `tile`, and `jax.random.*(key, shape)`.
+        (`jnp.zeros`, `ones`, `full`, `empty`, `eye`, `arange`, `linspace(num=)`, `*_like(shape=)`),
+        `reshape`, `broadcast_to`, `tile`, `jnp.pad` widths, `jnp.split` counts, `jnp.expand_dims` axes,
+        `jax.nn.one_hot(num_classes)`, `lax.top_k(k)`, `lax.dynamic_slice` sizes, `lax.scan(length=)`,
+        and `jax.random.*(key, shape)` and `jax.random.split(key, num)`.
         """
     why = """
         Shapes must be known at trace time. A non-static argument is traced even when the caller passes

@@ -152,6 +152,21 @@ SHAPE_ARGS: dict[str, tuple[int, str]] = {
     "jax.random.categorical": (3, "shape"),
     "jax.lax.full": (0, "shape"), "jax.lax.iota": (1, "size"), "jax.lax.broadcast": (1, "sizes"),
     "jax.lax.reshape": (1, "new_sizes"),
+    # Sizes, counts and shapes measured on JAX 0.10.2 (a traced int raises TypeError or
+    # ConcretizationTypeError, or a subclass of one):
+    "jax.nn.one_hot": (1, "num_classes"), "jax.numpy.pad": (1, "pad_width"),
+    "jax.numpy.split": (1, "indices_or_sections"), "jax.numpy.expand_dims": (1, "axis"),
+    "jax.numpy.zeros_like": (2, "shape"), "jax.numpy.ones_like": (2, "shape"),
+    "jax.numpy.full_like": (3, "shape"), "jax.numpy.indices": (0, "dimensions"),
+    "jax.numpy.triu_indices": (0, "n"), "jax.numpy.tril_indices": (0, "n"), "jax.numpy.diag_indices": (0, "n"),
+    "jax.numpy.logspace": (2, "num"), "jax.numpy.geomspace": (2, "num"), "jax.numpy.hanning": (0, "M"),
+    "jax.random.split": (1, "num"), "jax.random.choice": (2, "shape"), "jax.random.exponential": (1, "shape"),
+    "jax.random.gumbel": (1, "shape"), "jax.random.laplace": (1, "shape"), "jax.random.rademacher": (1, "shape"),
+    "jax.random.truncated_normal": (3, "shape"), "jax.random.poisson": (2, "shape"),
+    "jax.random.gamma": (2, "shape"), "jax.random.orthogonal": (1, "n"),
+    "jax.lax.top_k": (1, "k"), "jax.lax.dynamic_slice": (2, "slice_sizes"),
+    "jax.lax.dynamic_slice_in_dim": (2, "slice_size"), "jax.lax.broadcast_in_dim": (1, "shape"),
+    "jax.lax.scan": (3, "length"), "jax.image.resize": (1, "shape"),
 }
 # Array methods taking a shape.
 SHAPE_METHODS = {"reshape", "broadcast_to"}
