@@ -384,15 +384,13 @@ def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
     return "value"  # not defined here: assume it hashes by value
 
 
-def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
-    """`t.update(p)` (or `t(p)`, its `__call__`), where the method is under a bare jit decorator (its
-    `self` not static) and `t` is certainly an instance of a plain class of this module: (`t`, the class,
-    the method). The receiver's class must be known (built by `Cls(...)` here): `self.update(...)` inside
-    the class may run on a subclass that is a pytree."""
+def jitted_method_call(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
+    """`t.update(p)` (or `t(p)`, its `__call__`) where `t` is certainly an instance of a local class and the
+    method is under a jit decorator alone: (`t`, the class, the method)."""
     a = ctx.analysis
     func = site.node.func
     receiver, name = (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (func, "__call__")
-    class_name = _instance_of(a, site, receiver)
+    class_name = instance_of(a, site, receiver)
     info = a.method(class_name, name) if class_name is not None else None
     if info is None or not info.is_method or not info.positional or len(info.node.decorators) != 1:
         return None
@@ -400,16 +398,29 @@ def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, s
     if binding is None or binding.bound_self or not isinstance(binding.node, cst.Decorator) or \
             binding.transform not in jaxapi.TRANSFORMS or jaxapi.TRANSFORMS[binding.transform].filtered:
         return None
-    static = binding.static_params()
-    if static is None or info.positional[0] in static:
-        return None
-    if not plain_class(a, class_name) or not plain_class(a, info.class_name, info) or \
-            name != "__call__" and _attribute_stored(a, name):
-        return None  # (an instance attribute of that name would shadow the method; not a special method)
+    if name != "__call__" and _attribute_stored(a, name):
+        return None  # an instance attribute of that name would shadow the method (not a special method)
     return receiver, class_name, info
 
 
-def _instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:
+def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
+    """`t.update(p)` (or `t(p)`, its `__call__`), where the method is under a bare jit decorator (its
+    `self` not static) and `t` is certainly an instance of a plain class of this module: (`t`, the class,
+    the method). The receiver's class must be known (built by `Cls(...)` here): `self.update(...)` inside
+    the class may run on a subclass that is a pytree."""
+    found = jitted_method_call(ctx, site)
+    if found is None:
+        return None
+    receiver, class_name, info = found
+    static = info.jit_binding.static_params()
+    if static is None or info.positional[0] in static:
+        return None
+    if not plain_class(ctx.analysis, class_name) or not plain_class(ctx.analysis, info.class_name, info):
+        return None
+    return found
+
+
+def instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:
     """The local class `expr` is certainly an instance of: `Cls(...)`, or a name only ever bound to `Cls(...)`."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in a.classes:
         return expr.func.value

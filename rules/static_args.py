@@ -18,10 +18,11 @@ from jitlint.cstwalk import children
 from jitlint.finding import Applicability, Severity
 from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
-from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls
+from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls, jitted_method_call
 from ._helpers import builtin_usable
 
-_UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray")
+_UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray", "argparse.Namespace")
+_PARSERS = {"argparse.ArgumentParser"}  # their `parse_args()` returns an argparse.Namespace (no __hash__)
 _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
                        "concatenate", "zeros_like", "ones_like", "full_like"}
 _DATA_METHODS = ("item", "sum", "max", "min", "mean", "argmax", "argmin", "tolist", "count_nonzero")
@@ -107,10 +108,10 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
         if isinstance(func, cst.Name) and func.value in ctx.analysis.classes and \
                 class_hash_kind(ctx.analysis, func.value) == "unhashable":
             return f"a `{func.value}` object (a dataclass without `frozen=True`, or `__eq__` without `__hash__`)"
-        builders = [func] if isinstance(func, cst.Call) else _assigned(ctx, site, func.value) if \
-            isinstance(func, cst.Name) else []
-        if builders and all(isinstance(b, cst.Call) and ctx.analysis.call_names.get(b) in jaxapi.ARRAY_SCHEDULES
-                            for b in builders):
+        if isinstance(func, cst.Attribute) and func.attr.value == "parse_args" and _built_by(ctx, site, func.value,
+                                                                                             _PARSERS):
+            return "an `argparse.Namespace` (it defines `__eq__` without `__hash__`)"
+        if _built_by(ctx, site, func, jaxapi.ARRAY_SCHEDULES):
             return "a JAX array (what an optax schedule returns)"
     if isinstance(expr, cst.Name) and depth < 3:
         sources = _assigned(ctx, site, expr.value)
@@ -118,6 +119,14 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
         if sources and all(kinds):
             return f"`{expr.value}`, {kinds[0]}"
     return None
+
+
+def _built_by(ctx: RuleContext, site, expr: cst.BaseExpression, makers: set[str]) -> bool:
+    """`expr` is a call of one of `makers`, or a name only ever bound to such calls."""
+    sources = [expr] if isinstance(expr, cst.Call) else _assigned(ctx, site, expr.value) \
+        if isinstance(expr, cst.Name) else []
+    return bool(sources) and all(isinstance(s, cst.Call) and ctx.analysis.call_names.get(s) in makers
+                                 for s in sources)
 
 
 def _data_derived(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str], depth: int = 0) -> str | None:
@@ -533,7 +542,11 @@ class UnhashableStaticArg(Rule):
     severity = Severity.ERROR
     confirmed_by = STATIC_RETRACES
     raises = ("ValueError",)
-    what = "Finds lists, dicts, sets and NumPy/JAX arrays passed to static parameters of jitted functions."
+    what = """
+        Finds lists, dicts, sets, NumPy/JAX arrays (an optax schedule's value too), `argparse.Namespace`
+        objects and instances of unhashable local classes passed to static parameters of jitted functions,
+        and such an object as the static `self` of a jitted method (`static_argnums=0`).
+        """
     why = """
         Static arguments are hashed to look up the compile cache. These types are unhashable, so the call
         fails with `ValueError: Non-hashable static arguments are not supported`.
@@ -659,6 +672,19 @@ class UnhashableStaticArg(Rule):
                     yield Report(expr, f"{kind} is passed to `{via}`, which hands it to static parameter "
                                        f"`{arg.param}` of jitted `{callee_name(sig)}`: static arguments must be "
                                        "hashable, so the call raises ValueError; pass a tuple")
+        # `self` made static (`static_argnums=0`) on an object that cannot be hashed.
+        for site in ctx.analysis.call_sites.values():
+            found = jitted_method_call(ctx, site)
+            if found is None:
+                continue
+            receiver, class_name, info = found
+            static = info.jit_binding.static_params()
+            if static and info.positional[0] in static and class_hash_kind(ctx.analysis, class_name) == "unhashable":
+                yield Report(receiver, f"`{ctx.short(receiver)}`, a `{class_name}` object (a dataclass without "
+                                       "`frozen=True`, or `__eq__` without `__hash__`), is the static `self` of "
+                                       f"jitted `{class_name}.{info.name}`: static arguments must be hashable, so "
+                                       "the call raises ValueError; make the class frozen (`frozen=True`) or "
+                                       "hash it by value")
 
 
 # How a callee may use a static list (or set) for a tuple (frozenset) to behave the same: it only reads
