@@ -13,7 +13,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi
+from jitlint import jaxapi, runs
 from jitlint.analysis import GRAD_TRACED
 from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
@@ -561,7 +561,7 @@ class RangeOfTracer(Rule):
                                        "fine there) or make the bound a static argument")
                     break
         for node, site in a.sites_of(cst.Subscript):
-            if not isinstance(node.value, (cst.List, cst.Tuple)):
+            if not _python_sequence(a, site, node.value):
                 continue
             for el in node.slice:
                 if isinstance(el.slice, cst.Index):
@@ -571,6 +571,16 @@ class RangeOfTracer(Rule):
                                            f"{describe(ctx, el.slice.value, traced, site)} {where(site)} raises "
                                            "TracerIntegerConversionError; index a `jnp.array` or use `lax.switch`")
                         break
+
+
+def _python_sequence(a, site, expr: cst.BaseExpression) -> bool:
+    """A Python list or tuple: a display, or a name only ever bound to displays (`WEIGHTS = [1.0, 2.0]`)."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return True
+    if not isinstance(expr, cst.Name):
+        return False
+    sources = runs.assigned(a, site.func, expr.value)
+    return bool(sources) and all(isinstance(s, (cst.List, cst.Tuple, cst.ListComp)) for s in sources)
 
 
 class TracedSliceBound(Rule):
