@@ -14,7 +14,7 @@ CODES: dict[str, tuple[str, str, str, str]] = {
     'JIT201': ('fresh-callable-static-arg', 'static', 'warning',
                'A lambda/partial/nested def built per call passed as a static argument recompiles every call'),
     'JIT202': ('callable-to-traced-arg', 'static', 'error',
-               'A function passed to a non-static parameter of a jitted function raises TypeError'),
+               'A function (or an optax optimizer, a linen Module) passed to a non-static parameter raises TypeError'),
     'JIT203': ('identity-hashed-static-arg', 'static', 'warning',
                'An object built per call (hashed by identity) passed as a static argument recompiles every call'),
     'JIT204': ('plain-object-as-traced-self', 'static', 'error',

@@ -49,6 +49,7 @@ LIFTED_TRANSFORMS = _merged("LIFTED_TRANSFORMS", {})
 ARRAY_LAYERS = _merged("ARRAY_LAYERS", set())
 ARRAY_LISTS = _merged("ARRAY_LISTS", set())
 ARRAY_SCHEDULES = _merged("ARRAY_SCHEDULES", set())
+OBJECTS_OF_FUNCTIONS = _merged("OBJECTS_OF_FUNCTIONS", set())
 MEMOIZERS = _merged("MEMOIZERS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 

@@ -334,6 +334,24 @@ def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool
     return False
 
 
+def non_jax_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -> str | None:
+    """An object certainly not a JAX type, built here (`tx = optax.adam(...)`, `model = MLP()` of a linen
+    Module class): described, else None. (nnx and equinox Modules are pytrees, fine.)"""
+    a = ctx.analysis
+    sources = [expr] if isinstance(expr, cst.Call) else runs.assigned(a, site.func, expr.value) \
+        if isinstance(expr, cst.Name) and not (site.func is not None and expr.value in site.func.params) else []
+    if not sources or not all(isinstance(s, cst.Call) for s in sources):
+        return None
+    if all(a.call_names.get(s) in jaxapi.OBJECTS_OF_FUNCTIONS for s in sources):
+        return "an optax `GradientTransformation` (a tuple of functions)"
+    classes = {s.func.value if isinstance(s.func, cst.Name) else None for s in sources}
+    if len(classes) == 1:
+        cls = classes.pop()
+        if cls in a.classes and a.framework_of(cls) == "linen":
+            return f"a `{cls}` linen Module (a dataclass, not a pytree)"
+    return None
+
+
 def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value,
                            repeated: dict) -> str | None:
     """An object built per call whose hash is its identity (so it never hits the compile cache)."""

@@ -16,7 +16,7 @@ from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
-                     jitted_calls, repeated_functions, traced_self)
+                     jitted_calls, non_jax_object, repeated_functions, traced_self)
 
 
 class FreshCallableStaticArg(Rule):
@@ -99,13 +99,15 @@ class FreshCallableStaticArg(Rule):
 class CallableToTracedArg(Rule):
     code = "JIT202"
     name = "callable-to-traced-arg"
-    summary = "A function passed to a non-static parameter of a jitted function raises TypeError"
+    summary = "A function (or an optax optimizer, a linen Module) passed to a non-static parameter raises TypeError"
     severity = Severity.ERROR
     confirmed_by = Confirmation(retraces=frozenset({"new_function", "static", "structure"}))
     raises = ("TypeError",)
     what = """
         Finds calls of a jitted function (`jax.jit`/`pjit`/`pmap`) that pass a plain Python function -- a
-        def, lambda, `functools.partial` or bound method -- to a parameter that is not static.
+        def, lambda, `functools.partial` or bound method -- to a parameter that is not static; and objects
+        made of functions or that are not pytrees, built where jitlint sees them: an optax
+        `GradientTransformation` (`tx = optax.adam(...)`), an instance of a linen Module class.
         """
     why = """
         Non-static arguments must be arrays or pytrees of arrays. A function is neither, so JAX raises
@@ -152,6 +154,13 @@ class CallableToTracedArg(Rule):
                     yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
                                            f"`{arg.param}` of jitted `{callee_name(sig)}`: functions are not JAX types, "
                                            f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
+                    continue
+                described = non_jax_object(ctx, site, arg.expr)
+                if described is not None:
+                    yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, {described}, is passed to non-static "
+                                           f"parameter `{arg.param}` of jitted `{callee_name(sig)}`: it is not a JAX "
+                                           "type, so the call raises TypeError; close over it, or mark it static "
+                                           f"(`static_argnames=\"{arg.param}\"`)")
 
 
 class IdentityHashedStaticArg(Rule):

@@ -23,6 +23,8 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
 - ARRAY_LAYERS: library layer classes whose instances, called, return one array (`nnx.Linear(...)(x)`):
   an nnx Module attribute `__init__` builds with one, an equinox field annotated with one, and a linen
   layer called where it is built (`nn.Dense(4)(x)`).
+- OBJECTS_OF_FUNCTIONS: calls returning an object made of functions (an optax `GradientTransformation`):
+  not a JAX type.
 - ARRAY_SCHEDULES: calls building a schedule (a function of the step) that returns a JAX array.
 - APPLY_METHODS: linen methods that run `__call__` -> how many leading arguments they take first.
 - MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.
