@@ -993,6 +993,9 @@ class Evaluator:
             return _layer_output(any_arg)  # `nn.Dense(4)(x)`: a linen layer applied where it is built
         if isinstance(func, cst.Attribute):
             method = self._resolve_method(func)
+            state = self._linen_state(func) if method is None and in_jit else None
+            if state is not None:
+                return state
             if method is None and receiver is not None and receiver.class_name is not None and \
                     self.a.field_kind(receiver.class_name, func.attr.value, receiver.filtered) == "layer":
                 return _layer_output(join(any_arg, receiver))  # `self.linear(x)`: an nnx/equinox layer field
@@ -1024,6 +1027,18 @@ class Evaluator:
             return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False,
                                        opaque=True)
         return None
+
+    def _linen_state(self, func: cst.Attribute) -> Taint | None:
+        """`self.param(...)` / `self.variable(...)` of a linen Module applied inside jit: its parameters and
+        variables are the (traced) arrays of the variables passed to `apply`."""
+        name = func.attr.value
+        if name not in jaxapi.LINEN_STATE_METHODS:
+            return None
+        owner = self._self_class(func.value)
+        if owner is None or self.a.framework_of(owner) != "linen" or self.a.method(owner, name) is not None:
+            return None
+        cls = jaxapi.LINEN_STATE_METHODS[name]
+        return Taint(TRACED, f"self.{name}(...)", is_array=cls is None, from_constant=True, class_name=cls)
 
     def _method_call(self, name: str, receiver: Taint | None, arg_taints, expr: cst.Call) -> Taint | None:
         if receiver is None:

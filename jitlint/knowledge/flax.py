@@ -48,6 +48,11 @@ LEAF_FIELD_CALLS = {**{f"flax.nnx.{name}": NNX_VARIABLE for name in (
     "OptVariable", "Perturbation", "RngCount", "RngKey", "RngState")}, "flax.nnx.data": None}
 # linen Module methods that run `__call__` with the arguments after the first (the variables / the rngs).
 APPLY_METHODS = {"apply": 1, "init": 1, "init_with_output": 1}
+# A linen Module's own state, in `setup` or a compact `__call__`: `self.param(...)` is the parameter's
+# array (a tracer when the module is applied inside jit), `self.variable(...)` a Variable whose `.value`
+# is one. Method name -> the class of what it returns (None: the array itself).
+LINEN_VARIABLE = "flax.core.scope.Variable"
+LINEN_STATE_METHODS = {"param": None, "variable": LINEN_VARIABLE}
 
 # Pytree classes whose fields jitlint knows: qualified name -> field -> "leaf" (a traced array under jit),
 # "subtree" (a container of leaves) or "static" (pytree metadata: never traced); "*": any other field.
@@ -56,6 +61,7 @@ PYTREE_CLASSES = {
     TRAIN_STATE: {"step": "leaf", "params": "subtree", "opt_state": "subtree", "apply_fn": "static", "tx": "static"},
     # A Variable's value is the traced array; every other attribute ("*") is static metadata.
     NNX_VARIABLE: {"value": "leaf", "raw_value": "leaf", "*": "static"},
+    LINEN_VARIABLE: {"value": "leaf", "*": "static"},
 }
 # Calls that build one: qualified name -> (class, the keyword holding its model's apply function).
 CONSTRUCTORS = {TRAIN_STATE + ".create": (TRAIN_STATE, "apply_fn")}
