@@ -418,6 +418,12 @@ class ModuleAnalysis:
             return ("leaf", None)
         if q in jaxapi.ARRAY_LAYERS:
             return ("layer", q)
+        if isinstance(value.func, cst.Name) and value.func.value in self.classes:
+            # `class Count(nnx.Variable)`, as the nnx docs define their own state: a Variable too.
+            variable = next((jaxapi.LEAF_FIELD_CALLS[b] for b in self.library_bases(value.func.value)
+                             if jaxapi.LEAF_FIELD_CALLS.get(b)), None)
+            if variable is not None:
+                return ("variable", variable)
         if isinstance(value.func, cst.Name) and value.func.value in self.classes \
                 and self.framework_of(value.func.value) == "nnx":
             return ("subtree", value.func.value)
