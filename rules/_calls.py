@@ -334,6 +334,27 @@ def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool
     return False
 
 
+def loops_over_functions(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -> bool:
+    """`for act in (relu, jnp.tanh): f(x, act)`: a loop variable over a display of functions only (defs of
+    the module, lambdas, library functions), bound nowhere else there."""
+    if not isinstance(expr, cst.Name):
+        return False
+    a = ctx.analysis
+    loop = next((lp for lp in reversed(site.loops) if isinstance(lp, cst.For) and isinstance(lp.target, cst.Name)
+                 and lp.target.value == expr.value), None)
+    if loop is None or not isinstance(loop.iter, (cst.Tuple, cst.List)) or not loop.iter.elements:
+        return False
+    if any(source is not loop.iter for source in runs.assigned(a, site.func, expr.value)):
+        return False
+
+    def function(el: cst.BaseExpression) -> bool:
+        if isinstance(el, cst.Name) and a.lookup_function(el.value, site.func) is not None:
+            return not runs.assigned(a, site.func, el.value)
+        return is_function_value(ctx, el, None)
+
+    return all(not isinstance(el, cst.StarredElement) and function(el.value) for el in loop.iter.elements)
+
+
 def non_jax_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -> str | None:
     """An object certainly not a JAX type, built here (`tx = optax.adam(...)`, `model = MLP()` of a linen
     Module class): described, else None. (nnx and equinox Modules are pytrees, fine.)"""

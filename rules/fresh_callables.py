@@ -16,7 +16,7 @@ from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
-                     jitted_calls, non_jax_object, repeated_functions, traced_self)
+                     jitted_calls, loops_over_functions, non_jax_object, repeated_functions, traced_self)
 
 
 class FreshCallableStaticArg(Rule):
@@ -150,7 +150,7 @@ class CallableToTracedArg(Rule):
             for arg in args:
                 if arg.static is not False:
                     continue
-                if is_function_value(ctx, arg.expr, arg.value):
+                if is_function_value(ctx, arg.expr, arg.value) or loops_over_functions(ctx, site, arg.expr):
                     yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
                                            f"`{arg.param}` of jitted `{callee_name(sig)}`: functions are not JAX types, "
                                            f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
