@@ -1508,6 +1508,7 @@ class Evaluator:
         if info.is_method and info.positional and (decorated or fv.bound_self):
             static.add(info.positional[0])
         statics_known = True
+        raises_at_wrap = False  # static options naming no parameter: the jit raises ValueError (JIT305)
         for q, call in chain:
             t = jaxapi.TRANSFORMS[q]
             if t.kind != "jit" or call is None:
@@ -1517,6 +1518,9 @@ class Evaluator:
             if nums is None or names is None:
                 statics_known = False
                 nums, names = nums or (), names or ()
+            n = len(info.free_positional(fv.bound, fv.bound_self))
+            raises_at_wrap |= info.vararg is None and any(not -n <= i < n for i in nums) or \
+                info.kwarg is None and any(name not in info.params or name in info.posonly for name in names)
             static |= info.static_param_names(nums, names, fv.bound, fv.bound_self)
             if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
                 binding = JitBinding(info.name if decorated else "", q, info,
@@ -1529,6 +1533,8 @@ class Evaluator:
             self.a.bindings[node] = binding
             if decorated:
                 info.jit_binding = binding
+        if raises_at_wrap:
+            return binding  # never traced: wrapping it raises
         if not tracing:
             grad = next((t for t in kinds if t.kind == "grad"), None)
             if grad is None:
