@@ -8,6 +8,7 @@ fail when `jax.jit(...)` is called.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 import libcst as cst
@@ -113,12 +114,28 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
             return "an `argparse.Namespace` (it defines `__eq__` without `__hash__`)"
         if _built_by(ctx, site, func, jaxapi.ARRAY_SCHEDULES):
             return "a JAX array (what an optax schedule returns)"
+        callee = ctx.analysis.lookup_function(func.value, site.func) if isinstance(func, cst.Name) and \
+            depth < 3 else None
+        if callee is not None and not runs.assigned(ctx.analysis, site.func, func.value):
+            # `args = parse_args()`: what a helper of the module returns on every path
+            inside = _InsideFunction(callee)
+            kinds = [_unhashable(ctx, inside, r.value, depth + 1) if r.value is not None else None
+                     for r in runs.own_returns(callee)]
+            if kinds and all(kinds):
+                return kinds[0]
     if isinstance(expr, cst.Name) and depth < 3:
         sources = _assigned(ctx, site, expr.value)
         kinds = [_unhashable(ctx, site, s, depth + 1) for s in sources]
         if sources and all(kinds):
             return f"`{expr.value}`, {kinds[0]}"
     return None
+
+
+@dataclass
+class _InsideFunction:
+    """Where names are looked up for what a helper returns (`_unhashable` reads only `func`)."""
+
+    func: object
 
 
 def _built_by(ctx: RuleContext, site, expr: cst.BaseExpression, makers: set[str]) -> bool:
