@@ -389,21 +389,24 @@ class BuiltinMaxMinOfTracer(Rule):
             for arg in node.args:
                 if arg.keyword is not None:
                     continue
-                traced = certain_tracer(a, arg.value) or _traced_elements(a, arg.value)
-                if traced is not None:
+                found = _traced_elements(a, arg.value)
+                if found is None:
+                    traced = certain_tracer(a, arg.value)
+                    found = (arg.value, traced) if traced is not None else None
+                if found is not None:
                     fix = {"max": "`jnp.maximum`/`jnp.max`", "min": "`jnp.minimum`/`jnp.min`", "sorted": "`jnp.sort`"}[name]
-                    yield Report(node, f"builtin `{name}` compares traced value `{traced.origin}` {where(site)} in "
-                                       f"Python and raises TracerBoolConversionError; use {fix}")
+                    yield Report(node, f"builtin `{name}` compares traced value {describe(ctx, *found, site)} "
+                                       f"{where(site)} in Python and raises TracerBoolConversionError; use {fix}")
                     break
 
 
 def _traced_elements(a, expr):
-    """A traced element inside a literal list/tuple argument (`max([a, b])`)."""
+    """(element, taint) of a traced element inside a literal list/tuple argument (`max([a, b])`)."""
     if isinstance(expr, (cst.List, cst.Tuple)):
         for el in expr.elements:
             t = certain_tracer(a, el.value)
             if t is not None:
-                return t
+                return el.value, t
     return None
 
 
