@@ -1472,6 +1472,10 @@ class Evaluator:
             derivative = transform.result if transform.kind == "grad" else fv.derivative
             self._last_call_value = dataclasses.replace(fv, transform=q if transform.kind == "jit" else None,
                                                         binding=binding, partial=False, derivative=derivative)
+            module = arg_values[index] if index < len(arg_values) else None
+            if transform.kind == "vmap" and isinstance(module, Taint) and module.class_name is not None:
+                # `jax.vmap(model)(x)` of a traced Module: its `__call__` runs with the traced `self`
+                self._last_call_value = module
 
     def _decorated_context(self, info: FunctionInfo) -> JitBinding | None:
         node = info.node
