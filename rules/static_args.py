@@ -219,15 +219,15 @@ def _module_fields_per_iteration(ctx: RuleContext):
     filtered transform: the field is static there, so each value is a new compile."""
     a = ctx.analysis
     for site, sig, args in jitted_calls(ctx):
-        if not sig.filtered or site.loop is None or site.func is None:
+        if not sig.filtered or site.loop is None:
             continue
         varying = _varying_names(site)
         for arg in args:
             if not isinstance(arg.value, InstanceValue) or a.framework_of(arg.value.class_name) != "equinox":
                 continue
             cls = arg.value.class_name
-            built = [arg.expr] if isinstance(arg.expr, cst.Call) else site.func.assignments.get(
-                arg.expr.value, []) if isinstance(arg.expr, cst.Name) else []
+            built = [arg.expr] if isinstance(arg.expr, cst.Call) else _assigned(ctx, site, arg.expr.value) \
+                if isinstance(arg.expr, cst.Name) else []
             for call in built:
                 if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == cls):
                     continue

@@ -196,6 +196,17 @@ def test_static_argument_fed_a_loop_counter():
     assert scale["seconds"] > 0 and 0 < scale["share"] < 1
 
 
+def test_module_field_churn_in_a_module_level_loop_is_confirmed():
+    """A script's loop at module level (`if __name__ == "__main__":`): the equinox Module rebuilt per step
+    with a new float field recompiles `filter_jit` every step, as the static finding says."""
+    _, report, _ = run_report("module_field_churn.py")
+    [found] = at(report, "module_field_churn.py", 25)
+    assert found["code"] == "JIT301"
+    runtime = found["runtime"]
+    assert runtime["status"] == "confirmed"
+    assert (runtime["function"], runtime["traces"], runtime["compiles"]) == ("loss", 4, 4)
+
+
 def test_shape_and_weak_type_churn_are_runtime_only_findings():
     # one retrace each: below the default thresholds (test_a_cheap_bounded_retrace_is_not_reported)
     _, report, _ = run_report("--runtime-min-retraces", "1", "ragged_batches.py")
