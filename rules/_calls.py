@@ -150,7 +150,7 @@ def callee_name(sig: JitSignature) -> str:
 
 # ------------------------------------------------------------------------------ what runs more than once
 
-def repeated_functions(a: ModuleAnalysis, index=None) -> dict[FunctionInfo, str]:
+def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     """Functions whose body runs more than once with the same meaning, with the reason, for messages.
 
     Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
@@ -158,18 +158,19 @@ def repeated_functions(a: ModuleAnalysis, index=None) -> dict[FunctionInfo, str]
     assumed repeated for its name. Worked out once per file (four rules ask); read only."""
     reasons = a.__dict__.get("_repeated_functions")
     if reasons is None:
-        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a, index)
+        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a)
     return reasons
 
 
-def _repeated_functions(a: ModuleAnalysis, index) -> dict[FunctionInfo, str]:
+def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     reasons: dict[FunctionInfo, str] = {}
-    # A memoized function runs once per key, and so does what it calls (`runs.memoized`).
+    # A memoized function runs once per key, and so does what it calls (`runs.memoized`; the module's
+    # own memoizers: asking the project index for others would make every such file's result uncacheable).
     memoized: dict[FunctionInfo, bool] = {}
 
     def once_per_key(info: FunctionInfo) -> bool:
         if info not in memoized:
-            memoized[info] = runs.memoized(a, info, index)
+            memoized[info] = runs.memoized(a, info)
         return memoized[info]
 
     for site in a.call_sites.values():

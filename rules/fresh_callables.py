@@ -73,7 +73,7 @@ class FreshCallableStaticArg(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis, ctx.index)
+        repeated = repeated_functions(ctx.analysis)
         for site, sig, args in jitted_calls(ctx):
             if site.func is None and site.loop is None:
                 continue  # module-level one-off call: one compile
@@ -221,7 +221,7 @@ class IdentityHashedStaticArg(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis, ctx.index)
+        repeated = repeated_functions(ctx.analysis)
         for site, sig, args in jitted_calls(ctx):
             for arg in args:
                 if arg.static is not True:

@@ -227,7 +227,7 @@ class JitOfFreshFunction(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis, ctx.index)
+        repeated = repeated_functions(ctx.analysis)
         for creation in ctx.analysis.jit_creations.values():
             kind = _wrapped_kind(ctx, creation)
             if kind is None:
@@ -334,7 +334,7 @@ class JitRewrapInLoop(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis, ctx.index)
+        repeated = repeated_functions(ctx.analysis)
         for creation in ctx.analysis.jit_creations.values():
             if jaxapi.TRANSFORMS[creation.transform].rewrap_retraces:
                 continue
