@@ -72,14 +72,30 @@ def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: c
 
 def assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
     """What `name` is assigned, in the innermost function that assigns it, else at module level."""
+    return _binding(a, func, name)[1]
+
+
+def bound_values(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What `expr` certainly is one of: itself for a call; for a name, every expression it is bound to where
+    `func` sees it, and nothing when it is a parameter there too (the caller's value comes in)."""
+    if isinstance(expr, cst.Call):
+        return [expr]
+    if not isinstance(expr, cst.Name):
+        return []
+    where, sources = _binding(a, func, expr.value)
+    return [] if where is not None and expr.value in where.params else sources
+
+
+def _binding(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str):
+    """(the innermost function binding `name` as seen from `func`, or None for the module; what it assigns)."""
     f = func
     while f is not None:
         if name in f.assignments:
-            return f.assignments[name]
+            return f, f.assignments[name]
         if name in f.params:
-            return []
+            return f, []
         f = f.parent
-    return a.module_assignments.get(name, [])
+    return None, a.module_assignments.get(name, [])
 
 
 def _qualify(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> str | None:

@@ -360,18 +360,18 @@ def non_jax_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -
     """An object certainly not a JAX type, built here (`tx = optax.adam(...)`, `model = MLP()` of a linen
     Module class): described, else None. (nnx and equinox Modules are pytrees, fine.)"""
     a = ctx.analysis
-    sources = [expr] if isinstance(expr, cst.Call) else runs.assigned(a, site.func, expr.value) \
-        if isinstance(expr, cst.Name) and not (site.func is not None and expr.value in site.func.params) else []
-    if not sources or not all(isinstance(s, cst.Call) for s in sources):
-        return None
-    if all(a.call_names.get(s) in jaxapi.OBJECTS_OF_FUNCTIONS for s in sources):
+    if built_by(a, site.func, expr, jaxapi.OBJECTS_OF_FUNCTIONS):
         return "an optax `GradientTransformation` (a tuple of functions)"
-    classes = {s.func.value if isinstance(s.func, cst.Name) else None for s in sources}
-    if len(classes) == 1:
-        cls = classes.pop()
-        if cls in a.classes and a.framework_of(cls) == "linen":
-            return f"a `{cls}` linen Module (a dataclass, not a pytree)"
+    cls = instance_of(a, site, expr)
+    if cls is not None and a.framework_of(cls) == "linen":
+        return f"a `{cls}` linen Module (a dataclass, not a pytree)"
     return None
+
+
+def built_by(a: ModuleAnalysis, func: FunctionInfo | None, expr: cst.BaseExpression, makers: set[str]) -> bool:
+    """`expr` is a call of one of `makers` (qualified names), or a name only ever bound to such calls."""
+    sources = runs.bound_values(a, func, expr)
+    return bool(sources) and all(isinstance(s, cst.Call) and a.call_names.get(s) in makers for s in sources)
 
 
 def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value,
@@ -462,13 +462,8 @@ def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, s
 
 def instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:
     """The local class `expr` is certainly an instance of: `Cls(...)`, or a name only ever bound to `Cls(...)`."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in a.classes:
-        return expr.func.value
-    if not isinstance(expr, cst.Name) or (site.func is not None and expr.value in site.func.params):
-        return None
-    sources = runs.assigned(a, site.func, expr.value)
     classes = {src.func.value if isinstance(src, cst.Call) and isinstance(src.func, cst.Name) else None
-               for src in sources}
+               for src in runs.bound_values(a, site.func, expr)}
     if len(classes) != 1:
         return None
     name = classes.pop()

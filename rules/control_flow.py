@@ -578,11 +578,7 @@ class RangeOfTracer(Rule):
 
 def _python_sequence(a, site, expr: cst.BaseExpression) -> bool:
     """A Python list or tuple: a display, or a name only ever bound to displays (`WEIGHTS = [1.0, 2.0]`)."""
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return True
-    if not isinstance(expr, cst.Name):
-        return False
-    sources = runs.assigned(a, site.func, expr.value)
+    sources = runs.bound_values(a, site.func, expr) if isinstance(expr, cst.Name) else [expr]
     return bool(sources) and all(isinstance(s, (cst.List, cst.Tuple, cst.ListComp)) for s in sources)
 
 

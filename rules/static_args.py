@@ -8,7 +8,6 @@ fail when `jax.jit(...)` is called.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
 import libcst as cst
@@ -19,7 +18,8 @@ from jitlint.cstwalk import children
 from jitlint.finding import Applicability, Severity
 from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
-from ._calls import callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls, jitted_method_call
+from ._calls import (built_by, callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls,
+                     jitted_method_call)
 from ._helpers import builtin_usable
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray", "argparse.Namespace")
@@ -90,7 +90,8 @@ def _bounded(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -
     return False
 
 
-def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+def _unhashable(ctx: RuleContext, func, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+    """What makes `expr` unhashable, seen from `func` (the function around it, None at module level)."""
     if isinstance(expr, (cst.List, cst.ListComp)):
         return "a list"
     if isinstance(expr, (cst.Dict, cst.DictComp)):
@@ -105,45 +106,29 @@ def _unhashable(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0
             return "a JAX array"
         if q and q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _NUMPY_ARRAY_MAKERS:
             return "a NumPy array"
-        func = expr.func
-        if isinstance(func, cst.Name) and func.value in ctx.analysis.classes and \
-                class_hash_kind(ctx.analysis, func.value) == "unhashable":
-            return f"a `{func.value}` object (a dataclass without `frozen=True`, or `__eq__` without `__hash__`)"
-        if isinstance(func, cst.Attribute) and func.attr.value == "parse_args" and _built_by(ctx, site, func.value,
-                                                                                             _PARSERS):
+        a = ctx.analysis
+        called = expr.func
+        if isinstance(called, cst.Name) and called.value in a.classes and \
+                class_hash_kind(a, called.value) == "unhashable":
+            return f"a `{called.value}` object (a dataclass without `frozen=True`, or `__eq__` without `__hash__`)"
+        if isinstance(called, cst.Attribute) and called.attr.value == "parse_args" and \
+                built_by(a, func, called.value, _PARSERS):
             return "an `argparse.Namespace` (it defines `__eq__` without `__hash__`)"
-        if _built_by(ctx, site, func, jaxapi.ARRAY_SCHEDULES):
+        if built_by(a, func, called, jaxapi.ARRAY_SCHEDULES):
             return "a JAX array (what an optax schedule returns)"
-        callee = ctx.analysis.lookup_function(func.value, site.func) if isinstance(func, cst.Name) and \
-            depth < 3 else None
-        if callee is not None and not runs.assigned(ctx.analysis, site.func, func.value):
+        callee = a.lookup_function(called.value, func) if isinstance(called, cst.Name) and depth < 3 else None
+        if callee is not None and not runs.assigned(a, func, called.value):
             # `args = parse_args()`: what a helper of the module returns on every path
-            inside = _InsideFunction(callee)
-            kinds = [_unhashable(ctx, inside, r.value, depth + 1) if r.value is not None else None
+            kinds = [_unhashable(ctx, callee, r.value, depth + 1) if r.value is not None else None
                      for r in runs.own_returns(callee)]
             if kinds and all(kinds):
                 return kinds[0]
     if isinstance(expr, cst.Name) and depth < 3:
-        sources = _assigned(ctx, site, expr.value)
-        kinds = [_unhashable(ctx, site, s, depth + 1) for s in sources]
+        sources = runs.assigned(ctx.analysis, func, expr.value)
+        kinds = [_unhashable(ctx, func, s, depth + 1) for s in sources]
         if sources and all(kinds):
             return f"`{expr.value}`, {kinds[0]}"
     return None
-
-
-@dataclass
-class _InsideFunction:
-    """Where names are looked up for what a helper returns (`_unhashable` reads only `func`)."""
-
-    func: object
-
-
-def _built_by(ctx: RuleContext, site, expr: cst.BaseExpression, makers: set[str]) -> bool:
-    """`expr` is a call of one of `makers`, or a name only ever bound to such calls."""
-    sources = [expr] if isinstance(expr, cst.Call) else _assigned(ctx, site, expr.value) \
-        if isinstance(expr, cst.Name) else []
-    return bool(sources) and all(isinstance(s, cst.Call) and ctx.analysis.call_names.get(s) in makers
-                                 for s in sources)
 
 
 def _data_derived(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str], depth: int = 0) -> str | None:
@@ -407,7 +392,7 @@ class LoopVaryingStaticArg(Rule):
         for site, sig, arg in _static_calls(ctx):
             if site.loop is None or _bounded(ctx, site, arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
                 continue  # a few values: a few compiles, by design
-            if _unhashable(ctx, site, arg.expr) is not None:
+            if _unhashable(ctx, site.func, arg.expr) is not None:
                 continue  # the call raises (JIT304) before anything compiles
             varying = _varying_names(site)
             used = sorted(_names_in(arg.expr) & varying)
@@ -675,7 +660,7 @@ class UnhashableStaticArg(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         for site, sig, arg in _static_calls(ctx):
-            kind = _unhashable(ctx, site, arg.expr)
+            kind = _unhashable(ctx, site.func, arg.expr)
             if kind is not None:
                 yield Report(arg.expr, f"{kind} is passed to static parameter `{arg.param}` of jitted "
                                        f"`{callee_name(sig)}`: static arguments must be hashable, so the call raises "
@@ -684,7 +669,7 @@ class UnhashableStaticArg(Rule):
                 continue
             # Through a helper's parameter: report at the call that builds the value.
             for outer, expr, _, via in forwarded(ctx.analysis, site, arg.expr):
-                kind = _unhashable(ctx, outer, expr)
+                kind = _unhashable(ctx, outer.func, expr)
                 if kind is not None:
                     yield Report(expr, f"{kind} is passed to `{via}`, which hands it to static parameter "
                                        f"`{arg.param}` of jitted `{callee_name(sig)}`: static arguments must be "
