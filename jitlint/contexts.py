@@ -166,6 +166,18 @@ class FunctionInfo:
                            bound: frozenset[str] = frozenset(), bound_self: bool = False) -> set[str]:
         return static_params(self.free_positional(bound, bound_self), argnums, argnames)
 
+    def invalid_static_options(self, argnums: tuple[int, ...], argnames: tuple[str, ...],
+                               bound: frozenset[str] = frozenset(),
+                               bound_self: bool = False) -> tuple[list[int], list[str]]:
+        """The `static_argnums` past its positional parameters and the `static_argnames` it does not take
+        (positional-only parameters cannot be passed by name): `jax.jit` raises ValueError for either.
+        `*args` / `**kwargs` accept any."""
+        n = len(self.free_positional(bound, bound_self))
+        nums = [i for i in argnums if not -n <= i < n] if self.vararg is None else []
+        names = [name for name in argnames if name not in self.params or name in self.posonly] \
+            if self.kwarg is None else []
+        return nums, names
+
     def __repr__(self) -> str:
         return f"<FunctionInfo {self.qualname}>"
 

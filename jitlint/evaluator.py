@@ -1522,9 +1522,7 @@ class Evaluator:
             if nums is None or names is None:
                 statics_known = False
                 nums, names = nums or (), names or ()
-            n = len(info.free_positional(fv.bound, fv.bound_self))
-            raises_at_wrap |= info.vararg is None and any(not -n <= i < n for i in nums) or \
-                info.kwarg is None and any(name not in info.params or name in info.posonly for name in names)
+            raises_at_wrap |= any(info.invalid_static_options(nums, names, fv.bound, fv.bound_self))
             static |= info.static_param_names(nums, names, fv.bound, fv.bound_self)
             if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
                 binding = JitBinding(info.name if decorated else "", q, info,

@@ -831,17 +831,11 @@ class InvalidStaticSpec(Rule):
             info = binding.target
             if info is None or binding.static_argnums is None or binding.static_argnames is None:
                 continue
-            n = len(binding.free_positional())
-            if info.vararg is None:
-                for i in binding.static_argnums:
-                    if not -n <= i < n:
-                        yield Report(node, f"`static_argnums` includes {i}, but `{info.name}` accepts only {n} "
-                                           "positional arguments: `jax.jit` raises ValueError")
-                        break
-            if info.kwarg is None:
-                # (positional-only parameters cannot be passed, so cannot be static, by name)
-                unknown = [name for name in binding.static_argnames
-                           if name not in info.params or name in info.posonly]
-                if unknown:
-                    yield Report(node, f"`static_argnames` names {', '.join(repr(u) for u in unknown)}, which "
-                                       f"`{info.name}` does not take: `jax.jit` raises ValueError")
+            nums, unknown = info.invalid_static_options(binding.static_argnums, binding.static_argnames,
+                                                        binding.bound, binding.bound_self)
+            if nums:
+                yield Report(node, f"`static_argnums` includes {nums[0]}, but `{info.name}` accepts only "
+                                   f"{len(binding.free_positional())} positional arguments: `jax.jit` raises ValueError")
+            if unknown:
+                yield Report(node, f"`static_argnames` names {', '.join(repr(u) for u in unknown)}, which "
+                                   f"`{info.name}` does not take: `jax.jit` raises ValueError")
