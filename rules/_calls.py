@@ -424,9 +424,28 @@ def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
     return "value"  # not defined here: assume it hashes by value
 
 
-def jitted_method_call(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
-    """`t.update(p)` (or `t(p)`, its `__call__`) where `t` is certainly an instance of a local class and the
-    method is under a jit decorator alone: (`t`, the class, the method)."""
+@dataclass
+class JittedMethodCall:
+    """`t.update(p)` (or `t(p)`, its `__call__`): `t` certainly an instance of a local class, the method
+    under a jit decorator alone."""
+
+    site: CallSite
+    receiver: cst.BaseExpression  # `t`
+    class_name: str
+    method: FunctionInfo
+    self_static: bool | None  # None: the static options are not literal
+
+
+def jitted_method_calls(ctx: RuleContext) -> list[JittedMethodCall]:
+    """Every such call in this file: worked out once per file, for JIT204 and JIT304."""
+    found = ctx.__dict__.get("_jitted_method_calls")
+    if found is None:
+        found = ctx.__dict__["_jitted_method_calls"] = [
+            call for site in ctx.analysis.call_sites.values() if (call := _jitted_method_call(ctx, site)) is not None]
+    return found
+
+
+def _jitted_method_call(ctx: RuleContext, site: CallSite) -> JittedMethodCall | None:
     a = ctx.analysis
     func = site.node.func
     receiver, name = (func.value, func.attr.value) if isinstance(func, cst.Attribute) else (func, "__call__")
@@ -440,24 +459,18 @@ def jitted_method_call(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpres
         return None
     if name != "__call__" and _attribute_stored(a, name):
         return None  # an instance attribute of that name would shadow the method (not a special method)
-    return receiver, class_name, info
+    static = binding.static_params()
+    return JittedMethodCall(site, receiver, class_name, info,
+                            info.positional[0] in static if static is not None else None)
 
 
-def traced_self(ctx: RuleContext, site: CallSite) -> tuple[cst.BaseExpression, str, FunctionInfo] | None:
-    """`t.update(p)` (or `t(p)`, its `__call__`), where the method is under a bare jit decorator (its
-    `self` not static) and `t` is certainly an instance of a plain class of this module: (`t`, the class,
-    the method). The receiver's class must be known (built by `Cls(...)` here): `self.update(...)` inside
-    the class may run on a subclass that is a pytree."""
-    found = jitted_method_call(ctx, site)
-    if found is None:
-        return None
-    receiver, class_name, info = found
-    static = info.jit_binding.static_params()
-    if static is None or info.positional[0] in static:
-        return None
-    if not plain_class(ctx.analysis, class_name) or not plain_class(ctx.analysis, info.class_name, info):
-        return None
-    return found
+def traced_self_calls(ctx: RuleContext) -> list[JittedMethodCall]:
+    """The jitted method calls whose method does not make `self` static, on an instance of a plain class
+    of this module. The receiver's class must be known (built by `Cls(...)` here): `self.update(...)`
+    inside the class may run on a subclass that is a pytree."""
+    a = ctx.analysis
+    return [call for call in jitted_method_calls(ctx) if call.self_static is False
+            and plain_class(a, call.class_name) and plain_class(a, call.method.class_name, call.method)]
 
 
 def instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:

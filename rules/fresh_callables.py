@@ -16,7 +16,7 @@ from jitlint.finding import Severity
 from jitlint.rule import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
-                     jitted_calls, loops_over_functions, non_jax_object, repeated_functions, traced_self)
+                     jitted_calls, loops_over_functions, non_jax_object, repeated_functions, traced_self_calls)
 
 
 class FreshCallableStaticArg(Rule):
@@ -293,11 +293,8 @@ class PlainObjectAsTracedSelf(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        for site in ctx.analysis.call_sites.values():
-            found = traced_self(ctx, site)
-            if found is None:
-                continue
-            receiver, class_name, info = found
+        for call in traced_self_calls(ctx):
+            receiver, class_name, info = call.receiver, call.class_name, call.method
             yield Report(receiver, f"`{ctx.short(receiver)}` is passed as `self` to `{class_name}.{info.name}`, "
                                    f"whose `@{info.jit_binding.transform}` traces it: a "
                                    f"`{class_name}` (a plain class, not a pytree) is not a JAX type, so the call "

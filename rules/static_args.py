@@ -19,7 +19,7 @@ from jitlint.finding import Applicability, Severity
 from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._calls import (built_by, callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls,
-                     jitted_method_call)
+                     jitted_method_calls)
 from ._helpers import builtin_usable
 
 _UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray", "argparse.Namespace")
@@ -675,13 +675,9 @@ class UnhashableStaticArg(Rule):
                                        f"`{arg.param}` of jitted `{callee_name(sig)}`: static arguments must be "
                                        "hashable, so the call raises ValueError; pass a tuple")
         # `self` made static (`static_argnums=0`) on an object that cannot be hashed.
-        for site in ctx.analysis.call_sites.values():
-            found = jitted_method_call(ctx, site)
-            if found is None:
-                continue
-            receiver, class_name, info = found
-            static = info.jit_binding.static_params()
-            if static and info.positional[0] in static and class_hash_kind(ctx.analysis, class_name) == "unhashable":
+        for call in jitted_method_calls(ctx):
+            receiver, class_name, info = call.receiver, call.class_name, call.method
+            if call.self_static and class_hash_kind(ctx.analysis, class_name) == "unhashable":
                 yield Report(receiver, f"`{ctx.short(receiver)}`, a `{class_name}` object (a dataclass without "
                                        "`frozen=True`, or `__eq__` without `__hash__`), is the static `self` of "
                                        f"jitted `{class_name}.{info.name}`: static arguments must be hashable, so "
