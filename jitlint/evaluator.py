@@ -1770,10 +1770,10 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
     pick any), a pytree of tracers for a dict of parameters, else unknown; value_and_grad: the pair."""
     if result is None or fv.derivative is None:
         return result
-    args = list(arg_taints)
-    if args and all(isinstance(t, Taint) and t.is_array and not t.container and not t.opaque for t in args):
+    if arg_taints and all(isinstance(t, Taint) and t.is_array and not t.container and not t.opaque
+                          for t in arg_taints):
         grads = result
-    elif args and isinstance(args[0], Taint) and args[0].container:
+    elif arg_taints and isinstance(arg_taints[0], Taint) and arg_taints[0].container:
         grads = dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=None)
     else:
         grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
@@ -1781,6 +1781,7 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
         return grads
     value = dataclasses.replace(result, is_bool=False)  # a scalar array (or `(value, aux)` with has_aux)
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=(value, grads))
+
 
 def _layer_output(inputs: Taint) -> Taint:
     """What a library layer returns (jaxapi.ARRAY_LAYERS) from traced inputs or traced parameters: one array."""

@@ -9,7 +9,7 @@ import libcst as cst
 
 from jitlint import jaxapi, runs
 from jitlint.analysis import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
-from jitlint.cstwalk import children
+from jitlint.cstwalk import children, descendants
 from jitlint.index import JitSignature
 from jitlint.rule import RuleContext
 
@@ -512,9 +512,7 @@ def plain_class(a: ModuleAnalysis, class_name: str, method: FunctionInfo | None 
 def _assigns_in_body(node: cst.ClassDef, names: tuple[str, ...]) -> bool:
     for stmt in node.body.body:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
-                [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
-            if any(isinstance(t, cst.Name) and t.value in names for t in targets):
+            if any(isinstance(t, cst.Name) and t.value in names for t in _targets(small)):
                 return True
     return False
 
@@ -524,19 +522,20 @@ def _attribute_stored(a: ModuleAnalysis, attr: str) -> bool:
     calls `setattr`."""
     cached = a.__dict__.setdefault("_attribute_stored", {})
     if attr not in cached:
-        found = False
-        stack: list[cst.CSTNode] = [a.module]
-        while stack and not found:
-            node = stack.pop()
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-                [node.target] if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)) else \
-                [node.asname.name] if isinstance(node, cst.WithItem) and node.asname is not None else []
-            found = any(isinstance(t, cst.Attribute) and t.attr.value == attr or
-                        isinstance(t, (cst.Tuple, cst.List)) and _stores_attr(t, attr) for t in targets) or \
-                (isinstance(node, cst.Name) and node.value == "setattr")
-            stack.extend(children(node))
-        cached[attr] = found
+        cached[attr] = any(isinstance(node, cst.Name) and node.value == "setattr" or
+                           any(_stores_attr(t, attr) for t in _targets(node)) for node in descendants(a.module))
     return cached[attr]
+
+
+def _targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a statement or clause binds or stores into."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)):
+        return [node.target]
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return [node.asname.name]
+    return []
 
 
 def _stores_attr(target: cst.BaseExpression, attr: str) -> bool:
