@@ -13,6 +13,7 @@ One thread at a time parses this way (a second parses normally meanwhile), and l
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 _lock = threading.Lock()
 _owner: int | None = None  # the thread whose parse skips validation
@@ -51,20 +52,28 @@ def _check_hook():
     return _hook
 
 
-def parse_module(source: str):
-    """`libcst.parse_module(source)`: the same module, or the same exception."""
-    import libcst as cst
-
+@contextmanager
+def unvalidated():
+    """While the block runs, libcst nodes this thread builds skip `_validate` (where that can be done)."""
     global _owner
     hook = _check_hook()
     if not hook or not _lock.acquire(blocking=False):
-        return cst.parse_module(source)
+        yield
+        return
     node_class, original, skipping = hook
     try:
         _owner = threading.get_ident()
         node_class.__post_init__ = skipping
-        return cst.parse_module(source)
+        yield
     finally:
         node_class.__post_init__ = original
         _owner = None
         _lock.release()
+
+
+def parse_module(source: str):
+    """`libcst.parse_module(source)`: the same module, or the same exception."""
+    import libcst as cst
+
+    with unvalidated():
+        return cst.parse_module(source)

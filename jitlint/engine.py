@@ -2,7 +2,8 @@
 
     file -> decode -> pass 1: CPython `ast` (syntax check, the names it refers to, its index summary)
          -> pre-filter (jitlint.prefilter: can any rule report here?)
-         -> pass 2: libcst parse -> analysis (jitlint.analysis) -> rules -> findings -> suppressions
+         -> pass 2: the quick tree (jitlint.fromast): analysis (jitlint.analysis) -> rules: nothing? done
+                    libcst parse -> analysis -> rules -> findings -> suppressions
 
 ``lint_source`` lints text; ``check_source`` also returns warnings; ``lint_paths`` discovers and lints
 files: pass 1 on every file (its summaries make the project index), then pass 2 on the files the
@@ -34,6 +35,10 @@ PARSE_ERROR_CODE = "JIT000"
 # as much libcst parsing as its planning costs (docs/performance.md), so whole files are parsed. The
 # language server's incremental re-lint slices always (jitlint.incremental).
 SLICED_PARSE = False
+# The quick tree (jitlint.fromast): the analysis and the rules run first on libcst's tree as built from
+# CPython's parse, without layout; only a file where they report something is parsed by libcst, whose
+# exact tree then gives the findings. Off: every relevant file is parsed by libcst.
+QUICK_TREE = True
 PYTHON_SUFFIXES = (".py", ".pyi")
 LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # notebooks: jitlint.notebook
 
@@ -264,6 +269,9 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
         if found is not None:
             return found
 
+    if state is None and QUICK_TREE and not _reports_on_quick_tree(rules, source, path, module_name, is_package,
+                                                                   index):
+        return []
     sliced = None if whole or not SLICED_PARSE else _parse_sliced(source, module_name, is_package, index)
     try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
         module = sliced.module if sliced is not None else parse_module(source)
@@ -291,6 +299,32 @@ def _analyse_with(rules, source: str, path: str, module_name: str | None, is_pac
     except Exception as exc:  # a jitlint bug must not hide the other files' findings
         return [_file_error(path, f"internal error while analysing this file ({type(exc).__name__}: {exc}); "
                                   "please report it")]
+
+
+def _reports_on_quick_tree(rules, source: str, path: str, module_name: str | None, is_package: bool,
+                           index) -> bool:
+    """Whether the rules report anything on the quick tree of `source`; True where that tree cannot be
+    built or the analysis fails on it (libcst's parse decides). RecursionError escapes (see `_analyse`)."""
+    from jitlint.analysis import analyze
+    from jitlint.cstparse import unvalidated
+    from jitlint.fromast import Unsupported, quick_module
+    from jitlint.prefilter import parse_python
+    from jitlint.rule import RuleContext
+
+    tree, error = parse_python(source)  # pass 1's tree, when this process made it
+    if error is not None:
+        return True
+    try:
+        with unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
+            module = quick_module(tree, source)
+            ctx = RuleContext(analyze(module, module_name, is_package), path, index, source)
+            return any(True for rule in rules for _ in rule.check(ctx))
+    except RecursionError:
+        raise
+    except Unsupported:
+        return True
+    except Exception:  # whatever goes wrong here, libcst's exact tree goes the usual way
+        return True
 
 
 def _parse_sliced(source: str, module_name: str | None, is_package: bool, index):
