@@ -12,8 +12,8 @@ comes from libcst's exact tree (jitlint.engine).
 
 The quick tree is never written out as the file's code. What `code_for_node` gives for its nodes is
 the code re-spelt with default layout, which the rules only compare and search (no message from it is
-shown). Syntax the builder does not know (`match`, and anything newer) raises `Unsupported`: the file
-is then parsed by libcst.
+shown). Syntax the builder does not know (anything newer than Python 3.11, a few layouts it cannot tell
+apart without tokenizing) raises `Unsupported`: the file is then parsed by libcst.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ class _Builder:
             return False
         text = self._segment(expr)
         if "'" in text or '"' in text or "#" in text:
-            raise Unsupported("a subscript tuple that needs tokenizing")
+            raise Unsupported("parentheses that need tokenizing")
         depth = 0
         for n, ch in enumerate(text):
             if ch in "([{":
@@ -309,6 +309,44 @@ class _Builder:
         return C.ImportFrom(module=_dotted(stmt.module) if stmt.module else None, names=names,
                     relative=[C.Dot() for _ in range(stmt.level or 0)])
 
+    def stmt_Match(self, stmt):
+        cases = [C.MatchCase(pattern=self.pattern(c.pattern), body=self.block(c.body),
+                             guard=self.expr(c.guard) if c.guard is not None else None) for c in stmt.cases]
+        return C.Match(subject=self.expr(stmt.subject), cases=cases)
+
+    def pattern(self, p):
+        cls = p.__class__
+        if cls is ast.MatchValue:
+            return C.MatchValue(value=self.expr(p.value))
+        if cls is ast.MatchSingleton:
+            return C.MatchSingleton(value=C.Name(value=repr(p.value)))
+        if cls is ast.MatchAs:
+            return C.MatchAs(pattern=self.pattern(p.pattern) if p.pattern is not None else None,
+                             name=C.Name(value=p.name) if p.name is not None else None)
+        if cls is ast.MatchOr:
+            return C.MatchOr(patterns=[C.MatchOrElement(pattern=self.pattern(q)) for q in p.patterns])
+        if cls is ast.MatchSequence:
+            elements = [self.pattern_element(q) for q in p.patterns]
+            # libcst: `(a, b)` is a tuple pattern; `[a, b]`, `([a, b])` and an open `a, b` are lists
+            if self._parenthesized(p) and not self._segment(p)[1:].lstrip().startswith("["):
+                return C.MatchTuple(patterns=elements)
+            return C.MatchList(patterns=elements)
+        if cls is ast.MatchMapping:
+            elements = [C.MatchMappingElement(key=self.expr(k), pattern=self.pattern(q))
+                        for k, q in zip(p.keys, p.patterns)]
+            return C.MatchMapping(elements=elements, rest=C.Name(value=p.rest) if p.rest is not None else None)
+        if cls is ast.MatchClass:
+            keywords = [C.MatchKeywordElement(key=C.Name(value=k), pattern=self.pattern(q))
+                        for k, q in zip(p.kwd_attrs, p.kwd_patterns)]
+            return C.MatchClass(cls=self.expr(p.cls), patterns=[self.pattern_element(q) for q in p.patterns],
+                                kwds=keywords)
+        raise Unsupported(f"pattern {cls.__name__}")
+
+    def pattern_element(self, p):
+        if p.__class__ is ast.MatchStar:
+            return C.MatchStar(name=C.Name(value=p.name) if p.name is not None else None)
+        return C.MatchSequenceElement(value=self.pattern(p))
+
     # ------------------------------------------------------------------ parameters and arguments
 
     def param(self, arg: ast.arg, default=None, star: str = ""):
@@ -354,9 +392,10 @@ class _Builder:
     # ------------------------------------------------------------------ expressions
 
     def expr(self, expr):
-        build = self.expr_builders.get(expr.__class__)
-        if build is None:
-            raise Unsupported(expr.__class__.__name__)
+        try:
+            build = self.expr_builders[expr.__class__]
+        except KeyError:
+            raise Unsupported(expr.__class__.__name__) from None
         return build(expr)
 
     def element(self, expr):
@@ -522,7 +561,7 @@ def _source_lines(text: str) -> list[str]:
 
 
 _COMPOUND = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
-                       ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar})
+                       ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match})
 _STATEMENTS = (*_COMPOUND, ast.Return, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Pass,
                ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.Raise, ast.Assert, ast.Import, ast.ImportFrom)
 _EXPRESSIONS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.BoolOp,
@@ -541,7 +580,8 @@ def quick_module(tree: ast.Module, text: str):
 _LAYOUT = {"lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer", "semicolon",
            "newline", "trailing_whitespace", "dot", "colon", "equal", "lbracket", "rbracket", "lbrace", "rbrace",
            "assign", "arrow", "whitespace", "first_colon", "second_colon", "default_indent", "default_newline",
-           "encoding", "has_trailing_newline", "start", "end", "prefix", "quote", "indent"}
+           "encoding", "has_trailing_newline", "start", "end", "prefix", "quote", "indent",
+           "separator", "trailing_comma", "leading_whitespace"}
 _STRING_CLASSES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 

@@ -6,6 +6,22 @@ import libcst as cst
 
 from jitlint.values import Const
 
+_evaluated: dict[tuple[type, str], object] = {}
+
+
+def evaluated(expr):
+    """`expr.evaluated_value` of an Integer, Float, Imaginary or SimpleString node, remembered by its
+    spelling: libcst evaluates a literal by parsing it with `ast` every time it is asked."""
+    key = (expr.__class__, expr.value)
+    try:
+        return _evaluated[key]
+    except KeyError:
+        value = expr.evaluated_value
+        if len(key[1]) <= 64:  # not docstrings and other long texts
+            _evaluated[key] = value
+        return value
+
+
 def literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
     """`1`, `-1`, `(0, 2)`, `"n"`, `("a", "b")`, `None` -> a tuple of `kind` values; None when the
     expression is not such a literal (e.g. a variable)."""
@@ -23,9 +39,9 @@ def literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
         inner = literal_values(expr.expression, int)
         return (-inner[0],) if inner and len(inner) == 1 else None
     if kind is int and isinstance(expr, cst.Integer):
-        return (int(expr.evaluated_value),)
-    if kind is str and isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
-        return (expr.evaluated_value,)
+        return (int(evaluated(expr)),)
+    if kind is str and isinstance(expr, cst.SimpleString) and isinstance(evaluated(expr), str):
+        return (evaluated(expr),)
     return None
 
 
@@ -65,8 +81,9 @@ def literal_const(expr: cst.BaseExpression | None) -> Const | None:
         negative, expr = True, expr.expression
         cls = expr.__class__
     if cls is cst.Integer or cls is cst.Float:
-        value = expr.evaluated_value
+        value = evaluated(expr)
         return Const(-value if negative else value)
-    if cls is cst.SimpleString and not negative and isinstance(expr.evaluated_value, str):
-        return Const(expr.evaluated_value)
+    if cls is cst.SimpleString and not negative:
+        value = evaluated(expr)
+        return Const(value) if isinstance(value, str) else None
     return None

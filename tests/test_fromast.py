@@ -75,6 +75,7 @@ LAYOUTS = {
     "carriage returns": "a = 1; b = 2\rif a: c = 1\relse:\r    d = 2\r",
     "crlf": "a = 1; b = 2\r\nif a: c = 1\r\nx[(a, b)]\r\n",
     "form feed": "a = 1\n\x0c\ndef f():\n    return x[(a, b)]; y = 1\n",
+    "match": 'match command.split():\n    case [action]:\n        pass\n    case [action, obj]: x = 1\n    case Point(x=0, y=0) | Point(1, 2, z=3):\n        pass\n    case {"a": 1, **rest}:\n        pass\n    case {1: _, "b": [*_]}:\n        pass\n    case (a, b, *others):\n        pass\n    case a, b:\n        pass\n    case (a):\n        pass\n    case -1 | 1.5 | 2j | "s" | b"b" | None | True | False | x.y.z:\n        pass\n    case [1, 2] as pair if pair[0] > 0:\n        pass\n    case _:\n        pass\nmatch y:\n    case ([a, b]):\n        pass\n    case (a), b:\n        pass\n    case (a, b): pass\n',
     "comments and decorators": "# c\n@d  # e\n# f\ndef g():  # h\n    # i\n    return 1  # j\n",
 }
 
@@ -91,7 +92,7 @@ def test_quick_tree_is_libcsts_tree(name, source):
 
 
 @pytest.mark.parametrize("source", [
-    "match x:\n    case 1:\n        pass\n",
+    "match x:\n    case ('a', b):\n        pass\n",
     "if x: \\\n    y = 1\n",
     "x[('a', b)]\n",
 ])
