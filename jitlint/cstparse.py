@@ -7,7 +7,10 @@ the largest part of a cold `jitlint check`. So while a thread parses here, `__po
 fixes while its worker parses), and by every thread before and after, are validated as always.
 
 One thread at a time parses this way (a second parses normally meanwhile), and libcst versions whose
-`__post_init__` does anything but call `_validate` are parsed normally too.
+`__post_init__` does anything but call `_validate` are parsed normally too. `unvalidated()` gives the
+same to any block: the engine analyses the quick tree (jitlint.fromast) in one, so that the copies
+libcst makes of its nodes (`children`, the rules' fix nodes) are not validated either; that tree is
+never written out.
 """
 
 from __future__ import annotations
