@@ -47,7 +47,8 @@ class _Constructors:
                 env[f"_d{n}"] = None  # a required field: every builder below sets it
             params.append(f"{f.name}=_d{n}")
             body.append(f"    _set{n}(o, {f.name})")
-        code = f"def make({', '.join(['*', *params]) if params else ''}):\n    o = _new(_cls)\n" + "\n".join(body) + "\n    return o\n"
+        signature = ", ".join(["*", *params]) if params else ""
+        code = f"def make({signature}):\n    o = _new(_cls)\n" + "\n".join(body) + "\n    return o\n"
         exec(code, env)
         setattr(self, name, env["make"])
         return env["make"]
@@ -197,19 +198,23 @@ class _Builder:
         return [C.Decorator(decorator=self.expr(d)) for d in stmt.decorator_list]
 
     def stmt_FunctionDef(self, stmt, asynchronous=None):
+        if getattr(stmt, "type_params", None):  # `def f[T]()`, Python 3.12
+            raise Unsupported("type parameters")
         returns = C.Annotation(annotation=self.expr(stmt.returns)) if stmt.returns is not None else None
         return C.FunctionDef(name=C.Name(value=stmt.name), params=self.parameters(stmt.args),
-                    body=self.block(stmt.body), decorators=self.decorators(stmt), returns=returns,
-                    asynchronous=asynchronous)
+                             body=self.block(stmt.body), decorators=self.decorators(stmt), returns=returns,
+                             asynchronous=asynchronous)
 
     def stmt_AsyncFunctionDef(self, stmt):
         return self.stmt_FunctionDef(stmt, C.Asynchronous())
 
     def stmt_ClassDef(self, stmt):
+        if getattr(stmt, "type_params", None):
+            raise Unsupported("type parameters")
         bases = [self.arg(b) for b in stmt.bases]
         keywords = [self.keyword(k) for k in stmt.keywords]
         return C.ClassDef(name=C.Name(value=stmt.name), body=self.block(stmt.body),
-                    bases=bases, keywords=keywords, decorators=self.decorators(stmt))
+                          bases=bases, keywords=keywords, decorators=self.decorators(stmt))
 
     def stmt_If(self, stmt):
         return C.If(test=self.expr(stmt.test), body=self.block(stmt.body),
@@ -217,7 +222,7 @@ class _Builder:
 
     def stmt_For(self, stmt, asynchronous=None):
         return C.For(target=self.expr(stmt.target), iter=self.expr(stmt.iter), body=self.block(stmt.body),
-                    orelse=self.orelse(stmt.orelse), asynchronous=asynchronous)
+                     orelse=self.orelse(stmt.orelse), asynchronous=asynchronous)
 
     def stmt_AsyncFor(self, stmt):
         return self.stmt_For(stmt, C.Asynchronous())
@@ -227,7 +232,7 @@ class _Builder:
 
     def stmt_With(self, stmt, asynchronous=None):
         items = [C.WithItem(item=self.expr(i.context_expr),
-                      asname=C.AsName(name=self.expr(i.optional_vars)) if i.optional_vars is not None else None)
+                            asname=C.AsName(name=self.expr(i.optional_vars)) if i.optional_vars is not None else None)
                  for i in stmt.items]
         return C.With(items=items, body=self.block(stmt.body), asynchronous=asynchronous)
 
@@ -236,13 +241,12 @@ class _Builder:
 
     def stmt_Try(self, stmt, star=False):
         handler_class = C.ExceptStarHandler if star else C.ExceptHandler
-        handlers = [handler_class(body=self.block(h.body),
-                         type=self.expr(h.type) if h.type is not None else None,
-                         name=C.AsName(name=C.Name(value=h.name)) if h.name is not None else None)
+        handlers = [handler_class(body=self.block(h.body), type=self.expr(h.type) if h.type is not None else None,
+                                  name=C.AsName(name=C.Name(value=h.name)) if h.name is not None else None)
                     for h in stmt.handlers]
         finalbody = C.Finally(body=self.block(stmt.finalbody)) if stmt.finalbody else None
         return (C.TryStar if star else C.Try)(body=self.block(stmt.body), handlers=handlers,
-                    orelse=self.orelse(stmt.orelse), finalbody=finalbody)
+                                              orelse=self.orelse(stmt.orelse), finalbody=finalbody)
 
     def stmt_TryStar(self, stmt):
         return self.stmt_Try(stmt, True)
@@ -255,16 +259,16 @@ class _Builder:
 
     def stmt_Assign(self, stmt):
         return C.Assign(targets=[C.AssignTarget(target=self.expr(t)) for t in stmt.targets],
-                    value=self.expr(stmt.value))
+                        value=self.expr(stmt.value))
 
     def stmt_AugAssign(self, stmt):
         return C.AugAssign(target=self.expr(stmt.target), operator=_operator(_AUGMENTED[stmt.op.__class__]),
-                    value=self.expr(stmt.value))
+                           value=self.expr(stmt.value))
 
     def stmt_AnnAssign(self, stmt):
         return C.AnnAssign(target=self.expr(stmt.target),
-                    annotation=C.Annotation(annotation=self.expr(stmt.annotation)),
-                    value=self.expr(stmt.value) if stmt.value is not None else None)
+                           annotation=C.Annotation(annotation=self.expr(stmt.annotation)),
+                           value=self.expr(stmt.value) if stmt.value is not None else None)
 
     def stmt_Delete(self, stmt):
         targets = stmt.targets
@@ -307,7 +311,7 @@ class _Builder:
         else:
             names = [self._alias(a) for a in stmt.names]
         return C.ImportFrom(module=_dotted(stmt.module) if stmt.module else None, names=names,
-                    relative=[C.Dot() for _ in range(stmt.level or 0)])
+                            relative=[C.Dot() for _ in range(stmt.level or 0)])
 
     def stmt_Match(self, stmt):
         cases = [C.MatchCase(pattern=self.pattern(c.pattern), body=self.block(c.body),
@@ -353,7 +357,7 @@ class _Builder:
         annotation = C.Annotation(annotation=self.expr(arg.annotation)) if arg.annotation is not None \
             else None
         return C.Param(name=C.Name(value=arg.arg), annotation=annotation,
-                    default=self.expr(default) if default is not None else None, star=star)
+                       default=self.expr(default) if default is not None else None, star=star)
 
     def parameters(self, args: ast.arguments):
         positional = [*args.posonlyargs, *args.args]
@@ -367,9 +371,9 @@ class _Builder:
         else:
             star_arg = cst.MaybeSentinel.DEFAULT
         return C.Parameters(posonly_params=built[:n], params=built[n:],
-                    posonly_ind=C.ParamSlash() if n else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
-                    kwonly_params=[self.param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)],
-                    star_kwarg=self.param(args.kwarg, star="**") if args.kwarg is not None else None)
+                            posonly_ind=C.ParamSlash() if n else cst.MaybeSentinel.DEFAULT, star_arg=star_arg,
+                            kwonly_params=[self.param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)],
+                            star_kwarg=self.param(args.kwarg, star="**") if args.kwarg is not None else None)
 
     def arg(self, value):
         if value.__class__ is ast.Starred:
@@ -440,8 +444,8 @@ class _Builder:
     def subscript_element(self, expr):
         if expr.__class__ is ast.Slice:
             part = C.Slice(lower=self.expr(expr.lower) if expr.lower is not None else None,
-                        upper=self.expr(expr.upper) if expr.upper is not None else None,
-                        step=self.expr(expr.step) if expr.step is not None else None)
+                           upper=self.expr(expr.upper) if expr.upper is not None else None,
+                           step=self.expr(expr.step) if expr.step is not None else None)
         elif expr.__class__ is ast.Starred:
             part = C.Index(value=self.expr(expr.value), star="*")
         else:
@@ -450,11 +454,11 @@ class _Builder:
 
     def expr_BinOp(self, expr):
         return C.BinaryOperation(left=self.expr(expr.left), operator=_operator(_BINARY[expr.op.__class__]),
-                    right=self.expr(expr.right))
+                                 right=self.expr(expr.right))
 
     def expr_UnaryOp(self, expr):
         return C.UnaryOperation(operator=_operator(_UNARY[expr.op.__class__]),
-                    expression=self.expr(expr.operand))
+                                expression=self.expr(expr.operand))
 
     def expr_BoolOp(self, expr):
         op = _operator(_BOOLEAN[expr.op.__class__])
@@ -500,16 +504,16 @@ class _Builder:
         return C.Set(elements=[self.element(e) for e in expr.elts])
 
     def expr_Dict(self, expr):
-        return C.Dict(elements=[
-            C.StarredDictElement(value=self.expr(v)) if k is None else
-            C.DictElement(key=self.expr(k), value=self.expr(v)) for k, v in zip(expr.keys, expr.values)])
+        elements = [C.StarredDictElement(value=self.expr(v)) if k is None else
+                    C.DictElement(key=self.expr(k), value=self.expr(v)) for k, v in zip(expr.keys, expr.values)]
+        return C.Dict(elements=elements)
 
     def comprehension(self, generators: list):
         inner = None
         for gen in reversed(generators):
             inner = C.CompFor(target=self.expr(gen.target), iter=self.expr(gen.iter),
-                         ifs=[C.CompIf(test=self.expr(t)) for t in gen.ifs], inner_for_in=inner,
-                         asynchronous=C.Asynchronous() if gen.is_async else None)
+                              ifs=[C.CompIf(test=self.expr(t)) for t in gen.ifs], inner_for_in=inner,
+                              asynchronous=C.Asynchronous() if gen.is_async else None)
         return inner
 
     def expr_ListComp(self, expr):
@@ -523,7 +527,7 @@ class _Builder:
 
     def expr_DictComp(self, expr):
         return C.DictComp(key=self.expr(expr.key), value=self.expr(expr.value),
-                    for_in=self.comprehension(expr.generators))
+                          for_in=self.comprehension(expr.generators))
 
     def expr_JoinedStr(self, expr):
         return C.FormattedString(parts=self.fstring_parts(expr.values))
@@ -536,8 +540,8 @@ class _Builder:
                 parts.append(C.FormattedStringText(value=text))
             elif value.__class__ is ast.FormattedValue:
                 spec = self.fstring_parts(value.format_spec.values) if value.format_spec is not None else None
-                parts.append(C.FormattedStringExpression(expression=self.expr(value.value),
-                                  conversion=_CONVERSIONS.get(value.conversion), format_spec=spec))
+                parts.append(C.FormattedStringExpression(expression=self.expr(value.value), format_spec=spec,
+                                                         conversion=_CONVERSIONS.get(value.conversion)))
             else:
                 raise Unsupported("f-string part")
         return parts
@@ -625,7 +629,8 @@ def _compare(quick, real, path: str, out: list, limit: int) -> None:
         for n, (q, r) in enumerate(zip(q_exprs, r_exprs)):
             _compare(q, r, f"{path}.expression[{n}]", out, limit)
         return
-    if quick.__class__ is not real.__class__ and not (isinstance(quick, (list, tuple)) and isinstance(real, (list, tuple))):
+    sequences = isinstance(quick, (list, tuple)) and isinstance(real, (list, tuple))
+    if quick.__class__ is not real.__class__ and not sequences:
         out.append(f"{path}: {type(quick).__name__} / {type(real).__name__}")
         return
     if not isinstance(real, cst.CSTNode):

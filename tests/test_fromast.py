@@ -69,13 +69,43 @@ LAYOUTS = {
                   "try:\n    pass\nexcept* H:\n    pass\n",
     "expressions": "a = b if c else d\n(e := f)\ng = [h for i in j if k for l in m]\nn = {o: p for q in r}\n"
                    "s = {t for u in v}\nw = (x async for y in z)\naa = {**bb, 'c': 1}\ndd = {*ee, 1}\n"
-                   "def gen():\n    yield\n    yield 1\n    yield from it\n@dec\n@dec2(1)\nclass C(B, *bs, m=M, **kw):\n"
+                   "def gen():\n    yield\n    yield 1\n    yield from it\n"
+                   "@dec\n@dec2(1)\nclass C(B, *bs, m=M, **kw):\n"
                    "    @property\n    def p(self): ...\n",
     "non-ascii lines": "s = 'é'; t = x[(a, b)]\nif 'ü': u = 1\nv = ['ß'][(0)]; w = 2\n",
     "carriage returns": "a = 1; b = 2\rif a: c = 1\relse:\r    d = 2\r",
     "crlf": "a = 1; b = 2\r\nif a: c = 1\r\nx[(a, b)]\r\n",
     "form feed": "a = 1\n\x0c\ndef f():\n    return x[(a, b)]; y = 1\n",
-    "match": 'match command.split():\n    case [action]:\n        pass\n    case [action, obj]: x = 1\n    case Point(x=0, y=0) | Point(1, 2, z=3):\n        pass\n    case {"a": 1, **rest}:\n        pass\n    case {1: _, "b": [*_]}:\n        pass\n    case (a, b, *others):\n        pass\n    case a, b:\n        pass\n    case (a):\n        pass\n    case -1 | 1.5 | 2j | "s" | b"b" | None | True | False | x.y.z:\n        pass\n    case [1, 2] as pair if pair[0] > 0:\n        pass\n    case _:\n        pass\nmatch y:\n    case ([a, b]):\n        pass\n    case (a), b:\n        pass\n    case (a, b): pass\n',
+    "match": (
+        'match command.split():\n'
+        '    case [action]:\n'
+        '        pass\n'
+        '    case [action, obj]: x = 1\n'
+        '    case Point(x=0, y=0) | Point(1, 2, z=3):\n'
+        '        pass\n'
+        '    case {"a": 1, **rest}:\n'
+        '        pass\n'
+        '    case {1: _, "b": [*_]}:\n'
+        '        pass\n'
+        '    case (a, b, *others):\n'
+        '        pass\n'
+        '    case a, b:\n'
+        '        pass\n'
+        '    case (a):\n'
+        '        pass\n'
+        '    case -1 | 1.5 | 2j | "s" | b"b" | None | True | False | x.y.z:\n'
+        '        pass\n'
+        '    case [1, 2] as pair if pair[0] > 0:\n'
+        '        pass\n'
+        '    case _:\n'
+        '        pass\n'
+        'match y:\n'
+        '    case ([a, b]):\n'
+        '        pass\n'
+        '    case (a), b:\n'
+        '        pass\n'
+        '    case (a, b): pass\n'
+    ),
     "comments and decorators": "# c\n@d  # e\n# f\ndef g():  # h\n    # i\n    return 1  # j\n",
 }
 
