@@ -14,6 +14,7 @@ import libcst as cst
 from jitlint import jaxapi
 from jitlint.analysis import positional_args
 from jitlint.finding import Applicability, Severity
+from jitlint.literals import kwarg
 from jitlint.rule import FixSpec, Replace, Report, Rule, RuleContext
 
 from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
@@ -385,19 +386,23 @@ class TracedShape(Rule):
     name = "traced-shape"
     summary = "A traced value used as a shape (`jnp.zeros(n)`, `jnp.arange(n)`, `x.reshape(n, -1)`)"
     severity = Severity.ERROR
-    raises = ("TypeError", "ConcretizationTypeError")
+    raises = ("TypeError", "ConcretizationTypeError", "ValueError")
     what = """
         Finds traced values used where JAX needs a static shape or size: array constructors
         (`jnp.zeros`, `ones`, `full`, `empty`, `eye`, `arange`, `linspace(num=)`, `*_like(shape=)`),
         `reshape`, `broadcast_to`, `tile`, `jnp.pad` widths, `jnp.split` counts, `jnp.expand_dims` axes,
         `jax.nn.one_hot(num_classes)`, `lax.top_k(k)`, `lax.dynamic_slice` sizes, `lax.scan(length=)`,
-        and `jax.random.*(key, shape)` and `jax.random.split(key, num)`.
+        and `jax.random.*(key, shape)` and `jax.random.split(key, num)`; and the other ints JAX needs
+        concrete: the `axis` of reductions and sorts (`jnp.sum(x, axis)`, `argsort`, `flip`, ...), the
+        offset of `jnp.triu`/`tril`, `jnp.argpartition`'s `kth`, and `jnp.repeat`'s counts without
+        `total_repeat_length=`.
         """
     why = """
         Shapes must be known at trace time. A non-static argument is traced even when the caller passes
         a Python int, so `jnp.zeros(n)` raises `TypeError: Shapes must be 1D sequences of concrete
         values` (or `ConcretizationTypeError` for `arange`). Shapes taken from `x.shape` are static and
-        fine.
+        fine. The same holds for an axis or an offset: `jnp.sum(x, axis)` raises `ConcretizationTypeError`,
+        and `jnp.argsort(x, axis=axis)` or `jnp.triu(m, k)` a `ValueError` (JAX 0.10.2).
         """
     instead_note = "Mark the size argument static (`static_argnames=\"n\"`) or derive it from an input's `.shape`."
     invalid = (
@@ -435,7 +440,7 @@ class TracedShape(Rule):
         for node, site in a.sites_of(cst.Call):
             q = a.call_names.get(node)
             shape_exprs: list[cst.BaseExpression] = []
-            if q in jaxapi.SHAPE_ARGS:
+            if q in jaxapi.SHAPE_ARGS and kwarg(node, jaxapi.SHAPE_ARGS_UNLESS.get(q, "")) is None:
                 position, keyword = jaxapi.SHAPE_ARGS[q]
                 pos = positional_args(node)
                 if q == "jax.numpy.arange":
@@ -450,11 +455,26 @@ class TracedShape(Rule):
                 shape_exprs = [arg.value for arg in node.args if arg.keyword is None or arg.keyword.value in ("shape", "newshape")]
             for expr in shape_exprs:
                 traced = _traced_in_shape(a, expr)
-                if traced is not None:
-                    yield Report(node, f"shape argument {describe(ctx, expr, traced, site)} is traced {where(site)}: shapes "
-                                       "must be static, so JAX raises at trace time; make it a static argument or "
-                                       "derive it from `x.shape`")
-                    break
+                if traced is None:
+                    continue
+                keyword = jaxapi.SHAPE_ARGS[q][1] if q in jaxapi.SHAPE_ARGS else "shape"
+                if keyword == "repeats":
+                    message = (f"repeat counts {describe(ctx, expr, traced, site)} are traced {where(site)}: they "
+                               "set the result's size, so JAX raises at trace time; pass `total_repeat_length=` "
+                               "(a static bound) or make them a static argument")
+                elif keyword == "axis" or q in _STATIC_INTS:
+                    message = (f"`{keyword}` argument {describe(ctx, expr, traced, site)} is traced {where(site)}: "
+                               "it must be a Python int, so JAX raises at trace time; make it a static argument")
+                else:
+                    message = (f"shape argument {describe(ctx, expr, traced, site)} is traced {where(site)}: shapes "
+                               "must be static, so JAX raises at trace time; make it a static argument or "
+                               "derive it from `x.shape`")
+                yield Report(node, message)
+                break
+
+
+# SHAPE_ARGS entries that are not shapes but ints JAX needs concrete all the same (and every `axis`).
+_STATIC_INTS = {"jax.numpy.triu", "jax.numpy.tril", "jax.numpy.argpartition"}
 
 
 def _traced_in_shape(a, expr: cst.BaseExpression):

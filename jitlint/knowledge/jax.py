@@ -167,7 +167,17 @@ SHAPE_ARGS: dict[str, tuple[int, str]] = {
     "jax.lax.top_k": (1, "k"), "jax.lax.dynamic_slice": (2, "slice_sizes"),
     "jax.lax.dynamic_slice_in_dim": (2, "slice_size"), "jax.lax.broadcast_in_dim": (1, "shape"),
     "jax.lax.scan": (3, "length"), "jax.image.resize": (1, "shape"),
+    # Static ints that are not shapes but must be concrete all the same (measured on JAX 0.10.2:
+    # ConcretizationTypeError, TracerIntegerConversionError or ValueError for a traced one).
+    "jax.numpy.triu": (1, "k"), "jax.numpy.tril": (1, "k"), "jax.numpy.argpartition": (1, "kth"),
+    "jax.numpy.repeat": (1, "repeats"),
+    **{f"jax.numpy.{name}": (1, "axis") for name in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
+        "cumprod", "nansum", "nanmean", "nanmax", "nanmin", "median", "sort", "argsort", "flip", "squeeze",
+        "amax", "amin", "average", "count_nonzero", "ptp")},
 }
+# ...unless this keyword is given: `jnp.repeat(x, counts, total_repeat_length=n)` takes traced counts.
+SHAPE_ARGS_UNLESS = {"jax.numpy.repeat": "total_repeat_length"}
 # Array methods taking a shape.
 SHAPE_METHODS = {"reshape", "broadcast_to"}
 
