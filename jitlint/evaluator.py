@@ -1135,6 +1135,10 @@ class Evaluator:
             return _as_container(self._array_result(any_arg, in_jit, expr, q))  # `jnp.split(x, 3)`: a list
         if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
             return self._array_result(any_arg, in_jit, expr, q)
+        if q in jaxapi.TREE_REPLACE:  # `eqx.tree_at(where, model, value)`: a copy of `model`, same class
+            tree = _argument(expr, arg_values, 1, jaxapi.TREE_REPLACE[q][1])
+            if isinstance(tree, InstanceValue):
+                self._last_call_value = tree
         if q in jaxapi.TREE_FUNCTIONS:
             return _as_container(any_arg)
         if q in ("range", "len", "isinstance", "print", "hash", "id", "repr", "str", "format", "type"):
@@ -1786,6 +1790,21 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
 def _layer_output(inputs: Taint) -> Taint:
     """What a library layer returns (jaxapi.ARRAY_LAYERS) from traced inputs or traced parameters: one array."""
     return Taint(inputs.level, inputs.origin, is_array=True)
+
+
+def _argument(expr: cst.Call, arg_values: list[Value], position: int, keyword: str) -> Value:
+    """The value passed to a call's parameter `keyword`, which is the `position`-th positional one."""
+    n = 0
+    for arg, value in zip(expr.args, arg_values):
+        if arg.star:
+            return None  # `f(*args)`: positions unknown from here on
+        if arg.keyword is None:
+            if n == position:
+                return value
+            n += 1
+        elif arg.keyword.value == keyword:
+            return value
+    return None
 
 
 def _as_container(taint: Taint | None) -> Taint | None:

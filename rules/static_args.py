@@ -16,6 +16,7 @@ from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.cstwalk import children
 from jitlint.finding import Applicability, Severity
+from jitlint.literals import positional_args
 from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._calls import (built_by, callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls,
@@ -200,8 +201,9 @@ def _static_calls(ctx: RuleContext):
 
 
 def _module_fields_per_iteration(ctx: RuleContext):
-    """An equinox Module built on every iteration with a Python number field that changes, passed to a
-    filtered transform: the field is static there, so each value is a new compile."""
+    """An equinox Module built (or rebuilt by `eqx.tree_at`) on every iteration with a Python number field
+    that changes, passed to a filtered transform: the field is static there, so each value is a new
+    compile."""
     a = ctx.analysis
     for site, sig, args in jitted_calls(ctx):
         if not sig.filtered or site.loop is None:
@@ -214,18 +216,43 @@ def _module_fields_per_iteration(ctx: RuleContext):
             built = [arg.expr] if isinstance(arg.expr, cst.Call) else _assigned(ctx, site, arg.expr.value) \
                 if isinstance(arg.expr, cst.Name) else []
             for call in built:
-                if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == cls):
+                if not isinstance(call, cst.Call):
                     continue
-                for field, value in _constructor_fields(a, cls, call):
+                if isinstance(call.func, cst.Name) and call.func.value == cls:
+                    fields, how = _constructor_fields(a, cls, call), "built"
+                elif a.call_names.get(call) in jaxapi.TREE_REPLACE:
+                    fields = _replaced_field(call, jaxapi.TREE_REPLACE[a.call_names[call]])
+                    how = f"rebuilt by `{ctx.short(call.func)}`"
+                else:
+                    continue
+                for field, value in fields:
                     if a.field_kind(cls, field, True) == "static" and _names_in(value) & varying and \
                             is_python_scalar(site, value, a):
-                        yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, a `{cls}` built on every iteration, is "
-                                               f"passed to `{callee_name(sig)}` with field `{field}` = "
+                        article = "an" if cls[:1].lower() in "aeiou" else "a"
+                        yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, {article} `{cls}` {how} on every iteration, "
+                                               f"is passed to `{callee_name(sig)}` with field `{field}` = "
                                                f"`{ctx.short(value)}`, which changes every iteration: a non-array "
                                                f"field is static under `{sig.transform}`, so each value is a new "
                                                "compile; keep its values few (bucket them), or make it an array field "
                                                "if it only enters arithmetic")
                         break
+
+
+def _replaced_field(call: cst.Call, params: tuple[str, str, str]) -> list:
+    """[(field, new value)] of `eqx.tree_at(lambda m: m.field, model, value)`; [] for any other `where`."""
+    where_name, _, replace_name = params
+    positional = positional_args(call)
+    where = positional[0].value if positional else next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == where_name), None)
+    value = positional[2].value if len(positional) > 2 else next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == replace_name), None)
+    if not isinstance(where, cst.Lambda) or value is None or len(where.params.params) != 1 or \
+            where.params.star_arg is not cst.MaybeSentinel.DEFAULT or where.params.kwonly_params:
+        return []
+    body, param = where.body, where.params.params[0].name.value
+    if isinstance(body, cst.Attribute) and isinstance(body.value, cst.Name) and body.value.value == param:
+        return [(body.attr.value, value)]
+    return []
 
 
 def _constructor_fields(a, cls: str, call: cst.Call):
@@ -331,7 +358,7 @@ class LoopVaryingStaticArg(Rule):
         or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`). Under
         `equinox.filter_jit` every Python number is static: a loop counter, a value computed from it
         (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
-        field. Values from a small fixed set are not reported: a bool, a choice between literals
+        field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a small fixed set are not reported: a bool, a choice between literals
         (`3 if i < 50 else 5`), an entry of a literal dict or tuple, `i % 4`, a sweep over a literal
         collection of configurations.
         """

@@ -23,6 +23,9 @@ STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_arra
 MODULE_BASES = {"equinox.Module": "equinox"}
 STATIC_FIELD_CALLS = {"equinox.field": ("static", True)}
 TREE_FUNCTIONS = {"equinox.apply_updates", "equinox.combine", "equinox.tree_at"}
+# Calls returning a copy of a pytree (the same class) with the leaves `where` selects replaced: the
+# names of their (where, pytree, replace) parameters, in positional order.
+TREE_REPLACE = {"equinox.tree_at": ("where", "pytree", "replace")}
 # Layers whose call returns one array (equinox 0.13.8; not the norms, which return `(array, state)` when
 # given a state, nor `Identity`, which returns its input, nor `BatchNorm`/stateful layers).
 ARRAY_LAYERS = {f"equinox.nn.{name}" for name in (
