@@ -74,8 +74,14 @@ def signature_digest(sig) -> str:
     return hashlib.sha1(json.dumps(asdict(sig), sort_keys=True).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
+# A name the rules asked the index whether it memoizes (`runs.memoized`), as the cache records it: no
+# qualified name starts with "@".
+MEMOIZER = "@memoizer:"
+
+
 class Resolver:
-    """Index lookups by qualified name, memoized for the run, as signature digests (None: not jitted).
+    """Index lookups by qualified name, memoized for the run, as signature digests (None: not jitted);
+    for `MEMOIZER` + a name, "memoizer" when the project's function of that name memoizes.
 
     Deciding which files pass 2 needs and which cache entries still hold asks the same names again and
     again (every file refers to `jax.numpy.*`): each is looked up once per run."""
@@ -88,8 +94,12 @@ class Resolver:
         try:
             return self._memo[qualified]
         except KeyError:
-            sig = self.index.lookup(qualified)
-            found = self._memo[qualified] = None if sig is None else signature_digest(sig)
+            if qualified.startswith(MEMOIZER):
+                found = "memoizer" if self.index.is_memoizer(qualified[len(MEMOIZER):]) else None
+            else:
+                sig = self.index.lookup(qualified)
+                found = None if sig is None else signature_digest(sig)
+            self._memo[qualified] = found
             return found
 
     lookup = digest  # so that it stands in for the index in prefilter.is_relevant

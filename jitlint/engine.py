@@ -871,8 +871,9 @@ def _error_dict(finding: Finding) -> dict:
 
 
 class _RecordingIndex:
-    """The project index as the rules see it in pass 2: every name they look up is remembered, because
-    the cached result depends on what it resolves to. Any other use makes the result uncacheable."""
+    """The project index as the rules see it in pass 2: every name they look up (and every name they ask
+    is a memoizer, as `cache.MEMOIZER` + the name) is remembered, because the cached result depends on
+    the answers. Any other use makes the result uncacheable."""
 
     def __init__(self, index: "ProjectIndex") -> None:
         self._index = index
@@ -882,6 +883,12 @@ class _RecordingIndex:
     def lookup(self, qualified: str, *args, **kwargs):
         self.looked_up.add(qualified)
         return self._index.lookup(qualified, *args, **kwargs)
+
+    def is_memoizer(self, qualified: str) -> bool:
+        from jitlint.cache import MEMOIZER
+
+        self.looked_up.add(MEMOIZER + qualified)
+        return self._index.is_memoizer(qualified)
 
     def __getattr__(self, name: str):
         self.opaque = True

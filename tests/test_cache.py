@@ -248,3 +248,37 @@ def test_fully_cached_run_parses_nothing_and_skips_libcst(project, monkeypatch):
     monkeypatch.chdir(project)  # the same paths as the command's (the cache is keyed by the reported path)
     stats = lint_paths(["."], Config(), cache_dir=project / ".jitlint_cache").stats
     assert stats.indexed == 0 and stats.analysed == 0 and stats.cached > 0
+
+
+MEMO_UTIL = "import functools\n\n\ndef memo(fn):\n    return functools.lru_cache(maxsize=None)(fn)\n"
+MEMO_LOOP = textwrap.dedent("""\
+    import jax
+
+    from util import memo
+
+
+    @memo
+    def make_step(scale):
+        return jax.jit(lambda x: x * scale)
+
+
+    def run(xs):
+        for x in xs:
+            x = make_step(2)(x)
+        return x
+    """)
+
+
+def test_a_result_that_asked_whether_another_file_memoizes_is_cached_and_invalidated(tmp_path, run_jitlint,
+                                                                                      monkeypatch):
+    """loop.py's answer depends on whether util.memo memoizes (a jit under a memoized factory runs once
+    per key): the result is cached, and re-linted when util.py stops memoizing."""
+    write(tmp_path, "util.py", MEMO_UTIL)
+    write(tmp_path, "loop.py", MEMO_LOOP)
+    assert "JIT101" not in check(run_jitlint, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    stats = lint_paths(["."], Config(), cache_dir=tmp_path / ".jitlint_cache").stats
+    assert stats.analysed == 0 and stats.cached == 1
+    write(tmp_path, "util.py", "def memo(fn):\n    return fn\n")
+    out = check(run_jitlint, tmp_path)
+    assert has("loop.py", 8, "JIT101") <= lines(out) and out == fresh(run_jitlint, tmp_path)
