@@ -574,9 +574,40 @@ _EXPRESSIONS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, 
                 ast.JoinedStr)
 
 
+_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
+
+
 def quick_module(tree: ast.Module, text: str):
     """The quick tree of `text`, whose CPython parse is `tree`; `Unsupported` where it cannot be built."""
+    if not text.isascii() and _normalized_identifiers(tree, text):
+        # CPython's tree holds identifiers NFKC-normalized (`Ĳ` is `IJ`), libcst's as written
+        raise Unsupported("an identifier CPython normalizes")
     return _Builder(text).module(tree)
+
+
+def _normalized_identifiers(tree: ast.Module, text: str) -> bool:
+    """Whether an identifier of the text may be spelt otherwise than in CPython's tree: a word that NFKC
+    changes (in a string or a comment, mostly) whose normal form is one of the tree's names."""
+    import unicodedata
+
+    changed = set()
+    for word in set(_NON_ASCII_WORD.findall(text)):
+        normal = unicodedata.normalize("NFKC", word)
+        if normal != word:
+            changed.add(normal)
+    if not changed:
+        return False
+    names = set()
+    for node in ast.walk(tree):
+        for field in ("id", "attr", "arg", "name", "asname", "module", "rest"):
+            value = getattr(node, field, None)
+            if isinstance(value, str):
+                names.update(value.split("."))
+        for field in ("names", "kwd_attrs"):  # global/nonlocal, class patterns
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                names.update(v for v in value if isinstance(v, str))
+    return not changed.isdisjoint(names)
 
 
 # ---------------------------------------------------------------------- the check that it is libcst's tree

@@ -125,6 +125,7 @@ def test_quick_tree_is_libcsts_tree(name, source):
     "match x:\n    case ('a', b):\n        pass\n",
     "if x: \\\n    y = 1\n",
     "x[('a', b)]\n",
+    "def \u0132():\n    pass\n",  # CPython's tree holds the name NFKC-normalized: `IJ`
 ])
 def test_what_it_does_not_build_is_parsed_by_libcst(source, monkeypatch):
     with pytest.raises(Unsupported):

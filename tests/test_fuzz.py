@@ -193,3 +193,29 @@ def test_malformed_framing_then_a_valid_request_is_answered(wire_lsp, damages, r
             raw += frame(body)
     answer, _ = wire_lsp.wait_for(wire_lsp.request("textDocument/hover", hover, raw_prefix=raw), timeout=30)
     assert answer.get("result", "missing") is None
+
+
+@fuzz_settings(80)
+@given(st.one_of(hypothesmith.from_node(), hypothesmith.from_grammar()))
+def test_quick_tree_is_libcsts_tree_on_generated_programs(code):
+    """Any program CPython and libcst both accept: the quick tree (jitlint.fromast) equals libcst's parse
+    in what the analysis reads, or the builder leaves the file to libcst (`Unsupported`)."""
+    import ast
+
+    from jitlint.cstparse import parse_module
+    from jitlint.fromast import Unsupported, differences, quick_module
+
+    if not compiles_here(code):
+        return
+    try:
+        real = parse_module(code)
+    except Exception:  # syntax libcst does not support: `jitlint check` reports it (JIT000)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(code)
+    try:
+        quick = quick_module(tree, code)
+    except Unsupported:
+        return
+    assert differences(quick, real) == []
