@@ -394,12 +394,11 @@ def _add_noqa(project, paths: list[str]) -> int:
 def _decoded_lines(data: bytes) -> list[str]:
     """The lines as Python numbers them: broken at \n, \r\n and \r only (`str.splitlines` also breaks
     at \f, \x1c-\x1e, \x85, \u2028 ..., which would show the wrong line)."""
-    import re
-
     from jitlint.engine import decode_source
+    from jitlint.finding import LINE_BREAK
 
     try:
-        return re.split(r"\r\n|\r|\n", decode_source(data))
+        return LINE_BREAK.split(decode_source(data))
     except (UnicodeDecodeError, SyntaxError, LookupError):
         return []
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 import sys
 import tokenize
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from jitlint.config import Config
-from jitlint.finding import Edit, Finding, Fix, Severity
+from jitlint.finding import LINE_BREAK, Edit, Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from jitlint.index import ProjectIndex
@@ -307,7 +306,7 @@ def _reports_on_quick_tree(rules, source: str, path: str, module_name: str | Non
     built or the analysis fails on it (libcst's parse decides). RecursionError escapes (see `_analyse`)."""
     from jitlint.analysis import analyze
     from jitlint.cstparse import unvalidated
-    from jitlint.fromast import Unsupported, quick_module
+    from jitlint.fromast import quick_module
     from jitlint.prefilter import parse_python
     from jitlint.rule import RuleContext
 
@@ -321,9 +320,7 @@ def _reports_on_quick_tree(rules, source: str, path: str, module_name: str | Non
             return any(True for rule in rules for _ in rule.check(ctx))
     except RecursionError:
         raise
-    except Unsupported:
-        return True
-    except Exception:  # whatever goes wrong here, libcst's exact tree goes the usual way
+    except Exception:  # fromast.Unsupported, or anything else: libcst's exact tree goes the usual way
         return True
 
 
@@ -348,7 +345,7 @@ def _to_findings(module, path: str, reports, source: str, starts=None, top_level
     nodes = [report.node for _, report in reports]
     nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
     positions = _positions(module, source, nodes, starts, top_level)
-    lines = _LINE_BREAK.split(source)
+    lines = LINE_BREAK.split(source)
     findings = []
     seen = set()
     for rule, report in reports:
@@ -417,9 +414,6 @@ def _position_map(module) -> dict:
     return PositionProvider()._gen(wrapper)
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
 def _statement_positions(module, source: str, nodes, starts=None, top_level=None) -> dict | None:
     """Positions from a module holding only the top-level statement around each node, shifted to where
     CPython's parser says that statement starts (`starts`: (statement, line) known already). The
@@ -440,7 +434,7 @@ def _statement_positions(module, source: str, nodes, starts=None, top_level=None
     lines = [line for _, line in starts] if starts is not None else _statement_starts(module, source)
     if lines is None or len(lines) != len(module.body):
         return None
-    source_lines = _LINE_BREAK.split(source)
+    source_lines = LINE_BREAK.split(source)
     defs = None
     out = {}
     for k in sorted(by_holder):
@@ -470,7 +464,7 @@ def _rendered_alone(module, stmt, line: int, source_lines: list[str], wanted: se
                        has_trailing_newline=True)
     positions = _position_map(alone)
     shift = line - positions[stmt].start.line
-    code_lines = _LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
+    code_lines = LINE_BREAK.split(alone.code)[:-1]  # it ends with a line break
     if shift < 0 or shift + len(code_lines) > len(source_lines):
         return None
     columns = []  # how far each line of the code lies to the right in the file

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
+
+# Lines as CPython and libcst count them: a lone \r ends a line too (not \f, \x85 or \u2028).
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class Severity(str, enum.Enum):

@@ -11,15 +11,11 @@ import warnings
 from pathlib import Path
 from typing import Iterable
 
-from jitlint.finding import Applicability, Edit, Finding
-
-
-# Lines as CPython and libcst count them: a lone \r ends a line too (not \f, \x85 or \u2028).
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from jitlint.finding import LINE_BREAK, Applicability, Edit, Finding
 
 
 def _offsets(text: str) -> list[int]:
-    return [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+    return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
 
 
 def _spans(text: str, edits: Iterable[Edit]) -> list[tuple[int, int, str]]:

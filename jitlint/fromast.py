@@ -24,6 +24,8 @@ import re
 
 import libcst as cst
 
+from jitlint.finding import LINE_BREAK
+
 
 class Unsupported(Exception):
     """This module holds syntax the quick tree does not build: use libcst's parser."""
@@ -94,8 +96,7 @@ class _Builder:
     CPython's tree does not record (a block on its header's line, `a; b`, `elif`, `x[(a, b)]`)."""
 
     def __init__(self, text: str) -> None:
-        # str.splitlines breaks at more characters than Python's tokenizer (\f, \x1c, \u2028 ...)
-        self.lines = _source_lines(text) if _ODD_BREAKS.search(text) else text.splitlines(True)
+        self.lines = LINE_BREAK.split(text)  # as CPython counts them (`str.splitlines` breaks at \f too)
         self.expr_builders = {cls: getattr(self, "expr_" + cls.__name__) for cls in _EXPRESSIONS}
         self.stmt_builders = {cls: getattr(self, "stmt_" + cls.__name__) for cls in _STATEMENTS}
 
@@ -111,7 +112,7 @@ class _Builder:
     def _starts_line(self, stmt: ast.AST) -> bool:
         if self._before(stmt.lineno, stmt.col_offset).strip():
             return False
-        if stmt.lineno > 1 and self.lines[stmt.lineno - 2].rstrip("\r\n").endswith("\\"):
+        if stmt.lineno > 1 and self.lines[stmt.lineno - 2].endswith("\\"):
             # after a backslash continuation (or a comment ending in one): libcst decides, not a guess
             raise Unsupported("statement after a line ending in a backslash")
         return True
@@ -128,7 +129,7 @@ class _Builder:
             return lines[0].encode("utf-8")[expr.col_offset:expr.end_col_offset].decode("utf-8")
         first = lines[0].encode("utf-8")[expr.col_offset:].decode("utf-8")
         last = lines[-1].encode("utf-8")[:expr.end_col_offset].decode("utf-8")
-        return first + "".join(lines[1:-1]) + last
+        return "\n".join([first, *lines[1:-1], last])
 
     def _parenthesized(self, expr) -> bool:
         """Whether a tuple's text is one pair of parentheses around it (`x[(a, b)]`, not `x[(a), b]`)."""
@@ -158,14 +159,11 @@ class _Builder:
         out = []
         line = None
         for stmt in body:
-            build = self.stmt_builders.get(stmt.__class__)
-            if build is None:
-                raise Unsupported(stmt.__class__.__name__)
             if stmt.__class__ in _COMPOUND:
-                out.append(build(stmt))
+                out.append(self.stmt(stmt))
                 line = None
                 continue
-            small = build(stmt)
+            small = self.stmt(stmt)
             if line is not None and not self._starts_line(stmt):
                 line.append(small)
                 continue
@@ -177,13 +175,9 @@ class _Builder:
         """An indented block, or the statements on the header's own line (`if x: return 1`)."""
         if self._starts_line(body[0]):
             return C.IndentedBlock(body=self.statements(body))
-        small = []
-        for stmt in body:
-            build = self.stmt_builders.get(stmt.__class__)
-            if build is None or stmt.__class__ in _COMPOUND:
-                raise Unsupported("compound statement in a one-line block")
-            small.append(build(stmt))
-        return C.SimpleStatementSuite(body=small)
+        if any(stmt.__class__ in _COMPOUND for stmt in body):
+            raise Unsupported("compound statement in a one-line block")
+        return C.SimpleStatementSuite(body=[self.stmt(stmt) for stmt in body])
 
     def orelse(self, body: list, clause_start=None):
         if not body:
@@ -402,6 +396,13 @@ class _Builder:
             raise Unsupported(expr.__class__.__name__) from None
         return build(expr)
 
+    def stmt(self, stmt):
+        try:
+            build = self.stmt_builders[stmt.__class__]
+        except KeyError:
+            raise Unsupported(stmt.__class__.__name__) from None
+        return build(stmt)
+
     def element(self, expr):
         if expr.__class__ is ast.Starred:
             return C.StarredElement(value=self.expr(expr.value))
@@ -554,14 +555,6 @@ def _dotted(name: str):
     for part in parts[1:]:
         out = C.Attribute(value=out, attr=C.Name(value=part))
     return out
-
-
-_ODD_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _source_lines(text: str) -> list[str]:
-    """The lines as Python's tokenizer breaks them: at \\n, \\r\\n and \\r only."""
-    return re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
 
 
 _COMPOUND = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,

@@ -51,7 +51,7 @@ except ImportError as exc:  # pragma: no cover - the `lsp` extra is not installe
 
 from jitlint import __version__, engine
 from jitlint.config import Config, ConfigError, check_selectors, config_from_table, find_pyproject, find_root, load_config
-from jitlint.finding import Applicability, Finding, Severity
+from jitlint.finding import LINE_BREAK, Applicability, Finding, Severity
 from jitlint.first_lint import FirstLints
 from jitlint.noqa import LineComments, noqa_change
 from jitlint.project import Project
@@ -76,15 +76,13 @@ if PYGLS_MISSING is None:
 
 # ------------------------------------------------------------------------------------------ positions
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
 
 def lsp_lines(source: str) -> list[str]:
     """The lines as LSP (and Python) count them: broken at \\n, \\r\\n and \\r only. (`str.splitlines`,
     which pygls' `TextDocument.lines` uses, also breaks at \\f, \\v, \\x1c-\\x1e, \\x85, \\u2028 and \\u2029,
     which would shift every line number after such a character.)"""
     lines, start = [], 0
-    for m in _LINE_BREAK.finditer(source):
+    for m in LINE_BREAK.finditer(source):
         lines.append(source[start:m.end()])
         start = m.end()
     lines.append(source[start:])  # the (possibly empty) last line, so the end of the text has a line

@@ -8,12 +8,12 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from jitlint.finding import LINE_BREAK  # Python's lines (`str.splitlines` also breaks at \f, \x85 ...)
+
 # `# noqa`, `# NOQA`, `# noqa: JIT501`, `# noqa:JIT5,JIT401`
 _NOQA = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[^#]*))?", re.IGNORECASE)
 _CODE = re.compile(r"^[A-Z]+[0-9]+$")
 _FILE_NOQA = re.compile(r"#\s*jitlint\s*:\s*noqa\b", re.IGNORECASE)
-# Python's lines (`str.splitlines` also breaks at \f, \x85, \u2028 ...)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def comments_by_line(source: str) -> dict[int, str]:
             if tok.type == tokenize.COMMENT:
                 out[tok.start[0]] = tok.string
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        for i, line in enumerate(_LINE_BREAK.split(source), 1):
+        for i, line in enumerate(LINE_BREAK.split(source), 1):
             if "#" in line:
                 out[i] = line[line.index("#"):]
     return out
@@ -69,7 +69,7 @@ def file_is_suppressed(source: str) -> bool:
     """`# jitlint: noqa` on a line of its own skips the whole file (like `# flake8: noqa`)."""
     if "jitlint" not in source:
         return False
-    return any(_FILE_NOQA.match(line.strip()) for line in _LINE_BREAK.split(source))
+    return any(_FILE_NOQA.match(line.strip()) for line in LINE_BREAK.split(source))
 
 
 class Suppressions:
@@ -154,8 +154,8 @@ def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int, 
     compile as the text did, or would lose a comment."""
     from jitlint.fixes import comments as all_comments, compiles
 
-    parts = _LINE_BREAK.split(text)
-    breaks = _LINE_BREAK.findall(text)
+    parts = LINE_BREAK.split(text)
+    breaks = LINE_BREAK.findall(text)
     comments = LineComments(text)
     added = 0
     refused = []

@@ -30,14 +30,13 @@ import re
 import warnings
 from dataclasses import dataclass, field, replace
 
-from jitlint.finding import Finding, Severity
+from jitlint.finding import LINE_BREAK, Finding, Severity
 
 SUFFIX = ".ipynb"
 SEPARATOR = "# jitlint: next notebook cell"
 # Cell magics whose body is still Python run in the kernel.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # Python's line breaks (not str.splitlines')
 _HELP = re.compile(r"^\s*(\?\??[\w.*%]*|[\w.*%]+\?\??)\s*$")  # obj?  obj??  ?obj  np.*load*?
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[!%]")  # x = !ls   files = %sx ls
 
@@ -73,7 +72,7 @@ class Cell:
 def _lines(text: str) -> list[str]:
     """The lines with their line breaks (no empty last one)."""
     out, start = [], 0
-    for m in _LINE_BREAK.finditer(text):
+    for m in LINE_BREAK.finditer(text):
         out.append(text[start:m.end()])
         start = m.end()
     if start < len(text):
@@ -82,7 +81,7 @@ def _lines(text: str) -> list[str]:
 
 
 def _break(line: str) -> str:
-    m = _LINE_BREAK.search(line)
+    m = LINE_BREAK.search(line)
     return m.group() if m else ""
 
 
@@ -439,7 +438,7 @@ def cell_lines(data: bytes) -> dict[int, list[str]]:
         notebook = read_notebook(data)
     except NotebookError:
         return {}
-    return {c.number: _LINE_BREAK.split(c.text) for c in notebook.cells}
+    return {c.number: LINE_BREAK.split(c.text) for c in notebook.cells}
 
 
 @functools.lru_cache(maxsize=16)
