@@ -440,6 +440,7 @@ class TracedShape(Rule):
         for node, site in a.sites_of(cst.Call):
             q = a.call_names.get(node)
             shape_exprs: list[cst.BaseExpression] = []
+            keyword = "shape"
             if q in jaxapi.SHAPE_ARGS and kwarg(node, jaxapi.SHAPE_ARGS_UNLESS.get(q, "")) is None:
                 position, keyword = jaxapi.SHAPE_ARGS[q]
                 pos = positional_args(node)
@@ -455,26 +456,20 @@ class TracedShape(Rule):
                 shape_exprs = [arg.value for arg in node.args if arg.keyword is None or arg.keyword.value in ("shape", "newshape")]
             for expr in shape_exprs:
                 traced = _traced_in_shape(a, expr)
-                if traced is None:
-                    continue
-                keyword = jaxapi.SHAPE_ARGS[q][1] if q in jaxapi.SHAPE_ARGS else "shape"
-                if keyword == "repeats":
-                    message = (f"repeat counts {describe(ctx, expr, traced, site)} are traced {where(site)}: they "
-                               "set the result's size, so JAX raises at trace time; pass `total_repeat_length=` "
-                               "(a static bound) or make them a static argument")
-                elif keyword == "axis" or q in _STATIC_INTS:
-                    message = (f"`{keyword}` argument {describe(ctx, expr, traced, site)} is traced {where(site)}: "
-                               "it must be a Python int, so JAX raises at trace time; make it a static argument")
-                else:
-                    message = (f"shape argument {describe(ctx, expr, traced, site)} is traced {where(site)}: shapes "
-                               "must be static, so JAX raises at trace time; make it a static argument or "
-                               "derive it from `x.shape`")
-                yield Report(node, message)
-                break
+                if traced is not None:
+                    yield Report(node, _shape_message(q, keyword, describe(ctx, expr, traced, site), where(site)))
+                    break
 
 
-# SHAPE_ARGS entries that are not shapes but ints JAX needs concrete all the same (and every `axis`).
-_STATIC_INTS = {"jax.numpy.triu", "jax.numpy.tril", "jax.numpy.argpartition"}
+def _shape_message(q: str | None, keyword: str, what: str, place: str) -> str:
+    if keyword == "repeats":
+        return (f"repeat counts {what} are traced {place}: they set the result's size, so JAX raises at trace "
+                "time; pass `total_repeat_length=` (a static bound) or make them a static argument")
+    if q in jaxapi.STATIC_INT_ARGS:
+        return (f"`{keyword}` argument {what} is traced {place}: it must be a Python int, so JAX raises at trace "
+                "time; make it a static argument")
+    return (f"shape argument {what} is traced {place}: shapes must be static, so JAX raises at trace time; make "
+            "it a static argument or derive it from `x.shape`")
 
 
 def _traced_in_shape(a, expr: cst.BaseExpression):

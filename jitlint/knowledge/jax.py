@@ -155,7 +155,7 @@ SHAPE_ARGS: dict[str, tuple[int, str]] = {
     # Sizes, counts and shapes measured on JAX 0.10.2 (a traced int raises TypeError or
     # ConcretizationTypeError, or a subclass of one):
     "jax.nn.one_hot": (1, "num_classes"), "jax.numpy.pad": (1, "pad_width"),
-    "jax.numpy.split": (1, "indices_or_sections"), "jax.numpy.expand_dims": (1, "axis"),
+    "jax.numpy.split": (1, "indices_or_sections"),
     "jax.numpy.zeros_like": (2, "shape"), "jax.numpy.ones_like": (2, "shape"),
     "jax.numpy.full_like": (3, "shape"), "jax.numpy.indices": (0, "dimensions"),
     "jax.numpy.triu_indices": (0, "n"), "jax.numpy.tril_indices": (0, "n"), "jax.numpy.diag_indices": (0, "n"),
@@ -167,15 +167,19 @@ SHAPE_ARGS: dict[str, tuple[int, str]] = {
     "jax.lax.top_k": (1, "k"), "jax.lax.dynamic_slice": (2, "slice_sizes"),
     "jax.lax.dynamic_slice_in_dim": (2, "slice_size"), "jax.lax.broadcast_in_dim": (1, "shape"),
     "jax.lax.scan": (3, "length"), "jax.image.resize": (1, "shape"),
-    # Static ints that are not shapes but must be concrete all the same (measured on JAX 0.10.2:
-    # ConcretizationTypeError, TracerIntegerConversionError or ValueError for a traced one).
-    "jax.numpy.triu": (1, "k"), "jax.numpy.tril": (1, "k"), "jax.numpy.argpartition": (1, "kth"),
     "jax.numpy.repeat": (1, "repeats"),
+}
+# Static ints that are not shapes but must be concrete all the same (measured on JAX 0.10.2:
+# ConcretizationTypeError, TracerIntegerConversionError or ValueError for a traced one).
+STATIC_INT_ARGS: dict[str, tuple[int, str]] = {
+    "jax.numpy.expand_dims": (1, "axis"), "jax.numpy.triu": (1, "k"), "jax.numpy.tril": (1, "k"),
+    "jax.numpy.argpartition": (1, "kth"),
     **{f"jax.numpy.{name}": (1, "axis") for name in (
         "sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
         "cumprod", "nansum", "nanmean", "nanmax", "nanmin", "median", "sort", "argsort", "flip", "squeeze",
         "amax", "amin", "average", "count_nonzero", "ptp")},
 }
+SHAPE_ARGS.update(STATIC_INT_ARGS)
 # ...unless this keyword is given: `jnp.repeat(x, counts, total_repeat_length=n)` takes traced counts.
 SHAPE_ARGS_UNLESS = {"jax.numpy.repeat": "total_repeat_length"}
 # Array methods taking a shape.
