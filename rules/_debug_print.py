@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.analysis import ModuleAnalysis
+from jitlint.literals import evaluated
 
 from ._helpers import traced_in
 
@@ -48,7 +49,7 @@ class Message:
 def literal_text(node: cst.BaseExpression) -> str | None:
     """The value of a plain string literal (also implicitly concatenated), None for anything else."""
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = evaluated(node)
         return value if isinstance(value, str) else None
     if isinstance(node, cst.ConcatenatedString):
         left, right = literal_text(node.left), literal_text(node.right)

@@ -16,7 +16,7 @@ from jitlint import jaxapi, runs
 from jitlint.analysis import FuncValue, InstanceValue
 from jitlint.cstwalk import children
 from jitlint.finding import Applicability, Severity
-from jitlint.literals import positional_args
+from jitlint.literals import evaluated, kwarg, positional_args
 from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._calls import (built_by, callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls,
@@ -76,7 +76,7 @@ def _bounded(ctx: RuleContext, site, expr: cst.BaseExpression, depth: int = 0) -
         return _bounded(ctx, site, expr.body, depth + 1) and _bounded(ctx, site, expr.orelse, depth + 1)
     if isinstance(expr, cst.BinaryOperation):
         if isinstance(expr.operator, cst.Modulo) and isinstance(expr.right, cst.Integer) and \
-                int(expr.right.evaluated_value) <= 64:
+                int(evaluated(expr.right)) <= 64:
             return True  # `i % 4`: at most 4 values
         return _bounded(ctx, site, expr.left, depth + 1) and _bounded(ctx, site, expr.right, depth + 1)
     if isinstance(expr, cst.Subscript):
@@ -242,11 +242,12 @@ def _replaced_field(call: cst.Call, params: tuple[str, str, str]) -> list:
     """[(field, new value)] of `eqx.tree_at(lambda m: m.field, model, value)`; [] for any other `where`."""
     where_name, _, replace_name = params
     positional = positional_args(call)
-    where = positional[0].value if positional else next(
-        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == where_name), None)
-    value = positional[2].value if len(positional) > 2 else next(
-        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == replace_name), None)
-    if not isinstance(where, cst.Lambda) or value is None or len(where.params.params) != 1 or \
+    where_arg = positional[0] if positional else kwarg(call, where_name)
+    value_arg = positional[2] if len(positional) > 2 else kwarg(call, replace_name)
+    if where_arg is None or value_arg is None:
+        return []
+    where, value = where_arg.value, value_arg.value
+    if not isinstance(where, cst.Lambda) or len(where.params.params) != 1 or \
             where.params.star_arg is not cst.MaybeSentinel.DEFAULT or where.params.kwonly_params:
         return []
     body, param = where.body, where.params.params[0].name.value
@@ -358,9 +359,9 @@ class LoopVaryingStaticArg(Rule):
         or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`). Under
         `equinox.filter_jit` every Python number is static: a loop counter, a value computed from it
         (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
-        field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a small fixed set are not reported: a bool, a choice between literals
-        (`3 if i < 50 else 5`), an entry of a literal dict or tuple, `i % 4`, a sweep over a literal
-        collection of configurations.
+        field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a
+        small fixed set are not reported: a bool, a choice between literals (`3 if i < 50 else 5`), an
+        entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations.
         """
     why = """
         Each distinct value of a static argument compiles a new executable, and none are ever evicted: a
