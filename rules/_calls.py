@@ -164,8 +164,8 @@ def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
 
 def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
     reasons: dict[FunctionInfo, str] = {}
-    # A memoized function runs once per key, and so does what it calls (`runs.memoized`; the module's
-    # own memoizers: asking the project index for others would make every such file's result uncacheable).
+    # A memoized function runs once per key, and so does what it calls (`runs.memoized`, with the module's
+    # own memoizers only: other files' ones, from the index, are not asked about here yet).
     memoized: dict[FunctionInfo, bool] = {}
 
     def once_per_key(info: FunctionInfo) -> bool:
