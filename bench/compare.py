@@ -105,8 +105,8 @@ def jitlint_facts(jitlint: Path, tree: Path) -> dict:
     stats = subprocess.run([str(jitlint), "check", "--no-cache", "--statistics", "--exit-zero", "."], cwd=tree,
                            capture_output=True, text=True, check=True).stdout
     per_rule = [line.split(None, 2) for line in stats.splitlines() if line.strip()]
-    code = ("import json, sys\nfrom dataclasses import asdict\nfrom jitlint.config import Config\n"
-            "from jitlint.engine import lint_paths, default_jobs\n"
+    code = ("import json, sys\nfrom dataclasses import asdict\nfrom jitlint.core.config import Config\n"
+            "from jitlint.lint.engine import lint_paths, default_jobs\n"
             "cold = lint_paths(['.'], Config(), jobs=default_jobs())\n"
             "print(json.dumps(asdict(cold.stats)))\n")
     python = jitlint.parent / "python"

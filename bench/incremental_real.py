@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jitlint.config import Config  # noqa: E402
-from jitlint.engine import check_source  # noqa: E402
-from jitlint.incremental import Document  # noqa: E402
-from jitlint.prefilter import mentions_trace_token  # noqa: E402
+from jitlint.core.config import Config  # noqa: E402
+from jitlint.lint.engine import check_source  # noqa: E402
+from jitlint.project.incremental import Document  # noqa: E402
+from jitlint.analysis.prefilter import mentions_trace_token  # noqa: E402
 
 ALL = Config(select=("ALL",))
 

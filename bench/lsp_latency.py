@@ -14,7 +14,7 @@ loop; about 8 findings in 2,000 lines), then edits it again and again, as typing
 
 Rounds are interleaved (each round runs every server once, in a new random order) so that load from
 other jobs hits both alike; the ratios are medians of per-round ratios. It also times the engine alone
-in this process: a full `check_source`, and an incremental one (`jitlint.incremental.Document`).
+in this process: a full `check_source`, and an incremental one (`jitlint.project.incremental.Document`).
 
     .venv/bin/python bench/lsp_latency.py [--lines 2000 500] [--edits 20] [--runs 3] [--ruff PATH]
     .venv/bin/python bench/lsp_latency.py --file REAL.py [...]   # real files: each edit types a statement
@@ -319,8 +319,8 @@ def find_ruff(given: str | None) -> str:
 
 def engine_alone(source: str, path: Path, edits: int, edit=edited) -> tuple[float, float]:
     """Median ms of a full `check_source` and of an incremental one, on the same edits."""
-    from jitlint.engine import check_source
-    from jitlint.incremental import Document
+    from jitlint.lint.engine import check_source
+    from jitlint.project.incremental import Document
 
     full, incremental = [], []
     doc = Document()
@@ -363,7 +363,7 @@ async def main() -> None:
             print(f"\n{source.count(chr(10))} lines: engine alone, median full check_source {full:.0f} ms, "
                   f"incremental {incremental:.0f} ms")
             # (server, mode, environment): the last, jitlint without the helper process that does its first
-            # lints while the server loads (jitlint.first_lint), shows what that helper saves
+            # lints while the server loads (jitlint.frontends.lsp.first_lint), shows what that helper saves
             runs = {"jitlint pull": ("jitlint", "pull", None), "ruff pull": ("ruff", "pull", None),
                     "jitlint push": ("jitlint", "push", None),
                     "jitlint pull, no first-lint helper": ("jitlint", "pull", {"JITLINT_LSP_HELPER": "0"})}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the quick tree (jitlint.fromast) against libcst's parse on real code, and time both.
+"""Check the quick tree (jitlint.source.fromast) against libcst's parse on real code, and time both.
 
 usage: bench/quick_tree.py DIR [--all] [--limit N]
 
@@ -22,15 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jitlint.cstparse import parse_module  # noqa: E402
-from jitlint.engine import read_source, decode_source, module_name_for  # noqa: E402
-from jitlint.fromast import Unsupported, differences, quick_module  # noqa: E402
+from jitlint.source.cstparse import parse_module  # noqa: E402
+from jitlint.lint.engine import read_source, decode_source, module_name_for  # noqa: E402
+from jitlint.source.fromast import Unsupported, differences, quick_module  # noqa: E402
 
 
 def relevant_texts(root: Path, every: bool) -> list[tuple[Path, str]]:
     """The decoded files under `root` pass 2 would lint (against the index of all of them)."""
-    from jitlint.index import ProjectIndex
-    from jitlint.prefilter import file_facts, is_relevant
+    from jitlint.analysis.index import ProjectIndex
+    from jitlint.analysis.prefilter import file_facts, is_relevant
 
     files = []
     for path in sorted(root.rglob("*.py")):

@@ -1,3 +1,3 @@
-from jitlint.cli import main
+from jitlint.frontends.cli import main
 
 raise SystemExit(main())

@@ -1,12 +1,12 @@
 """jitlint's rules, one module per family. Shipped as `jitlint.rules`.
 
-Adding a rule: define a `jitlint.rule.Rule` subclass in its family's module (with its docs and
+Adding a rule: define a `jitlint.rules.base.Rule` subclass in its family's module (with its docs and
 examples), and list the module in `FAMILIES` if it is new. `RULES` is what the engine runs.
 """
 
 from __future__ import annotations
 
-from jitlint.rule import Rule
+from jitlint.rules.base import Rule
 
 from . import control_flow, fresh_callables, jit_in_loops, prints, shapes, static_args
 

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint import jaxapi, runs
-from jitlint.analysis import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
-from jitlint.cstwalk import children, descendants
-from jitlint.index import JitSignature
-from jitlint.rule import RuleContext
+from jitlint.analysis import jaxapi
+
+from jitlint.analysis import runs
+from jitlint.analysis.facade import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
+from jitlint.source.cstwalk import children, descendants
+from jitlint.analysis.index import JitSignature
+from jitlint.rules.base import RuleContext
 
 
 @dataclass

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.analysis import ModuleAnalysis
-from jitlint.literals import evaluated
+from jitlint.analysis.facade import ModuleAnalysis
+from jitlint.analysis.literals import evaluated
 
 from ._helpers import traced_in
 

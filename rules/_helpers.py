@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.analysis import TRACED, ModuleAnalysis, Site, Taint
+from jitlint.analysis.facade import TRACED, ModuleAnalysis, Site, Taint
 
 
 def traced_in(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED,
@@ -164,7 +164,7 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
         for small in stmt.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    from jitlint.names import dotted
+                    from jitlint.analysis.names import dotted
 
                     full = dotted(alias.name) or ""
                     if alias.asname is None and full.split(".")[0] == "jax":
@@ -186,7 +186,7 @@ def _top_level_index(ctx, node: cst.CSTNode) -> int | None:
 
 def _add_import_jax(ctx):
     """`import jax` before the first statement that is not the docstring or a `from __future__` import."""
-    from jitlint.rule import InsertBefore
+    from jitlint.rules.base import InsertBefore
 
     for k, stmt in enumerate(ctx.module.body):
         if k == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(

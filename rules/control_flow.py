@@ -13,10 +13,12 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi, runs
-from jitlint.analysis import GRAD_TRACED
-from jitlint.finding import Severity
-from jitlint.rule import Confirmation, Report, Rule, RuleContext
+from jitlint.analysis import jaxapi
+
+from jitlint.analysis import runs
+from jitlint.analysis.facade import GRAD_TRACED
+from jitlint.core.finding import Severity
+from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
 from ._helpers import calls, certain_tracer, traced_in, condition_nodes, describe, membership_tested, truth_tested, where
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Iterator
 
 
-from jitlint.finding import Severity
-from jitlint.rule import Confirmation, Report, Rule, RuleContext
+from jitlint.core.finding import Severity
+from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
                      jitted_calls, loops_over_functions, non_jax_object, repeated_functions, traced_self_calls)

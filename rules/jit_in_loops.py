@@ -12,11 +12,13 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi, runs
-from jitlint.analysis import FuncValue, JitCreation
-from jitlint.qualnames import canonical
-from jitlint.finding import Applicability, Severity
-from jitlint.rule import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
+from jitlint.analysis import jaxapi
+
+from jitlint.analysis import runs
+from jitlint.analysis.facade import FuncValue, JitCreation
+from jitlint.analysis.qualnames import canonical
+from jitlint.core.finding import Applicability, Severity
+from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
 from ._calls import repeated_functions
 
@@ -390,7 +392,7 @@ def _hoist_fix(ctx: RuleContext, creation: JitCreation) -> FixSpec | None:
         return None
     if any(a.star or a.keyword is None or not _constant_option(a.value) for a in node.args[1:]):
         return None
-    from jitlint.fixes import comments
+    from jitlint.core.fixes import comments
 
     code = ctx.code(node)
     if comments(code) != [] or "\n" in code or "\r" in code:

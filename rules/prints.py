@@ -10,10 +10,10 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi
-from jitlint.finding import Applicability, Severity
-from jitlint.fixes import comments
-from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
+from jitlint.analysis import jaxapi
+from jitlint.core.finding import Applicability, Severity
+from jitlint.core.fixes import comments
+from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._debug_print import Converter, Message, debug_print_call, escape, literal_text
 from ._helpers import calls, describe, jax_module, mentions_traced, where
@@ -365,7 +365,7 @@ def _outputs(ctx: RuleContext, func: cst.CSTNode) -> int:
     """How many calls in this function's body write output (print, logging, jax.debug.*), counted once."""
     cache = ctx.__dict__.setdefault("_outputs", {})
     if func not in cache:
-        from jitlint.cstwalk import descendants
+        from jitlint.source.cstwalk import descendants
 
         a = ctx.analysis
         n = 0

@@ -11,11 +11,11 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi
-from jitlint.analysis import positional_args
-from jitlint.finding import Applicability, Severity
-from jitlint.literals import kwarg
-from jitlint.rule import FixSpec, Replace, Report, Rule, RuleContext
+from jitlint.analysis import jaxapi
+from jitlint.analysis.facade import positional_args
+from jitlint.core.finding import Applicability, Severity
+from jitlint.analysis.literals import kwarg
+from jitlint.rules.base import FixSpec, Replace, Report, Rule, RuleContext
 
 from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
 
@@ -190,7 +190,7 @@ def _reduction_of(ctx: RuleContext, sub: cst.Subscript) -> tuple[cst.Call, str, 
 
 def _same_expr(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     """The same plain name or attribute chain (`x`, `self.w`): the same value both times it is read."""
-    from jitlint.names import dotted
+    from jitlint.analysis.names import dotted
 
     return dotted(a) is not None and dotted(a) == dotted(b) and not a.lpar and not b.lpar
 
@@ -234,7 +234,7 @@ def _reduction_fix(ctx: RuleContext, sub: cst.Subscript, mask: cst.BaseExpressio
         return None
     if not _elementwise_of(ctx, mask, x) or (name in _INITIAL and not builtin_usable(ctx, "float")):
         return None
-    from jitlint.fixes import comments
+    from jitlint.core.fixes import comments
 
     if comments(ctx.code(call)) != []:
         return None

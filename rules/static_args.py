@@ -12,12 +12,14 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint import jaxapi, runs
-from jitlint.analysis import FuncValue, InstanceValue
-from jitlint.cstwalk import children
-from jitlint.finding import Applicability, Severity
-from jitlint.literals import evaluated, kwarg, positional_args
-from jitlint.rule import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
+from jitlint.analysis import jaxapi
+
+from jitlint.analysis import runs
+from jitlint.analysis.facade import FuncValue, InstanceValue
+from jitlint.source.cstwalk import children
+from jitlint.core.finding import Applicability, Severity
+from jitlint.analysis.literals import evaluated, kwarg, positional_args
+from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
 
 from ._calls import (built_by, callee_name, class_hash_kind, forwarded, is_python_scalar, jitted_calls,
                      jitted_method_calls)

@@ -109,7 +109,7 @@ def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
     title and the lines it changes (a unified diff of the file with that fix alone applied)."""
     import difflib
 
-    from jitlint.fixes import apply_edits
+    from jitlint.core.fixes import apply_edits
 
     out = [f"# {title}", "# Regenerate with `pytest tests/test_fixtures.py --update-snapshots`, then review the diff.", ""]
     for f in sorted(findings):

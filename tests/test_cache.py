@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import jitlint
-from jitlint.cache import _write_json, read_file
-from jitlint.config import Config
-from jitlint.engine import lint_paths
+from jitlint.project.cache import _write_json, read_file
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_paths
 
 BAD = "import jax\n\n@jax.jit\ndef step(x):\n    print(x)\n    return x\n"
 GOOD = "import jax\n\n@jax.jit\ndef step(x):\n    return x * 2\n"
@@ -236,7 +236,7 @@ def test_unwritable_cache_warns_and_still_lints(project, run_jitlint):
 
 
 def test_fully_cached_run_parses_nothing_and_skips_libcst(project, monkeypatch):
-    code = ("import sys\nfrom jitlint.cli import main\nrc = main(sys.argv[1:])\n"
+    code = ("import sys\nfrom jitlint.frontends.cli import main\nrc = main(sys.argv[1:])\n"
             "sys.stderr.write('LIBCST=%s\\n' % ('libcst' in sys.modules))\nsys.exit(rc)")
     args = [sys.executable, "-c", code, "check", "--statistics", "."]
     env = {k: v for k, v in os.environ.items() if k != "JITLINT_CONFIG"}

@@ -196,7 +196,7 @@ def test_version_does_not_import_libcst():
     import subprocess
     import sys
 
-    code = "import sys; from jitlint.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\nprint('libcst' in sys.modules)"
+    code = "import sys; from jitlint.frontends.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\nprint('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert out.strip().endswith("False")
 
@@ -240,8 +240,8 @@ def test_maintainer_docs_command_is_hidden_and_stays_in_the_source_tree(tmp_path
 def test_rule_links_are_real_or_configured(tmp_path):
     """The LSP's codeDescription and hover link a rule page that exists (the checkout's page, as a file)
     or the one `docs-url` names; never a made-up address."""
-    from jitlint.config import ConfigError, config_from_table
-    from jitlint.rule_links import rule_docs_url
+    from jitlint.core.config import ConfigError, config_from_table
+    from jitlint.catalog.links import rule_docs_url
 
     page = rule_docs_url("JIT501")
     assert page.startswith("file://") and Path(page[len("file://"):]).is_file()

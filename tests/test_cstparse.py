@@ -1,4 +1,4 @@
-"""jitlint.cstparse: libcst's parse without validating its own nodes, and nothing else changed.
+"""jitlint.source.cstparse: libcst's parse without validating its own nodes, and nothing else changed.
 
 * The same module (equal trees, the same code) as `libcst.parse_module` on every fixture, example and
   rule example, and the same exception on what libcst refuses.
@@ -20,9 +20,9 @@ from libcst import native
 from libcst._nodes.base import CSTNode
 
 from harness import fixture_files
-from jitlint import cstparse
-from jitlint.engine import decode_source
-from jitlint.registry import all_rules
+from jitlint.source import cstparse
+from jitlint.lint.engine import decode_source
+from jitlint.rules.registry import all_rules
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
 

@@ -1,4 +1,4 @@
-"""The read-only tree walks the analysis is built on (jitlint.cstwalk), against libcst's own visit."""
+"""The read-only tree walks the analysis is built on (jitlint.source.cstwalk), against libcst's own visit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import inspect
 
 import libcst as cst
 
-from jitlint.cstwalk import TopLevel, children, descendants, walk_statements
+from jitlint.source.cstwalk import TopLevel, children, descendants, walk_statements
 
 SOURCE = '''
 """doc"""
@@ -143,7 +143,7 @@ def test_an_analysis_is_freed_without_the_cyclic_collector():
     import gc
     import weakref
 
-    from jitlint.analysis import analyze
+    from jitlint.analysis.facade import analyze
 
     gc.disable()
     try:

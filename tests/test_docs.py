@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from jitlint.docs import pages, rules_table_markdown
+from jitlint.frontends.docs import pages, rules_table_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,7 +14,7 @@ def test_rule_pages_are_up_to_date():
              if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text]
     extra = [p.name for p in folder.glob("JIT*.md") if p.name not in expected]
     assert not stale and not extra, f"run `jitlint docs` (stale: {stale}, extra: {extra})"
-    from jitlint.docs import CATALOG_PAGES, catalog_pages_source
+    from jitlint.frontends.docs import CATALOG_PAGES, catalog_pages_source
 
     assert CATALOG_PAGES.read_text(encoding="utf-8") == catalog_pages_source(), "run `jitlint docs`"
 
@@ -54,6 +54,6 @@ def test_rule_command_takes_every_code_a_name_or_a_prefix(run_jitlint):
 
 
 def test_every_code_of_the_catalogue_has_a_page():
-    from jitlint.catalog_codes import CODES
+    from jitlint.catalog.codes import CODES
 
     assert {f"{code}.md" for code in CODES} == {name for name in pages() if name.startswith("JIT")}

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import jitlint_exe
-from jitlint.config import Config
-from jitlint.engine import lint_paths
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_paths
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _MARK = re.compile(r"#\s*(JIT\d{3})\b")

@@ -6,8 +6,8 @@ them; the diff is then reviewed), so a changed message, column or fix cannot pas
 import pytest
 
 from harness import FIXTURES, check_snapshot, compare, expected_findings, fixture_files, snapshot_text
-from jitlint.config import Config
-from jitlint.engine import lint_paths, lint_source
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_paths, lint_source
 
 ALL = Config(select=("ALL",))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())

@@ -326,7 +326,7 @@ def test_plugin_registered_twice_does_not_crash(tmp_path):
         jitlint-config = ./pyproject.toml
         [flake8:local-plugins]
         extension =
-            JIT = jitlint.flake8_plugin:JitlintChecker
+            JIT = jitlint.frontends.flake8_plugin:JitlintChecker
         """))
     write(tmp_path, "pyproject.toml", "[tool.jitlint]\n")
     write(tmp_path, "bad.py", BAD)
@@ -347,10 +347,10 @@ def test_version_lists_jitlint():
 
 
 def test_entry_point_name_is_a_valid_flake8_code_prefix():
-    from jitlint.registry import all_codes
+    from jitlint.rules.registry import all_codes
 
     eps = [ep for ep in importlib.metadata.distribution("jitlint").entry_points if ep.group == "flake8.extension"]
-    assert [(ep.name, ep.value) for ep in eps] == [("JIT", "jitlint.flake8_plugin:JitlintChecker")]
+    assert [(ep.name, ep.value) for ep in eps] == [("JIT", "jitlint.frontends.flake8_plugin:JitlintChecker")]
     prefix = eps[0].name
     assert re.fullmatch(r"[A-Z]{1,3}[0-9]{0,3}", prefix, re.ASCII)
     # flake8 silently drops codes that do not start with the registered prefix.

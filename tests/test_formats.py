@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from jitlint.finding import Applicability, Edit, Finding, Fix, Severity
+from jitlint.core.finding import Applicability, Edit, Finding, Fix, Severity
 
 TRAIN = textwrap.dedent("""\
     import jax
@@ -206,8 +206,8 @@ def _notebook_findings():
 def test_notebook_findings_in_every_format(sarif_schema):
     """A finding in a cell is placed by its cell (ruff's `nb.ipynb:cell 3:5:9`), never at a line of the
     .ipynb file's JSON that the cell's line number would wrongly name."""
-    from jitlint.ci_formats import write_gitlab, write_junit, write_sarif
-    from jitlint.reporters import text_line, write_github, write_grouped, write_json
+    from jitlint.output.ci_formats import write_gitlab, write_junit, write_sarif
+    from jitlint.output.reporters import text_line, write_github, write_grouped, write_json
 
     findings = _notebook_findings()
     assert text_line(findings[0]) == "nb.ipynb:cell 3:5:9: JIT501 `print` of traced value `x`"

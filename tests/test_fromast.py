@@ -1,4 +1,4 @@
-"""The quick tree (jitlint.fromast) is libcst's tree of the same text, in everything the analysis reads,
+"""The quick tree (jitlint.source.fromast) is libcst's tree of the same text, in everything the analysis reads,
 and linting through it gives exactly the findings of linting libcst's parse.
 
 * Every fixture, example, rule example and project fixture, and layouts chosen to be told apart only by
@@ -20,14 +20,14 @@ import libcst as cst
 import pytest
 
 from harness import FIXTURES, fixture_files
-from jitlint import engine
-from jitlint.analysis import analyze
-from jitlint.config import Config
-from jitlint.cstparse import parse_module, unvalidated
-from jitlint.engine import check_source, lint_paths
-from jitlint.fromast import Unsupported, differences, quick_module
-from jitlint.registry import all_rules, enabled_rules
-from jitlint.rule import RuleContext
+from jitlint.lint import engine
+from jitlint.analysis.facade import analyze
+from jitlint.core.config import Config
+from jitlint.source.cstparse import parse_module, unvalidated
+from jitlint.lint.engine import check_source, lint_paths
+from jitlint.source.fromast import Unsupported, differences, quick_module
+from jitlint.rules.registry import all_rules, enabled_rules
+from jitlint.rules.base import RuleContext
 
 ALL = Config(select=("ALL",))
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))

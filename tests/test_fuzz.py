@@ -22,9 +22,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jitlint.config import Config
-from jitlint.engine import PARSE_ERROR_CODE, check_source, lint_paths
-from jitlint.fixes import compiles
+from jitlint.core.config import Config
+from jitlint.lint.engine import PARSE_ERROR_CODE, check_source, lint_paths
+from jitlint.core.fixes import compiles
 
 SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
 ROBUST = Path(__file__).parent / "fixtures" / "robustness"
@@ -198,12 +198,12 @@ def test_malformed_framing_then_a_valid_request_is_answered(wire_lsp, damages, r
 @fuzz_settings(80)
 @given(st.one_of(hypothesmith.from_node(), hypothesmith.from_grammar()))
 def test_quick_tree_is_libcsts_tree_on_generated_programs(code):
-    """Any program CPython and libcst both accept: the quick tree (jitlint.fromast) equals libcst's parse
+    """Any program CPython and libcst both accept: the quick tree (jitlint.source.fromast) equals libcst's parse
     in what the analysis reads, or the builder leaves the file to libcst (`Unsupported`)."""
     import ast
 
-    from jitlint.cstparse import parse_module
-    from jitlint.fromast import Unsupported, differences, quick_module
+    from jitlint.source.cstparse import parse_module
+    from jitlint.source.fromast import Unsupported, differences, quick_module
 
     if not compiles_here(code):
         return

@@ -1,4 +1,4 @@
-"""Incremental re-lint (jitlint.incremental): after every edit, the findings equal a full lint of the text.
+"""Incremental re-lint (jitlint.project.incremental): after every edit, the findings equal a full lint of the text.
 
 * Random edit sequences on modules mixed from the fixtures' top-level statements: snippets typed
   anywhere (breaking and repairing the syntax), lines deleted, duplicated and moved, names renamed,
@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import fixture_files
-from jitlint import engine
-from jitlint.config import Config
-from jitlint.engine import check_source
-from jitlint.incremental import Document
+from jitlint.lint import engine
+from jitlint.core.config import Config
+from jitlint.lint.engine import check_source
+from jitlint.project.incremental import Document
 
 SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
 ALL = Config(select=("ALL",))
@@ -255,7 +255,7 @@ TRAIN = ("from pkg.model import train_step\n\n\ndef train(x):\n    for i in rang
 
 def test_findings_that_depend_on_the_index_follow_it():
     """A group's findings are reused only while the project index answers its questions as before."""
-    from jitlint.index import ProjectIndex, summarize
+    from jitlint.analysis.index import ProjectIndex, summarize
 
     index = ProjectIndex([summarize(MODEL, "/p/pkg/model.py", "pkg.model")])
     doc = Document()
@@ -302,7 +302,9 @@ def _chunk_statements(text: str):
     """(the chunk's statement built from its pieces, or None; its own parse) for every def or class chunk."""
     import libcst as cst
 
-    from jitlint import incremental, slicing
+    from jitlint.project import incremental
+
+    from jitlint.lint import slicing
 
     tree = ast.parse(text)
     found = slicing.plan(text, tree, None, False)
@@ -336,7 +338,7 @@ def test_every_fixtures_defs_and_classes_from_their_pieces_are_their_own_parse()
 
 
 def test_an_edit_in_one_method_reparses_only_that_method(monkeypatch):
-    from jitlint import cstparse
+    from jitlint.source import cstparse
 
     methods = "".join(f"    def method_{i}(self, x):\n        y = x * {i}\n        return jnp.sin(y)\n\n"
                       for i in range(60))

@@ -32,7 +32,7 @@ import jax  # noqa: E402
 import pytest  # noqa: E402
 
 from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
-from jitlint.registry import rule_by_code  # noqa: E402
+from jitlint.rules.registry import rule_by_code  # noqa: E402
 
 SEMANTIC_FIXTURES = sorted([*FIXTURES.glob("JIT4*.py"), *FIXTURES.glob("JIT6*.py")])
 

@@ -21,7 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
-from jitlint.rule_links import rule_docs_url
+from jitlint.catalog.links import rule_docs_url
 
 SERVER = [sys.executable, "-m", "jitlint", "lsp"]
 CLIENTS = ["neovim@v0.7.0", "neovim@v0.11.0", "visual_studio_code", "emacs"]
@@ -385,11 +385,11 @@ async def test_pyproject_settings_and_bad_client_settings(client: LanguageClient
 
 
 BROKEN_ENGINE = [sys.executable, "-c", (
-    "import jitlint.engine as engine\n"
+    "import jitlint.lint.engine as engine\n"
     "def check_source(*args, **kwargs):\n"
     "    raise RuntimeError('engine exploded')\n"
     "engine.check_source = check_source\n"
-    "from jitlint.lsp import main\n"
+    "from jitlint.frontends.lsp.server import main\n"
     "raise SystemExit(main([]))\n")]
 
 
@@ -484,7 +484,7 @@ async def test_malformed_messages_are_answered_and_the_server_lives_on(tmp_path)
 
 
 def test_noqa_comment_merging():
-    from jitlint.noqa import add_code_to_comment
+    from jitlint.core.noqa import add_code_to_comment
 
     assert add_code_to_comment(None, "JIT501") == "# noqa: JIT501"
     assert add_code_to_comment("# see issue 4", "JIT501") == "# see issue 4  # noqa: JIT501"
@@ -497,7 +497,7 @@ def test_noqa_comment_merging():
 def test_noqa_is_not_offered_where_a_comment_would_change_the_code():
     from pygls.workspace.position_codec import PositionCodec
 
-    from jitlint.lsp import LineComments, Positions, noqa_edit
+    from jitlint.frontends.lsp.server import LineComments, Positions, noqa_edit
 
     source = 'print("""a\nb""", x)\ny = 1 + \\\n    2\nz = 3  # why\nw = f"""{x}\n"""\n'
     positions = Positions(PositionCodec(types.PositionEncodingKind.Utf16), source)
@@ -511,8 +511,8 @@ def test_noqa_is_not_offered_where_a_comment_would_change_the_code():
 
 
 def test_client_settings_override_pyproject_like_flags():
-    from jitlint.config import Config
-    from jitlint.lsp import settings_table, with_client_settings
+    from jitlint.core.config import Config
+    from jitlint.frontends.lsp.server import settings_table, with_client_settings
 
     base = Config(select=("JIT",), ignore=("JIT409",), extend_select=("JIT9",))
     assert with_client_settings(base, {}) == base

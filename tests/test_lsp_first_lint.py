@@ -1,4 +1,4 @@
-"""The language server's first lints in a helper process (jitlint.first_lint): `jitlint lsp` starts it before
+"""The language server's first lints in a helper process (jitlint.frontends.lsp.first_lint): `jitlint lsp` starts it before
 importing pygls, it lints the documents opened while the server's engine loads, and it ends once the engine
 has loaded or the server ends. Its findings are the engine's, and anything wrong with it means linting
 in the server."""
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
-from jitlint import engine
-from jitlint.first_lint import FirstLints
-from jitlint.project import Project
+from jitlint.lint import engine
+from jitlint.frontends.lsp.first_lint import FirstLints
+from jitlint.project.project import Project
 from lspwire import WireClient
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,7 +47,7 @@ def helpers_of(pid: int) -> list[int]:
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z" and b"jitlint.first_lint" in cmdline:
+        if int(fields[1]) == pid and fields[0] != "Z" and b"jitlint.frontends.lsp.first_lint" in cmdline:
             found.append(int(entry.name))
     return found
 
@@ -102,7 +102,7 @@ def test_the_helper_ends_with_a_killed_server(tmp_path: Path):
         client.proc.wait()
     # its input closes with the server: it exits (and is reaped by init), it is never left running
     assert wait_until(lambda: not any(Path(f"/proc/{pid}/cmdline").exists()
-                                      and b"jitlint.first_lint" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                                      and b"jitlint.frontends.lsp.first_lint" in Path(f"/proc/{pid}/cmdline").read_bytes()
                                       for pid in helpers))
 
 

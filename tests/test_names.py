@@ -3,8 +3,8 @@
 import libcst as cst
 import pytest
 
-from jitlint.names import Scope
-from jitlint.qualnames import resolve_relative
+from jitlint.analysis.names import Scope
+from jitlint.analysis.qualnames import resolve_relative
 
 
 def qualify(source: str, expr: str, module: str | None = None, is_package: bool = False) -> str | None:
@@ -72,7 +72,7 @@ def test_ast_and_libcst_bind_the_same_names(source):
     """Pass 1 (CPython ast) and pass 2 (libcst) share one resolver: same bindings, same qualified names."""
     import ast
 
-    from jitlint.names import import_bindings, qualify
+    from jitlint.analysis.names import import_bindings, qualify
 
     for module, package in [("pkg.sub.mod", False), ("pkg", True), (None, False)]:
         from_ast = [b for stmt in ast.parse(source).body for b in import_bindings(stmt, module, package)]

@@ -236,7 +236,7 @@ def test_a_notebook_awaiting_at_the_top_level_is_fixed_too(tmp_path):
 
 def test_a_fix_next_to_a_moved_magic_line_is_not_written_wrong(tmp_path):
     """Magic lines go back where their placeholders went, also after a fix that adds lines above them."""
-    from jitlint.notebook import NotebookError, read_notebook
+    from jitlint.source.notebook import NotebookError, read_notebook
 
     nb = notebook_json([code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n",
                              "%timeit f(1)\n")])

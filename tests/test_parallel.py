@@ -12,9 +12,9 @@ import shutil
 import pytest
 
 from harness import FIXTURES
-from jitlint import engine
-from jitlint.config import Config
-from jitlint.engine import lint_paths, lint_source
+from jitlint.lint import engine
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_paths, lint_source
 
 
 @pytest.fixture

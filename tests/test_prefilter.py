@@ -18,10 +18,13 @@ from pathlib import Path
 import pytest
 
 from harness import FIXTURES, expected_findings, fixture_files
-from jitlint import engine, jaxapi, prefilter
-from jitlint.config import Config
-from jitlint.engine import check_source, index_files, lint_paths, lint_source, module_name_for
-from jitlint.registry import all_rules
+from jitlint.lint import engine
+from jitlint.analysis import jaxapi
+from jitlint.analysis import prefilter
+from jitlint.source import python as python_source
+from jitlint.core.config import Config
+from jitlint.lint.engine import check_source, index_files, lint_paths, lint_source, module_name_for
+from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
@@ -153,7 +156,7 @@ def test_a_caller_without_any_jax_word_is_linted_through_the_index(tmp_path):
 
 def _run_in_subprocess(args, cwd):
     """`jitlint check` in a fresh interpreter, reporting whether libcst was imported."""
-    code = ("import sys\nfrom jitlint.cli import main\nrc = main(sys.argv[1:])\n"
+    code = ("import sys\nfrom jitlint.frontends.cli import main\nrc = main(sys.argv[1:])\n"
             "sys.stderr.write('LIBCST=%s\\n' % ('libcst' in sys.modules))\nsys.exit(rc)")
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120)
@@ -200,9 +203,9 @@ def test_statement_positions_equal_whole_module_positions(path):
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jitlint.analysis import analyze
-    from jitlint.registry import enabled_rules
-    from jitlint.rule import RuleContext
+    from jitlint.analysis.facade import analyze
+    from jitlint.rules.registry import enabled_rules
+    from jitlint.rules.base import RuleContext
 
     source = path.read_text(encoding="utf-8") if path else TRICKY
     module = cst.parse_module(source)
@@ -239,7 +242,7 @@ def test_member_positions_equal_whole_module_positions(name, monkeypatch):
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jitlint.cstwalk import descendants
+    from jitlint.source.cstwalk import descendants
 
     source = MEMBERS[name]
     module = cst.parse_module(source)
@@ -275,7 +278,7 @@ COMPILE_ERRORS = {  # (a text that compiles, the same text edited so that CPytho
 def test_the_language_servers_compile_check_by_parts_is_cpythons(name):
     """The server compiles only the top-level statements an edit changed: the JIT000 after the edit is a
     full lint's, CPython's own first error."""
-    from jitlint.incremental import Document
+    from jitlint.project.incremental import Document
 
     clean, old, new = COMPILE_ERRORS[name]
     doc = Document()
@@ -288,11 +291,11 @@ def test_the_language_servers_compile_check_by_parts_is_cpythons(name):
 
 
 def test_compiling_the_fixtures_by_parts_agrees_with_compiling_them_whole():
-    from jitlint import slicing
+    from jitlint.lint import slicing
 
     for path in fixture_files():
         text = path.read_text(encoding="utf-8")
-        tree, error = prefilter.parse_python(text)
+        tree, error = python_source.parse_python(text)
         chunked = slicing.chunk_file(text, tree, None, False) if error is None else None
         if chunked is None:
             continue
@@ -301,8 +304,8 @@ def test_compiling_the_fixtures_by_parts_agrees_with_compiling_them_whole():
         for chunk, chunk_text in zip(chunked[0], slicing.chunk_texts(text, *chunked)):
             stmts = [s for s in body if chunk.start < s.lineno <= chunk.end]
             parts.append((chunk_text, stmts, False))
-        whole = prefilter.compile_error(tree, text, str(path))
-        by_parts = prefilter.compile_error_in_parts(tree, text, str(path), parts, set())
+        whole = python_source.compile_error(tree, text, str(path))
+        by_parts = python_source.compile_error_in_parts(tree, text, str(path), parts, set())
         assert (whole is None) == (by_parts is None), path
         assert whole is None or str(whole) == str(by_parts)
 
@@ -314,7 +317,7 @@ def test_a_notebooks_top_level_await_compiles_in_a_statement_too_deep_for_the_tr
     import json
 
     cells = ["r = await g()\n", "x = " + " + ".join(["1"] * 1000) + "\n"]
-    tree, error = prefilter.parse_python("".join(cells))
+    tree, error = python_source.parse_python("".join(cells))
     assert error is None
     with pytest.raises(RecursionError):  # (the deep path, not the tree's compile)
         compile(tree, "a.ipynb", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)

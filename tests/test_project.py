@@ -19,9 +19,9 @@ import pytest
 
 from conftest import jitlint_exe
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
-from jitlint.config import Config, ConfigError, Overrides, find_root
-from jitlint.engine import lint_source
-from jitlint.project import Project
+from jitlint.core.config import Config, ConfigError, Overrides, find_root
+from jitlint.lint.engine import lint_source
+from jitlint.project.project import Project
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,7 +90,7 @@ def test_unchanged_files_are_not_read_again(project, monkeypatch):
     for path in project.rglob("*.py"):
         os.utime(path, (old, old))
     Project.discover(".").lint(["pkg/train.py"])  # records the stats
-    from jitlint import engine
+    from jitlint.lint import engine
 
     read = []
     real = engine.read_source
@@ -266,19 +266,19 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
     assert result.stdout.strip() == "", result.stdout
 
 
-# (jitlint.first_lint: the language server's helper process)
-FRONT_ENDS = {"jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.first_lint", "jitlint.docs",
+# (jitlint.frontends.lsp.first_lint: the language server's helper process)
+FRONT_ENDS = {"jitlint.frontends.cli", "jitlint.frontends.flake8_plugin", "jitlint.frontends.lsp.server", "jitlint.frontends.lsp.first_lint", "jitlint.frontends.docs",
               "jitlint.__main__"}
 
 
 def test_layers_import_only_downwards():
-    """Front ends (the CLI, flake8, the LSP, `jitlint run`) sit over jitlint.project; nothing below the
+    """Front ends (the CLI, flake8, the LSP, `jitlint run`) sit over jitlint.project.project; nothing below the
     project imports it or a front end, and the engine, analysis and rules never import a front end."""
     below = [m for m in _modules() if m not in FRONT_ENDS and not m.startswith("jitlint.runtime")
-             and m != "jitlint.project"]
+             and m != "jitlint.project.project"]
     wrong = {m: sorted(d for d in _imports_of(m)
-                       if d in FRONT_ENDS or d == "jitlint.project" or d.startswith("jitlint.runtime."))
+                       if d in FRONT_ENDS or d == "jitlint.project.project" or d.startswith("jitlint.runtime."))
              for m in below}
     assert not {m: d for m, d in wrong.items() if d}, wrong
-    for front in ("jitlint.cli", "jitlint.flake8_plugin", "jitlint.lsp", "jitlint.runtime.cli"):
-        assert "jitlint.project" in _imports_of(front), front
+    for front in ("jitlint.frontends.cli", "jitlint.frontends.flake8_plugin", "jitlint.frontends.lsp.server", "jitlint.runtime.cli"):
+        assert "jitlint.project.project" in _imports_of(front), front

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from harness import FIXTURES, expected_findings
-from jitlint.config import Config
-from jitlint.engine import lint_paths, lint_source
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_paths, lint_source
 
 ALL = Config(select=("ALL",))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
@@ -186,8 +186,9 @@ def not_one(fn):
                                     "import functools\ndef f(fn):\n    return functools.wraps(fn)\n"])
 def test_pass_one_summary_is_the_whole_trees(source):
     """Pass 1 skips the memoizer walk of a file that refers to no memoizer: the summary is the same."""
-    from jitlint.index import summarize
-    from jitlint.prefilter import file_facts, parse_python
+    from jitlint.analysis.index import summarize
+    from jitlint.analysis.prefilter import file_facts
+    from jitlint.source.python import parse_python
 
     sources = [source] + [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
     checked = 0

@@ -45,7 +45,7 @@ import jax.numpy  # noqa: E402,F401 - its names are checked below
 import pytest  # noqa: E402
 
 from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
-from jitlint.registry import rule_by_code  # noqa: E402
+from jitlint.rules.registry import rule_by_code  # noqa: E402
 
 RECOMPILE_FIXTURES = sorted([*FIXTURES.glob("JIT1*.py"), *FIXTURES.glob("JIT2*.py"), *FIXTURES.glob("JIT3*.py")])
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jitlint.engine import check_source, lint_source
+from jitlint.lint.engine import check_source, lint_source
 
 
 def codes(findings):
@@ -68,7 +68,7 @@ class _TooManyWalks(BaseException):  # not an Exception: nothing in the engine t
 def _lint_counting_walks(monkeypatch, text: str, limit: int = 200_000):
     """The findings for `text`, and how many simple statements the evaluator walked for them; past `limit`
     (as the old 2**depth walks of a loop nest went) it stops the lint rather than hang the suite."""
-    from jitlint.evaluator import Evaluator
+    from jitlint.analysis.evaluator import Evaluator
 
     count = 0
     small = Evaluator.small
@@ -189,9 +189,9 @@ import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from conftest import jitlint_exe  # noqa: E402
-from jitlint.config import Config  # noqa: E402
-from jitlint.engine import lint_paths  # noqa: E402
-from jitlint.project import Project  # noqa: E402
+from jitlint.core.config import Config  # noqa: E402
+from jitlint.lint.engine import lint_paths  # noqa: E402
+from jitlint.project.project import Project  # noqa: E402
 
 
 def lint_one(path: Path):
@@ -362,7 +362,7 @@ def test_damaged_cache_records_are_misses(tmp_path):
     cache_dir = tmp_path / "cache"
     clean = lint_paths([str(project)], Config(), cache_dir=cache_dir).findings
     assert len(clean) == 2
-    from jitlint.cache import _write_json, read_file
+    from jitlint.project.cache import _write_json, read_file
 
     lint_file = next(cache_dir.glob("*/lint-*.json"))
     good = read_file(lint_file)
@@ -495,7 +495,7 @@ async def test_lsp_forgets_notification_futures():
     (bench/lsp_memory.py shows the resident memory over 10,000 edits.)"""
     import asyncio
 
-    from jitlint.lsp import create_server
+    from jitlint.frontends.lsp.server import create_server
 
     server = create_server()
     protocol = server.protocol

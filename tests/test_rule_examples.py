@@ -4,9 +4,9 @@ import textwrap
 
 import pytest
 
-from jitlint.config import Config
-from jitlint.engine import lint_source
-from jitlint.registry import all_rules
+from jitlint.core.config import Config
+from jitlint.lint.engine import lint_source
+from jitlint.rules.registry import all_rules
 
 CASES = [(rule, kind, i, src) for rule in all_rules() for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid))
          for i, src in enumerate(examples)]
@@ -47,7 +47,7 @@ FIX_CASES = [(rule, i, before, after) for rule in all_rules() for i, (before, af
 
 def _fix_all(source: str) -> str:
     """The text `jitlint check --fix --unsafe-fixes` writes (rounds of fixes, as the engine applies them)."""
-    from jitlint.fixes import fixed_source
+    from jitlint.core.fixes import fixed_source
 
     for _ in range(5):
         source, done = fixed_source(source, lint_source(source, "example.py", Config(select=("ALL",))), unsafe=True)

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import jitlint_exe
 from harness import FIXTURES, expected_findings
-from jitlint.config import Config
-from jitlint.project import Project
+from jitlint.core.config import Config
+from jitlint.project.project import Project
 
 PROGRAMS = Path(__file__).parent / "runtime_programs"
 CHECK_KEYS = {"path", "line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}

@@ -1,4 +1,4 @@
-"""Sliced parsing (jitlint.slicing) gives exactly the findings of parsing the whole file.
+"""Sliced parsing (jitlint.lint.slicing) gives exactly the findings of parsing the whole file.
 
 * Every fixture, example, rule example and project fixture: the same findings (positions, messages,
   fixes) with and without slicing.
@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import FIXTURES, fixture_files
-from jitlint import engine, slicing
-from jitlint.config import Config
-from jitlint.engine import check_source, lint_paths
-from jitlint.prefilter import parse_python
-from jitlint.registry import all_rules
+from jitlint.lint import engine
+from jitlint.lint import slicing
+from jitlint.core.config import Config
+from jitlint.lint.engine import check_source, lint_paths
+from jitlint.source.python import parse_python
+from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
@@ -285,7 +286,7 @@ REFERRING = {
 def test_references_from_the_chunks_are_pass_ones(name):
     """The language server finds pass 1's references from its chunks' facts (remembered by chunk text):
     the same set as the walk of the whole tree."""
-    from jitlint.prefilter import references
+    from jitlint.analysis.prefilter import references
 
     text = REFERRING[name]
     tree = ast.parse(text)
@@ -294,7 +295,7 @@ def test_references_from_the_chunks_are_pass_ones(name):
 
 
 def test_every_fixtures_references_from_the_chunks_are_pass_ones():
-    from jitlint.prefilter import references
+    from jitlint.analysis.prefilter import references
 
     for path in fixture_files() + EXAMPLES:
         text = path.read_text(encoding="utf-8")
@@ -305,12 +306,12 @@ def test_every_fixtures_references_from_the_chunks_are_pass_ones():
 
 
 def test_an_edit_walks_only_the_chunks_it_changed(monkeypatch):
-    from jitlint import prefilter
-    from jitlint.incremental import Document
+    from jitlint.analysis import prefilter
+    from jitlint.project.incremental import Document
 
     text = "import jax\n\n\n" + "".join(f"def f{i}(x):\n    return jax.jit(x)\n\n\n" for i in range(50))
     doc = Document()
-    index = __import__("jitlint.index", fromlist=["ProjectIndex"]).ProjectIndex()
+    index = __import__("jitlint.analysis.index", fromlist=["ProjectIndex"]).ProjectIndex()
     first = check_source(text, "m.py", ALL, index=index, state=doc)
     walked = []
     scan = slicing._scan

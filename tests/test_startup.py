@@ -15,13 +15,13 @@ import tempfile
 from conftest import jitlint_exe
 from harness import FIXTURES
 from jitlint.catalog import NAMES, unknown_selectors
-from jitlint.progress import Progress
-from jitlint.registry import all_rules
+from jitlint.output.progress import Progress
+from jitlint.rules.registry import all_rules
 
 
 def test_catalog_is_generated_from_the_rules_and_runtime_codes():
-    from jitlint.catalog_codes import CODES
-    from jitlint.docs import CATALOG, catalog_source
+    from jitlint.catalog.codes import CODES
+    from jitlint.frontends.docs import CATALOG, catalog_source
     from jitlint.runtime.codes import RUNTIME_CODES
 
     assert CATALOG.read_text(encoding="utf-8") == catalog_source(), "run `jitlint docs`"
@@ -49,7 +49,7 @@ def imported_modules(*args, cwd=None) -> tuple[set[str], subprocess.CompletedPro
 def test_version_does_not_import_libcst():
     modules, result = imported_modules("--version")
     assert result.returncode == 0 and result.stdout.startswith("jitlint ")
-    assert "jitlint.cli" in modules and "libcst" not in modules
+    assert "jitlint.frontends.cli" in modules and "libcst" not in modules
 
 
 def test_cached_check_does_not_import_libcst(tmp_path):
@@ -64,7 +64,7 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     assert "libcst" not in again
     # SARIF's rule metadata (names, help pages) comes from the generated catalogue, not the rules.
     sarif, fourth = imported_modules("check", "--select", "JIT5", "--format", "sarif", "-o", "r.sarif", ".", cwd=tmp_path)
-    assert "libcst" not in sarif and "jitlint.catalog_pages" in sarif and fourth.returncode == 1
+    assert "libcst" not in sarif and "jitlint.catalog.pages" in sarif and fourth.returncode == 1
     assert '"name": "print-traced-value"' in (tmp_path / "r.sarif").read_text(encoding="utf-8")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jitlint.values import Taint, _join2, _join_all
+from jitlint.analysis.values import Taint, _join2, _join_all
 
 flags = st.booleans()
 

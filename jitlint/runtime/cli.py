@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from jitlint.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from jitlint.core.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 USAGE = """\
 usage: jitlint run [options] script.py [args...]
@@ -212,7 +212,7 @@ def main(argv: list[str]) -> int:
     if opts.mode == "script" and not os.path.exists(opts.target):
         return _error(f"can't open file {opts.target!r}: no such file")
     if opts.output:
-        from jitlint.output_file import target_problem
+        from jitlint.output.output_file import target_problem
 
         problem = target_problem(opts.output)
         if problem:
@@ -261,9 +261,9 @@ def main(argv: list[str]) -> int:
 
 def _project(opts):
     """The project of the program (or of the first --path), with its settings; an exit code when bad."""
-    from jitlint.config import ConfigError, Overrides
-    from jitlint.engine import default_jobs
-    from jitlint.project import Project
+    from jitlint.core.config import ConfigError, Overrides
+    from jitlint.lint.engine import default_jobs
+    from jitlint.project.project import Project
 
     start = (opts.paths or ([opts.target] if opts.mode == "script" else ["."]))[0]
     overrides = Overrides(*(tuple(v) if v is not None else None
@@ -277,8 +277,8 @@ def _project(opts):
 
 def _load_linter() -> None:
     """Import the engine and the rules (libcst) while the program starts, not after it ends."""
-    from jitlint import engine  # noqa: F401
-    from jitlint.registry import all_rules
+    from jitlint.lint import engine  # noqa: F401
+    from jitlint.rules.registry import all_rules
 
     all_rules()
 
@@ -292,9 +292,9 @@ def _display(path: str) -> str:
 
 
 def _report(opts, argv, project, outcome, python, trace_file) -> int:
-    from jitlint import engine
-    from jitlint.noqa import Suppressions
-    from jitlint.registry import all_rules
+    from jitlint.lint import engine
+    from jitlint.core.noqa import Suppressions
+    from jitlint.rules.registry import all_rules
     from jitlint.runtime import report
     from jitlint.runtime.confirm import Observations, Result, Thresholds
     from jitlint.runtime.evidence import norm
@@ -353,7 +353,7 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     else:
         report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
     if opts.output:
-        from jitlint.output_file import write_report
+        from jitlint.output.output_file import write_report
 
         try:
             write_report(opts.output, out.getvalue())
@@ -366,8 +366,8 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
 
 def _suppressions(cache: dict, path: str):
     """The `# noqa` comments of a file (read once; none when it cannot be read)."""
-    from jitlint import engine
-    from jitlint.noqa import Suppressions
+    from jitlint.lint import engine
+    from jitlint.core.noqa import Suppressions
 
     if path not in cache:
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from jitlint.finding import Severity
+from jitlint.core.finding import Severity
 
 
 @dataclass(frozen=True)
@@ -136,8 +136,8 @@ def code_for_cause(cause: str) -> RuntimeCode:
 
 
 def related_rule(code: RuntimeCode, traces=(), error_types=(), output_kind: str | None = None):
-    """The static rule (a jitlint.rule.Rule) that predicts what this runtime finding saw, or None."""
-    from jitlint.registry import rule_by_code
+    """The static rule (a jitlint.rules.base.Rule) that predicts what this runtime finding saw, or None."""
+    from jitlint.rules.registry import rule_by_code
 
     rules = [r for r in map(rule_by_code, code.related) if r is not None]
     if code.causes:

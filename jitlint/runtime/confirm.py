@@ -15,8 +15,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jitlint.finding import Finding
-from jitlint.rule import Confirmation
+from jitlint.core.finding import Finding
+from jitlint.rules.base import Confirmation
 from jitlint.runtime import codes
 from jitlint.runtime.evidence import (FunctionRecord, Trace, build_functions, describe, grows, is_jax_error,
                                       is_staging_tracer, norm, site_calls)
@@ -72,7 +72,7 @@ class Result:
 
 
 def _rule(code: str):
-    from jitlint.registry import rule_by_code
+    from jitlint.rules.registry import rule_by_code
 
     return rule_by_code(code)
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import TextIO
 
-from jitlint.reporters import text_line
+from jitlint.output.reporters import text_line
 from jitlint.runtime.confirm import Result, summarize
 from jitlint.runtime.evidence import FunctionRecord
 
@@ -195,7 +195,7 @@ def _source_lines(paths, max_file_size: int) -> dict[str, list[str]]:
     that cannot be read."""
     import re
 
-    from jitlint.engine import decode_source, read_source
+    from jitlint.lint.engine import decode_source, read_source
 
     sources = {}
     for path in dict.fromkeys(paths):
@@ -207,9 +207,9 @@ def _source_lines(paths, max_file_size: int) -> dict[str, list[str]]:
 
 
 def write_sarif(out: TextIO, program: Program, results: list[Result], config) -> None:
-    """The findings as `jitlint check --format sarif` writes them (jitlint.ci_formats), each result with its
+    """The findings as `jitlint check --format sarif` writes them (jitlint.output.ci_formats), each result with its
     runtime status in `properties.runtime`, and how the program ran in the run's invocation."""
-    from jitlint.ci_formats import sarif_report
+    from jitlint.output.ci_formats import sarif_report
 
     findings = [r.finding for r in results]
     log = sarif_report(findings, _source_lines([f.path for f in findings], config.max_file_size), config.docs_url)

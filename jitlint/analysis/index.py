@@ -1,0 +1,269 @@
+"""The project index: which functions in the linted files are jitted, and with which static parameters.
+
+Real code defines `@partial(jax.jit, static_argnames=...) def train_step` in one file and calls it in a
+loop in another. Before the full (libcst) analysis, every file gets a cheap summary built from CPython's
+`ast` (which the engine parses anyway to check syntax): its module-level jitted functions and its import
+bindings (for re-exports through `__init__.py`). A summary depends only on its own file's text, so it can
+be cached by content and replaced alone when one file changes (the LSP and the cache rely on that).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass, field
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.names import import_bindings, qualify
+
+
+@dataclass(frozen=True)
+class JitSignature:
+    """A jitted callable as seen by its callers."""
+
+    qualname: str  # "pkg.model.train_step" (or just the name when the module is unknown)
+    transform: str  # "jax.jit", "equinox.filter_jit", ...
+    positional: tuple[str, ...]
+    kwonly: tuple[str, ...] = ()
+    varargs: bool = False
+    varkw: bool = False
+    static: tuple[str, ...] | None = ()  # static parameter names; None when not literal (unknown)
+    filtered: bool = False  # equinox/nnx: every non-array argument is static
+    path: str = ""
+    line: int = 0
+
+    @classmethod
+    def build(cls, qualname: str, transform: str, positional, kwonly=(), varargs: bool = False,
+              varkw: bool = False, static: "set[str] | tuple[str, ...] | None" = (), path: str = "",
+              line: int = 0) -> "JitSignature":
+        """The signature of `transform` applied to a function with these parameters; `static`: the names
+        static_argnums/static_argnames make static (see `static_params`), None when not literal."""
+        return cls(qualname, transform, tuple(positional), tuple(kwonly), varargs, varkw,
+                   tuple(sorted(static)) if static is not None else None, jaxapi.TRANSFORMS[transform].filtered,
+                   path, line)
+
+    def param_of(self, position: int | None, keyword: str | None, skip_self: bool = False) -> str | None:
+        if keyword is not None:
+            return keyword if keyword in (*self.positional, *self.kwonly) else None
+        params = self.positional[1:] if skip_self else self.positional
+        if position is not None and position < len(params):
+            return params[position]
+        return None
+
+    def is_static(self, param: str) -> bool | None:
+        """True/False, or None when the static set is unknown."""
+        if self.filtered:
+            return None
+        if self.static is None:
+            return None
+        return param in self.static
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "JitSignature":
+        data = dict(data)
+        for key in ("positional", "kwonly"):
+            data[key] = tuple(data[key])
+        if data.get("static") is not None:
+            data["static"] = tuple(data["static"])
+        return cls(**data)
+
+
+@dataclass
+class ModuleSummary:
+    module: str | None
+    path: str
+    jitted: dict[str, JitSignature] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified name
+    # Module-level functions that memoize what they decorate (their body uses `functools.lru_cache`, ...).
+    memoizers: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"module": self.module, "path": self.path, "imports": self.imports,
+                "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModuleSummary":
+        return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
+                   dict(data["imports"]), list(data["memoizers"]))
+
+
+# ---------------------------------------------------------------------------------------------- ast side
+
+
+def _imports(tree: ast.Module, module: str | None, is_package: bool) -> dict[str, str]:
+    """The module-level import bindings (what a re-export through this module resolves to)."""
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            out.update(import_bindings(stmt, module, is_package))
+    return out
+
+
+def _qualify(node: ast.AST, imports: dict[str, str]) -> str | None:
+    return qualify(node, imports.get)
+
+
+def _literal(node: ast.AST | None):
+    if node is None:
+        return ()
+    try:
+        value = ast.literal_eval(node)  # literals only: never runs code
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if value is None:
+        return ()
+    if isinstance(value, (int, str)):
+        return (value,)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return tuple(value)
+    return None
+
+
+def _jit_of(node: ast.AST, imports: dict[str, str]) -> tuple[str, ast.Call | None] | None:
+    """`jax.jit`, `jax.jit(...)` (factory form), `partial(jax.jit, ...)` -> (transform, options call)."""
+    if isinstance(node, ast.Call):
+        q = _qualify(node.func, imports)
+        if q == "functools.partial" and node.args:
+            inner = _qualify(node.args[0], imports)
+            if inner in jaxapi.JIT_WRAPPERS:
+                return inner, node
+            return None
+        if q in jaxapi.JIT_WRAPPERS and not node.args:
+            return q, node
+        return None
+    q = _qualify(node, imports)
+    if q in jaxapi.JIT_WRAPPERS:
+        return q, None
+    return None
+
+
+def static_params(positional, argnums, argnames) -> set[str]:
+    """The parameters that `static_argnums` (indexes into `positional`, negative from the end) and
+    `static_argnames` make static: the one rule, for the analysis and the index alike."""
+    static = set(argnames)
+    n = len(positional)
+    for i in argnums:
+        j = i + n if i < 0 else i
+        if 0 <= j < n:
+            static.add(positional[j])
+    return static
+
+
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, options: ast.Call | None,
+               qualname: str, path: str, line: int) -> JitSignature:
+    args = fn.args
+    positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+    t = jaxapi.TRANSFORMS[transform]
+    static: set[str] | None = set()
+    if options is not None:
+        keywords = {kw.arg: kw.value for kw in options.keywords if kw.arg}
+        nums = _literal(keywords.get(t.static_nums_kw)) if t.static_nums_kw else ()
+        names = _literal(keywords.get(t.static_names_kw)) if t.static_names_kw else ()
+        if nums is None or names is None or not all(isinstance(n, int) for n in nums):
+            static = None
+        else:
+            static = static_params(positional, nums, [n for n in names if isinstance(n, str)])
+    return JitSignature.build(qualname, transform, positional, (a.arg for a in args.kwonlyargs),
+                              args.vararg is not None, args.kwarg is not None, static, path, line)
+
+
+def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False, *,
+              refers_to: set[str] | None = None) -> ModuleSummary:
+    """The summary of one file; a file that does not parse has an empty one. `refers_to`: every qualified
+    name the file refers to (prefilter.references), when known: if none is a memoizer, no function of
+    the file memoizes, and their bodies need no walk (most files; the walk was a sixth of pass 1)."""
+    if isinstance(source, ast.Module):
+        tree = source
+    else:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return ModuleSummary(module, path)
+    imports = _imports(tree, module, is_package)
+    summary = ModuleSummary(module, path, imports=imports)
+    prefix = f"{module}." if module else ""
+    functions = {}
+    memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[stmt.name] = stmt
+            if memoizing and _uses_memoizer(stmt, imports):
+                summary.memoizers.append(stmt.name)
+            for dec in stmt.decorator_list:
+                found = _jit_of(dec, imports)
+                if found is not None:
+                    summary.jitted[stmt.name] = _signature(stmt, found[0], found[1], prefix + stmt.name, path,
+                                                           dec.lineno)
+                    break
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = stmt.value
+            if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):
+                q = _qualify(value.func, imports)
+                target = functions.get(value.args[0].id)
+                if q in jaxapi.JIT_WRAPPERS and target is not None:
+                    name = stmt.targets[0].id
+                    summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
+    return summary
+
+
+def _uses_memoizer(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
+    """A decorator (or decorator factory) that memoizes: its body applies `functools.lru_cache` & co."""
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Name, ast.Attribute)) and _qualify(node, imports) in jaxapi.MEMOIZERS:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------- lookups
+
+
+class ProjectIndex:
+    """Summaries of every linted module, resolving qualified names (through re-exports) to jit signatures."""
+
+    def __init__(self, summaries: list[ModuleSummary] | None = None):
+        self.modules: dict[str, ModuleSummary] = {}
+        for summary in summaries or ():
+            self.add(summary)
+
+    def add(self, summary: ModuleSummary) -> None:
+        if summary.module:
+            self.modules[summary.module] = summary
+
+    def remove(self, module: str) -> None:
+        self.modules.pop(module, None)
+
+    def lookup(self, qualified: str, _depth: int = 0) -> JitSignature | None:
+        """`pkg.model.train_step` -> its signature, following `from .model import train_step` re-exports."""
+        if _depth > 8 or not qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        while module:
+            summary = self.modules.get(module)
+            if summary is not None:
+                head, _, rest = name.partition(".")
+                if not rest and head in summary.jitted:
+                    return summary.jitted[head]
+                if head in summary.imports:
+                    target = summary.imports[head] + ("." + rest if rest else "")
+                    return self.lookup(target, _depth + 1)
+                return None
+            module, _, head = module.rpartition(".")
+            name = f"{head}.{name}"
+        return None
+
+    def is_memoizer(self, qualified: str, _depth: int = 0) -> bool:
+        """Whether `qualified` names a project function that memoizes what it decorates."""
+        if _depth > 8 or not qualified:
+            return False
+        module, _, name = qualified.rpartition(".")
+        summary = self.modules.get(module)
+        if summary is None:
+            return False
+        if name in summary.memoizers:
+            return True
+        if name in summary.imports:
+            return self.is_memoizer(summary.imports[name], _depth + 1)
+        return False
+
+    def dependencies(self, qualified_names) -> list[tuple[str, JitSignature | None]]:
+        """What a file's findings depend on: each name it resolves through the index, and the result."""
+        return [(q, self.lookup(q)) for q in sorted(set(qualified_names))]

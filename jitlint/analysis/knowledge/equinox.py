@@ -1,0 +1,33 @@
+"""Equinox: filtered transforms keep every non-array argument static (../shared/docs/jax-semantics.md)."""
+
+from __future__ import annotations
+
+from jitlint.analysis.knowledge._types import Transform
+from jitlint.analysis.knowledge.jax import GRAD, VALUE_AND_GRAD
+
+TRANSFORMS = {
+    "equinox.filter_jit": Transform("jit", filtered=True),
+    "equinox.filter_pmap": Transform("jit", filtered=True),
+    "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
+    "equinox.filter_grad": GRAD,
+    "equinox.filter_value_and_grad": VALUE_AND_GRAD,
+}
+
+LAX_BODIES = {"equinox.internal.scan": ((0,), ("f",))}
+
+TREE_MAPS = {"equinox.filter"}
+
+STATIC_FUNCS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like",
+                "equinox.filter_eval_shape", "equinox.tree_equal"}
+
+MODULE_BASES = {"equinox.Module": "equinox"}
+STATIC_FIELD_CALLS = {"equinox.field": ("static", True)}
+TREE_FUNCTIONS = {"equinox.apply_updates", "equinox.combine", "equinox.tree_at"}
+# Calls returning a copy of a pytree (the same class) with the leaves `where` selects replaced: the
+# names of their (where, pytree, replace) parameters, in positional order.
+TREE_REPLACE = {"equinox.tree_at": ("where", "pytree", "replace")}
+# Layers whose call returns one array (equinox 0.13.8; not the norms, which return `(array, state)` when
+# given a state, nor `Identity`, which returns its input, nor `BatchNorm`/stateful layers).
+ARRAY_LAYERS = {f"equinox.nn.{name}" for name in (
+    "Linear", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "Embedding", "Dropout", "MLP", "MultiheadAttention")}

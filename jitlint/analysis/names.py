@@ -1,0 +1,148 @@
+"""Import bindings: which qualified name does a local name stand for? The one resolver, for CPython `ast`
+nodes (the project index and the pre-filter, pass 1) and libcst nodes (the analysis, pass 2) alike.
+
+`import_bindings` turns an import statement into (local name, qualified name) pairs and `qualify`
+resolves a `Name`/`Attribute` chain through a lookup of local names; both accept either library's
+nodes, so the passes cannot disagree about what `from .model import step` or `jnp.where` means.
+libcst's QualifiedNameProvider costs several times the parse itself, hence this small map. Relative
+imports resolve against the module's dotted name when it is known (the project index needs that);
+otherwise they keep their leading dots. This module does not import libcst: pass 1 must not pay for it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterator
+
+from jitlint.analysis.qualnames import canonical, resolve_relative
+
+
+def dotted(expr) -> str | None:
+    """`a.b.c` as text, for Name/Attribute chains only (ast or libcst)."""
+    parts = _chain(expr)
+    return ".".join(reversed(parts)) if parts else None
+
+
+def _chain(expr) -> list[str] | None:
+    """The names of a Name/Attribute chain, last first; None for anything else."""
+    parts: list[str] = []
+    if isinstance(expr, ast.AST):
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        parts.append(expr.id)
+        return parts
+    import libcst as cst  # already loaded whenever a libcst node exists
+
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return parts
+
+
+def extend(qualified: str, attrs) -> str:
+    """`qualified` followed by attribute names, canonical at every step (`nnx` then `.jit`)."""
+    for attr in attrs:
+        qualified = canonical(f"{qualified}.{attr}")
+    return qualified
+
+
+def qualify(expr, lookup: Callable[[str], str | None]) -> str | None:
+    """The canonical qualified name of a Name/Attribute chain whose first name `lookup` resolves."""
+    parts = _chain(expr)
+    if not parts:
+        return None
+    root = lookup(parts[-1])
+    if root is None:
+        return None
+    return extend(canonical(root), reversed(parts[:-1]))
+
+
+def import_bindings(node, module_name: str | None, is_package: bool) -> Iterator[tuple[str, str]]:
+    """(local name, qualified name) for each name an `import` or `from ... import` binds (ast or libcst).
+
+    `import a.b.c` binds `a` (and `a.b.c` resolves through it); `from m import *` binds nothing known."""
+    if isinstance(node, ast.AST):
+        if isinstance(node, ast.Import):
+            aliases = [(alias.name, alias.asname) for alias in node.names]
+            module, level = None, 0
+        else:
+            aliases = [(alias.name, alias.asname) for alias in node.names if alias.name != "*"]
+            module, level = node.module or "", node.level
+    else:
+        import libcst as cst
+
+        def name_of(asname) -> str | None:
+            return asname.name.value if asname is not None and isinstance(asname.name, cst.Name) else None
+
+        if isinstance(node, cst.Import):
+            aliases = [(full, name_of(alias.asname)) for alias in node.names
+                       if (full := dotted(alias.name)) is not None]
+            module, level = None, 0
+        else:
+            if isinstance(node.names, cst.ImportStar):
+                return
+            aliases = [(alias.name.value, name_of(alias.asname)) for alias in node.names
+                       if isinstance(alias.name, cst.Name)]
+            module, level = (dotted(node.module) if node.module is not None else "") or "", len(node.relative)
+    if module is None:  # import a.b [as c]
+        for full, asname in aliases:
+            if asname:
+                yield asname, full
+            else:
+                head = full.split(".")[0]
+                yield head, head
+        return
+    if level:
+        module = resolve_relative(module_name, is_package, level, module)
+    for name, asname in aliases:
+        yield asname or name, f"{module}.{name}" if module else name
+
+
+class Scope:
+    """Import bindings of one scope (module, function or class), chained to the enclosing scope."""
+
+    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package")
+
+    def __init__(self, parent: "Scope | None" = None, module_name: str | None = None,
+                 is_package: bool = False):
+        self.parent = parent
+        self.bindings: dict[str, str] = {}
+        # Names rebound locally to something that is not an import (they hide outer imports).
+        self.shadowed: set[str] = set()
+        self.module_name = module_name if parent is None else parent.module_name
+        self.is_package = is_package if parent is None else parent.is_package
+
+    def add_import(self, node) -> None:
+        for local, qualified in import_bindings(node, self.module_name, self.is_package):
+            self._bind(local, qualified)
+
+    add_import_from = add_import
+
+    def _bind(self, local: str, qualified: str) -> None:
+        self.bindings[local] = qualified
+        self.shadowed.discard(local)
+
+    def shadow(self, local: str) -> None:
+        if local in self.bindings:
+            del self.bindings[local]
+        self.shadowed.add(local)
+
+    def lookup(self, name: str) -> str | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.bindings:
+                return scope.bindings[name]
+            if name in scope.shadowed:
+                return None
+            scope = scope.parent
+        return None
+
+    def qualify(self, expr) -> str | None:
+        """The canonical qualified name of a Name/Attribute chain, or None when it is not imported."""
+        return qualify(expr, self.lookup)

@@ -1,0 +1,224 @@
+"""Which files can have a finding at all, decided without libcst.
+
+libcst parses about 10x slower than CPython's `ast`, and the analysis costs more again, so a file is
+parsed with libcst only when a rule could report something in it. Every rule needs one of:
+
+* a trace context (JIT4xx/5xx/6xx) or a jit wrapper (JIT1xx), started only by a name of
+  `jaxapi.TRANSFORMS` (jit, vmap, grad, checkpoint, eval_shape, ...) or of `jaxapi.LAX_BODIES` /
+  `jaxapi.LAX_SWITCH` (scan, fori_loop, cond, switch, ...), or a lifted linen transform (`nn.scan`):
+  `TRACE_NAMES`;
+* a call of a jitted function (JIT2xx/3xx): defined in the same file (with a jit wrapper, so a
+  `TRACE_NAMES` reference again), or defined in another linted file and found in the project index.
+
+Two stages, both sound (they may keep a file that has no finding, never drop one that has):
+
+1. Text: the last components of `TRACE_NAMES` (`TOKENS`, derived from the tables, kept nowhere else)
+   as whole words. Any reference to `jax.lax.scan` spells `scan`, whatever the import alias. A file
+   without any token has no trace context; one without any `import` cannot reach the index either.
+   `check_source` without a project index uses this to skip the name walk below.
+2. Names: every file is parsed once with CPython's `ast` anyway (its syntax check, and the index summary
+   of pass 1), so the names its code refers to are resolved through its import bindings by the one
+   resolver the analysis uses too (`jitlint.analysis.names`; `references`). On JAX code the words alone keep most files (`cond`,
+   `map`, `grad`, `checkpoint` are common words: 83% of the lines of docs/performance.md's corpus);
+   resolved names keep only files that really refer to a transform, or to a name the project index
+   resolves to a jitted function (59%). `jitlint check` resolves the names of every file: with an index,
+   any file with an import may call a jitted function.
+
+A new rule that can report without one of these must add what it needs here; tests/test_prefilter.py
+checks every fixture and rule example with findings against `is_relevant`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.names import extend, import_bindings
+from jitlint.analysis.qualnames import canonical
+from jitlint.source.python import compile_error, parse_python, syntax_error
+
+if TYPE_CHECKING:
+    from jitlint.analysis.index import ModuleSummary
+
+# Every wrapper that can start tracing or hold a compile cache (transparent ones too: cheap to keep).
+TRACE_NAMES: frozenset[str] = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH,
+                                       *jaxapi.LIFTED_TRANSFORMS})
+TOKENS: frozenset[str] = frozenset(name.rsplit(".", 1)[-1] for name in TRACE_NAMES)
+_TOKEN_RE = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, TOKENS), key=len, reverse=True)))
+_IMPORT_RE = re.compile(r"\bimport\b")
+
+
+def mentions_trace_token(text: str) -> bool:
+    """Stage 1: could this text refer to a transform or lax control flow at all?"""
+    return _TOKEN_RE.search(text) is not None
+
+
+def may_refer_to_imports(text: str) -> bool:
+    return _IMPORT_RE.search(text) is not None
+
+
+@dataclass
+class Facts:
+    """What pass 1 learns from one file's text (a function of its content, module name and path only)."""
+
+    error: dict | None = None  # a JIT000 finding (Finding.to_dict without "path") when it does not parse
+    suppressed: bool = False  # `# jitlint: noqa` for the whole file
+    trace: bool = False  # refers to a name of TRACE_NAMES
+    refs: list[str] = field(default_factory=list)  # sorted qualified names its code refers to via imports
+    summary: "ModuleSummary | None" = None  # its jitted functions and imports, for the project index
+
+    def to_dict(self) -> dict:
+        return {"error": self.error, "suppressed": self.suppressed, "trace": self.trace, "refs": self.refs,
+                "summary": self.summary.to_dict() if self.summary is not None else None}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Facts":
+        """Read back `to_dict()`; ValueError (or KeyError/TypeError) on anything of another shape."""
+        from jitlint.analysis.index import ModuleSummary
+
+        error, summary, refs = data["error"], data["summary"], data["refs"]
+        if not (isinstance(data["suppressed"], bool) and isinstance(data["trace"], bool)
+                and isinstance(refs, list) and all(isinstance(q, str) for q in refs)
+                and (error is None or _valid_error(error)) and (summary is None or _valid_summary(summary))):
+            raise ValueError("malformed facts")
+        return cls(error, data["suppressed"], data["trace"], refs,
+                   ModuleSummary.from_dict(summary) if summary is not None else None)
+
+
+def _valid_error(error) -> bool:
+    return (isinstance(error, dict) and set(error) == {"line", "col", "end_line", "end_col", "message"}
+            and isinstance(error["message"], str)
+            and all(type(error[k]) is int and error[k] >= 1 for k in ("line", "col", "end_line", "end_col")))
+
+
+def _strings(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _valid_summary(summary) -> bool:
+    """The shape of ModuleSummary.to_dict(), so that a damaged cache can never crash a lookup."""
+    if not (isinstance(summary, dict) and set(summary) == {"module", "path", "imports", "jitted", "memoizers"}
+            and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
+            and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
+            and isinstance(summary["memoizers"], list) and all(isinstance(n, str) for n in summary["memoizers"])
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["imports"].items())):
+        return False
+    from dataclasses import fields
+
+    from jitlint.analysis.index import JitSignature
+
+    expected = {f.name for f in fields(JitSignature)}
+    for name, sig in summary["jitted"].items():
+        if not (isinstance(name, str) and isinstance(sig, dict) and set(sig) == expected
+                and all(isinstance(sig[k], str) for k in ("qualname", "transform", "path"))
+                and _strings(sig["positional"]) and _strings(sig["kwonly"])
+                and (sig["static"] is None or _strings(sig["static"]))
+                and all(isinstance(sig[k], bool) for k in ("varargs", "varkw", "filtered"))
+                and type(sig["line"]) is int):
+            return False
+    return True
+
+
+def is_relevant(facts: Facts, index=None) -> bool:
+    """Stage 2: can a rule report anything in this file? (`index`: a ProjectIndex, or None)"""
+    if facts.trace:
+        return True
+    return index is not None and any(index.lookup(q) is not None for q in facts.refs)
+
+
+_NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names
+_fields_cache: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _fields_cache.get(cls)
+    if fields is None:
+        fields = _fields_cache[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
+    return fields
+
+
+def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:
+    """The qualified names of every name or attribute chain rooted at an import, in any scope.
+
+    A superset of what `jitlint.analysis.names.Scope.qualify` can return anywhere in the file: the bindings of all
+    scopes are merged, so a name is resolved in every way some scope could resolve it.
+    """
+    bindings: dict[str, set[str]] = {}
+    names: list[ast.Name] = []
+    attributes: list[ast.Attribute] = []
+    Name, Attribute, Import, ImportFrom, AST = ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.AST
+    stack: list[ast.AST] = [tree]
+    while stack:  # not ast.walk: this loop is three times faster, and pass 1 runs it on every file
+        node = stack.pop()
+        cls = node.__class__
+        if cls is Name:
+            names.append(node)
+            continue
+        if cls is Import or cls is ImportFrom:
+            for local, qualified in import_bindings(node, module, is_package):
+                bindings.setdefault(local, set()).add(qualified)
+            continue
+        if cls is Attribute:
+            attributes.append(node)
+        for name in _child_fields(cls):
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                stack.append(value)
+    if not bindings:
+        return set()
+    roots = {local: {canonical(target) for target in targets} for local, targets in bindings.items()}
+    out: set[str] = set()
+    for node in names:
+        found = roots.get(node.id)
+        if found:
+            out |= found
+    for node in attributes:
+        parts = [node.attr]
+        value = node.value
+        while value.__class__ is Attribute:
+            parts.append(value.attr)
+            value = value.value
+        if value.__class__ is not Name:
+            continue
+        found = roots.get(value.id)
+        if not found:
+            continue
+        for q in found:
+            out.add(extend(q, reversed(parts)))
+    return out
+
+
+def file_facts(text: str, path: str, module: str | None, is_package: bool, *, refs: bool = True,
+               summary: bool = True, references_of=None, compile_check=None) -> Facts:
+    """Pass 1 for one decoded file: its syntax check, what it refers to, and its index summary.
+
+    `refs=False` (no project index to consult) resolves names only when stage 1 finds a token.
+    `references_of(text, tree)`, `compile_check(tree, text, path)`: `references` and `compile_error` of
+    the file, found otherwise (the language server's document remembers what each top-level statement
+    refers to, and which compile).
+    """
+    from jitlint.core.noqa import file_is_suppressed
+
+    facts = Facts(suppressed=file_is_suppressed(text))
+    tree, error = parse_python(text)
+    if error is None:
+        error = (compile_check or compile_error)(tree, text, path)
+    if error is not None:
+        facts.error = syntax_error(error)
+        return facts
+    found = None
+    if may_refer_to_imports(text) and (refs or mentions_trace_token(text)):
+        found = references_of(text, tree) if references_of is not None else references(tree, module, is_package)
+        facts.trace = not TRACE_NAMES.isdisjoint(found)
+        if refs:
+            facts.refs = sorted(q for q in found if "." in q)  # a name without a dot never resolves in the index
+    if summary and module:
+        from jitlint.analysis.index import summarize
+
+        facts.summary = summarize(tree, path, module, is_package, refers_to=found)
+    return facts

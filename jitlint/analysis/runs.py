@@ -1,0 +1,323 @@
+"""How often code runs: the facts the recompile rules (JIT1xx-JIT3xx) need about loops and callers.
+
+A jit re-created in a loop only costs something when the loop repeats *the same* computation. This module
+tells apart:
+
+* data-driven repetition (`for batch in loader`, `for _ in range(steps)`, `while`): each iteration runs
+  the same program again, so a fresh wrapper recompiles for nothing;
+* a sweep over a fixed set of configurations written in the source (a literal tuple/list, an
+  `itertools.product` of literals, a module-level dict's items, an Enum): each item is a different
+  program, one compile per item is by design;
+* code that runs once per key (a memoized function: `functools.cache`, `lru_cache`, `cached_property`,
+  a project decorator that applies one, or the `cache[key] = jax.jit(...)` idiom);
+* code staged by an outer trace (jit, a lax body, their helpers): a jit inside is inlined, compiled once
+  (under plain grad nothing is staged: only a stable function's re-wrap is free there);
+* wrappers that are only lowered or exported (`.lower()`, `jax.export.export`): never dispatched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.source.cstwalk import children
+from jitlint.analysis.names import dotted
+
+if TYPE_CHECKING:
+    from jitlint.analysis.facade import ModuleAnalysis
+    from jitlint.analysis.contexts import FunctionInfo
+
+_MAX_SWEEP = 64  # a literal display longer than this is data, not a list of configurations
+_SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
+                   "itertools.chain", "itertools.permutations", "itertools.combinations"}
+
+
+def loop_iterable(loop: cst.CSTNode) -> cst.BaseExpression | None:
+    if isinstance(loop, (cst.For, cst.CompFor)):
+        return loop.iter
+    return None  # `while`: data-driven
+
+
+def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: cst.BaseExpression | None,
+                   _depth: int = 0) -> bool:
+    """Whether iterating `iterable` visits a fixed set of configurations written in the source."""
+    if iterable is None or _depth > 4:
+        return False
+    if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
+        return len(iterable.elements) <= _MAX_SWEEP and not any(
+            isinstance(el, cst.StarredElement) for el in iterable.elements)
+    if isinstance(iterable, cst.Dict):
+        return len(iterable.elements) <= _MAX_SWEEP
+    if isinstance(iterable, cst.Call):
+        q = a.call_names.get(iterable) or _qualify(a, func, iterable.func)
+        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        if q == "itertools.product":
+            # Every factor a display, a named constant or an Enum class: a grid of configurations.
+            return bool(args) and all(not isinstance(v, cst.Call) or is_fixed_sweep(a, func, v, _depth + 1)
+                                      for v in args)
+        if q in _SWEEP_BUILDERS:
+            return bool(args) and all(is_fixed_sweep(a, func, v, _depth + 1) for v in args)
+        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys", "values"):
+            return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
+        return False
+    if isinstance(iterable, cst.Name):
+        if iterable.value in a.classes:
+            return _is_enum(a, iterable.value)
+        sources = assigned(a, func, iterable.value)
+        return len(sources) == 1 and is_fixed_sweep(a, func, sources[0], _depth + 1)
+    return False
+
+
+def assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
+    """What `name` is assigned, in the innermost function that assigns it, else at module level."""
+    return _binding(a, func, name)[1]
+
+
+def bound_values(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What `expr` certainly is one of: itself for a call; for a name, every expression it is bound to where
+    `func` sees it, and nothing when it is a parameter there too (the caller's value comes in)."""
+    if isinstance(expr, cst.Call):
+        return [expr]
+    if not isinstance(expr, cst.Name):
+        return []
+    where, sources = _binding(a, func, expr.value)
+    return [] if where is not None and expr.value in where.params else sources
+
+
+def _binding(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str):
+    """(the innermost function binding `name` as seen from `func`, or None for the module; what it assigns)."""
+    f = func
+    while f is not None:
+        if name in f.assignments:
+            return f, f.assignments[name]
+        if name in f.params:
+            return f, []
+        f = f.parent
+    return None, a.module_assignments.get(name, [])
+
+
+def _qualify(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> str | None:
+    scope = func.scope if func is not None else a.scope
+    return scope.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+
+
+def _is_enum(a: "ModuleAnalysis", class_name: str) -> bool:
+    bases = [b.split(".")[-1] for b in a.class_bases.get(class_name, [])]
+    return any(b in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in bases)
+
+
+def loops_are_sweeps(a: "ModuleAnalysis", func: "FunctionInfo | None", loops) -> bool:
+    """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep)."""
+    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) for loop in loops)
+
+
+def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
+                      callee: "FunctionInfo | None" = None) -> bool:
+    """`{k: make_wrapper(v) for k, v in items}`: a comprehension keeping one function per item from a
+    factory (or one `jax.jit(...)` per item), rather than calling the same computation on every item."""
+    comp = a.comprehensions.get(loop) if isinstance(loop, cst.CompFor) else None
+    if comp is None or isinstance(comp, cst.GeneratorExp):
+        return False
+    element = comp.value if isinstance(comp, cst.DictComp) else getattr(comp, "elt", None)
+    if element is not call:
+        return False
+    return callee is None or returns_function(a, callee)
+
+
+def new_function_factory(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.BaseExpression,
+                         index=None) -> tuple[str, str] | None:
+    """`make_step(cfg)`: a call of a function that defines the function it returns (a plain nested def,
+    or a lambda), so that every call hands back a new function object; (the factory's name, what it
+    returns), else None. Silent wherever another object could come back: a factory that is decorated
+    (a cache), rebound (`make_step = functools.cache(make_step)`), async or a generator, or whose
+    returned name is rebound in it; and a nested def decorated by a jit (reported where it is built)."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+        return None
+    name = call.func.value
+    factory = a.lookup_function(name, func)
+    if factory is None or not isinstance(factory.node, cst.FunctionDef) or factory.node.decorators or \
+            factory.node.asynchronous is not None or factory.is_method or _rebound(a, func, factory, name):
+        return None
+    made = []
+    for r in own_returns(factory):
+        value = r.value
+        if isinstance(value, cst.Lambda):
+            made.append("a lambda")
+        elif isinstance(value, cst.Name) and value.value in factory.local_defs and \
+                value.value not in factory.assignments and \
+                not factory.local_defs[value.value].node.decorators:
+            made.append(f"`{value.value}`")
+        else:
+            return None
+    if not made or _yields(factory) or memoized(a, factory, index):
+        return None
+    return name, made[0]
+
+
+def _rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", factory: "FunctionInfo", name: str) -> bool:
+    """Whether `name`, where it is called, may be something else than the def `factory`."""
+    f = func
+    while f is not None and f is not factory.parent:
+        if name in f.params or name in f.assignments:
+            return True
+        f = f.parent
+    return name in (factory.parent.assignments if factory.parent is not None else a.module_assignments)
+
+
+def _yields(info: "FunctionInfo") -> bool:
+    return any(node.__class__ is cst.Yield for node in _walk(info.node.body))
+
+
+def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+    """Every `return` of `info` hands back a function: a nested def, a lambda, or a transform's result."""
+    returns = own_returns(info)
+    return bool(returns) and all(
+        isinstance(r.value, cst.Name) and r.value.value in info.local_defs or isinstance(r.value, cst.Lambda)
+        or isinstance(r.value, cst.Call) and a.call_names.get(r.value) in jaxapi.TRANSFORMS for r in returns)
+
+
+def own_returns(info: "FunctionInfo") -> list[cst.Return]:
+    """The `return` statements of a def's own body (not of defs, lambdas or classes nested in it), found
+    once per def: every call of a helper asks."""
+    if info.own_returns is None:
+        info.own_returns = [node for node in _walk(info.node.body) if node.__class__ is cst.Return] \
+            if isinstance(info.node, cst.FunctionDef) else []
+    return info.own_returns
+
+
+# ------------------------------------------------------------------------------ memoized code
+
+
+def memoized(a: "ModuleAnalysis", func: "FunctionInfo | None", index=None) -> bool:
+    """`func` (or a function enclosing it) runs once per distinct key: a memoizing decorator."""
+    f = func
+    while f is not None:
+        node = f.node
+        if isinstance(node, cst.FunctionDef):
+            for dec in node.decorators:
+                if _is_memoizer(a, f.parent, dec.decorator, index):
+                    return True
+        f = f.parent
+    return False
+
+
+def _is_memoizer(a: "ModuleAnalysis", func, decorator: cst.BaseExpression, index) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    q = _qualify(a, func, target)
+    if q in jaxapi.MEMOIZERS:
+        return True
+    name = dotted(target)
+    if name is not None and name in a.module_defs:
+        return _body_memoizes(a, a.module_defs[name])
+    return bool(q and index is not None and hasattr(index, "is_memoizer") and index.is_memoizer(q))
+
+
+def _body_memoizes(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+    stack: list[cst.CSTNode] = [info.node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)) and info.scope.qualify(node) in jaxapi.MEMOIZERS:
+            return True
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        stack.extend(children(node))
+    return False
+
+
+def stored_per_key(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+    """The dict-cache idiom: `cache[key] = jax.jit(...)` (directly or through a name), so it is built
+    once per key."""
+    if func is None or not isinstance(func.node, cst.FunctionDef):
+        return False
+    names = {name for name, exprs in func.assignments.items() if creation_node in exprs}
+    for node in _walk(func.node.body):
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+            value = node.value
+            if value is creation_node or isinstance(value, cst.Name) and value.value in names:
+                return True
+    return False
+
+
+# What starts a body of its own. (A class test rather than isinstance: libcst's concrete node classes have no
+# subclasses, and isinstance against them goes through ABCMeta, several times slower on this hot path.)
+_NEW_BODIES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+
+
+def _walk(root: cst.CSTNode):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.__class__ not in _NEW_BODIES or node is root:
+            stack.extend(children(node))
+
+
+# ------------------------------------------------------------------------------ traced or never dispatched
+
+
+def inside_traced_code(func: "FunctionInfo | None") -> str | None:
+    """How the code around a jit creation is itself traced: "staged" (under jit, a lax body, or a helper of
+    one: the inner jit is inlined into the outer trace, compiled once), "grad" (under plain grad: a stable
+    function's wrapper is traced once per outer call, but a new function object still compiles each time,
+    measured on JAX 0.10.2), or None."""
+    found = None
+    f = func
+    while f is not None:
+        if f.traced and not f.callback:
+            if f.traces_constants:
+                return "staged"
+            if all(c.kind == "grad" for c in f.contexts):
+                found = "grad"
+        f = f.parent
+    return found
+
+
+def only_lowered(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+    """`jax.jit(f).lower(...)`, or a name bound to the wrapper used only as `g.lower(...)`/`g.trace(...)` or
+    handed to `jax.export.export`: the wrapper is compiled ahead of time, never called."""
+    uses = _name_uses(a, func)
+    if id(creation_node) in uses.lowered_ids:
+        return True
+    names = {name for name, exprs in (func.assignments if func else a.module_assignments).items()
+             if creation_node in exprs}
+    return bool(names) and all(0 < uses.reads.get(n, 0) == uses.lowered.get(n, 0) for n in names)
+
+
+class _Uses:
+    """How the names of one function body (or the module) are read: in all, and as a wrapper handed only
+    to lowering; and which expressions are lowered directly. Built once per body (bodies with many jit
+    creations would otherwise be walked once per creation)."""
+
+    def __init__(self, a: "ModuleAnalysis", func: "FunctionInfo | None") -> None:
+        self.reads: dict[str, int] = {}
+        self.lowered: dict[str, int] = {}
+        self.lowered_ids: set[int] = set()
+        body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+        for node in _walk(body):
+            if isinstance(node, cst.Call):
+                f = node.func
+                target = None
+                if isinstance(f, cst.Attribute) and f.attr.value in jaxapi.LOWERING_METHODS:
+                    target = f.value
+                elif a.call_names.get(node) in jaxapi.EXPORTERS and node.args:
+                    target = node.args[0].value
+                if target is not None:
+                    self.lowered_ids.add(id(target))
+                    if isinstance(target, cst.Name):
+                        self.lowered[target.value] = self.lowered.get(target.value, 0) + 1
+            elif isinstance(node, cst.Name):
+                self.reads[node.value] = self.reads.get(node.value, 0) + 1
+        # Assignment targets are Name nodes too, not reads.
+        for name, exprs in (func.assignments if func is not None else a.module_assignments).items():
+            if name in self.reads:
+                self.reads[name] -= len(exprs)
+
+
+def _name_uses(a: "ModuleAnalysis", func: "FunctionInfo | None") -> _Uses:
+    uses = a.name_uses.get(id(func))
+    if uses is None:
+        uses = a.name_uses[id(func)] = _Uses(a, func)
+    return uses

@@ -1,0 +1,190 @@
+"""The value lattice: what the analysis knows about one Python value in (possibly) traced code.
+
+``Value`` is one of:
+
+* ``None`` -- a Python or NumPy value jitlint knows nothing more about (static: never a tracer here);
+* ``Const`` -- a Python constant whose value is known (``True``, ``None``, ``3``, ``"mean"``): static,
+  and it decides guards (`if flag:`, `x is None`, `and`/`or` short-circuits);
+* ``Taint`` -- a tracer, or something that may hold tracers; its flags refine the kind: a traced array
+  (``is_array``), a traced bool/mask (``is_bool``), a container of them (``container``, with per-position
+  ``elements``), a value of unknown kind returned by unknown code (``opaque``), a Module whose plain fields
+  are static (``filtered``);
+* ``FuncValue`` -- a Python callable defined in this module (maybe partial-bound or transformed);
+* ``InstanceValue`` -- an object of a class defined in this module.
+
+``join`` is the one merge of two taints (control-flow joins, several callers); ``merge_values`` merges any
+two values: a taint wins over a static value, and two different constants become a plain static value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from jitlint.analysis.contexts import FunctionInfo, JitBinding
+
+TRACED = 2  # an abstract tracer: no concrete value at all (jit, vmap, lax bodies)
+GRAD_TRACED = 1  # a JVP tracer under plain grad: the primal is concrete, so bool()/int() still work
+
+
+@dataclass(frozen=True)
+class Taint:
+    """The abstract value of an expression that holds (or is) a tracer."""
+
+    level: int
+    origin: str  # the traced value it derives from, for messages (`x`, `jnp.array(...)`)
+    is_bool: bool = False  # known to be a boolean array (a mask)
+    is_array: bool = False  # known to be an array, not a container/pytree
+    container: bool = False  # a Python tuple/list/dict holding tracers (its truth value is fine)
+    filtered: bool = False  # a flax nnx graph-node argument: its plain attributes may be static Python values
+    from_constant: bool = False  # made by jnp/lax from constants (a tracer only because of jit)
+    # Returned by code jitlint does not know (`lib.check(x)`, `obj.method(x)`, a field `state.flag`): it
+    # may be a tracer or a plain Python value, so rules that need certainty ignore it.
+    opaque: bool = False
+    # For a literal tuple/list: the taint of each position (None for a Python value there).
+    elements: "tuple[Taint | None, ...] | None" = None
+    # A traced pytree whose Python class is a module-local Module class (its methods are known code).
+    class_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.elements is not None and not self.container:
+            object.__setattr__(self, "elements", None)  # only a container has positions
+
+
+def join(*taints: "Taint | None") -> "Taint | None":
+    found = [t for t in taints if isinstance(t, Taint)]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    if len(found) == 2:
+        return _join2(found[0], found[1])
+    return _join_all(found)
+
+
+def _join_all(found: "list[Taint]") -> Taint:
+    """The join of several taints (`_join2` is the same for two, faster; tests/test_values.py holds them
+    equal)."""
+    first = found[0]
+    # The join of equal taints is that taint: re-walks join each node's value with the one it had.
+    for t in found:
+        if t is not first and t != first:
+            break
+    else:
+        return first
+    first = max(found, key=lambda t: t.level)
+    return Taint(
+        level=first.level,
+        origin=first.origin,
+        is_bool=all(t.is_bool for t in found),
+        is_array=any(t.is_array for t in found),
+        container=all(t.container for t in found),
+        filtered=all(t.filtered for t in found),
+        from_constant=all(t.from_constant for t in found),
+        opaque=all(t.opaque for t in found),
+        elements=_join_elements(found),
+        class_name=_one_class(found),
+    )
+
+
+def _join2(a: Taint, b: Taint) -> Taint:
+    """`join(a, b)`, the common case (a node's recorded value and its value on another walk, two operands):
+    the same fields, and `a` itself when it already holds `b`, instead of building an equal taint."""
+    if a is b:
+        return a
+    top = b if b.level > a.level else a  # (max keeps the first of equal levels)
+    is_bool = a.is_bool and b.is_bool
+    is_array = a.is_array or b.is_array
+    container = a.container and b.container
+    filtered = a.filtered and b.filtered
+    from_constant = a.from_constant and b.from_constant
+    opaque = a.opaque and b.opaque
+    ea, eb = a.elements, b.elements
+    elements = None
+    if container and ea is not None and eb is not None and len(ea) == len(eb):
+        elements = tuple(join(x, y) for x, y in zip(ea, eb))
+    ca, cb = a.class_name, b.class_name
+    class_name = cb if ca is None else ca if cb is None or cb == ca else None
+    if top is a and is_bool == a.is_bool and is_array == a.is_array and container == a.container and \
+            filtered == a.filtered and from_constant == a.from_constant and opaque == a.opaque and \
+            class_name == a.class_name and elements == ea:
+        return a
+    return Taint(level=top.level, origin=top.origin, is_bool=is_bool, is_array=is_array, container=container,
+                 filtered=filtered, from_constant=from_constant, opaque=opaque, elements=elements,
+                 class_name=class_name)
+
+
+def _one_class(taints) -> str | None:
+    """The class of a joined pytree: the one class known for it (a walk before it was learned knew none)."""
+    classes = {t.class_name for t in taints if t.class_name is not None}
+    return classes.pop() if len(classes) == 1 else None
+
+
+def _join_elements(taints) -> "tuple[Taint | None, ...] | None":
+    """Position-wise join of tuple taints of one length; None as soon as one is not such a tuple."""
+    shapes = []
+    for t in taints:
+        if t is None:
+            continue
+        if t.elements is None:
+            return None
+        shapes.append(t.elements)
+    if not shapes or len({len(e) for e in shapes}) != 1:
+        return None
+    return tuple(join(*column) for column in zip(*shapes))
+
+
+@dataclass(frozen=True)
+class Const:
+    """A Python constant with a known value: a literal, a partial-bound literal, an unpassed default."""
+
+    value: object
+
+
+@dataclass
+class FuncValue:
+    """A Python callable bound to a name: a local def/lambda, maybe partial-bound or transformed."""
+
+    info: "FunctionInfo"
+    bound: frozenset[str] = frozenset()  # parameters bound by functools.partial (static)
+    bound_self: bool = False
+    transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
+    partial: bool = False  # a functools.partial object (a new object each time it is built)
+    binding: "JitBinding | None" = None  # the jit options, when `transform` is set
+    consts: tuple[tuple[str, "Const"], ...] = ()  # partial-bound literal arguments, by parameter
+    skip_args: int = 0  # leading call arguments the function does not see (`model.apply(variables, x)`)
+    # Wrapped by a derivative (`jax.grad(f)`): what calling it returns instead of what `f` does
+    # (Transform.result: "like_argument", "value_and_argument").
+    derivative: str | None = None
+
+
+@dataclass
+class InstanceValue:
+    """An instance of a class defined in this module."""
+
+    class_name: str
+
+
+Value = Union[Taint, Const, FuncValue, InstanceValue, None]
+
+
+def value_taint(value: Value) -> Taint | None:
+    return value if isinstance(value, Taint) else None
+
+
+def merge_values(old: Value, new: Value) -> Value:
+    if isinstance(old, Taint) or isinstance(new, Taint):
+        return join(value_taint(old), value_taint(new))
+    if isinstance(old, Const) and isinstance(new, Const):
+        return old if old == new else None  # two different constants: static, value unknown
+    if isinstance(old, Const) or isinstance(new, Const):
+        return None if (old is None or new is None) else (new if not isinstance(new, Const) else old)
+    return new if new is not None else old
+
+
+def merge_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
+    out = dict(a)
+    for name, value in b.items():
+        out[name] = merge_values(a.get(name), value) if name in a else value
+    return out

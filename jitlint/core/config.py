@@ -1,0 +1,303 @@
+"""Settings: `[tool.jitlint]` in the nearest pyproject.toml, overridden by command-line flags."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
+    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".jitlint_cache", ".ipynb_checkpoints", "__pypackages__",
+)
+
+KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
+              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes", "runtime-min-retraces",
+              "runtime-min-compile-seconds"}
+# Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+
+
+class ConfigError(Exception):
+    """A bad setting: reported to the user, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("JIT",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    root: Path | None = None  # folder of the pyproject.toml the settings came from
+    force_exclude: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes
+    docs_url: str | None = None  # where rule pages are: a template with `{code}` (jitlint.catalog.links)
+    unsafe_fixes: bool = False  # `--fix` applies unsafe fixes too (as `--unsafe-fixes` does)
+    # `jitlint run`: when a recompile only the run saw is worth a finding (jitlint.runtime.confirm.Thresholds)
+    runtime_min_retraces: int = 3
+    runtime_min_compile_seconds: float = 1.0
+
+    def with_overrides(self, **changes) -> "Config":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def is_enabled(self, code: str, path: str | None = None) -> bool:
+        """ruff's rule: the most specific matching selector wins; on a tie, ignore wins."""
+        selected = _longest_prefix(code, (*self.select, *self.extend_select))
+        ignored = _longest_prefix(code, self.ignore)
+        if path is not None:
+            for pattern, codes in self.per_file_ignores:
+                if self._path_matches(path, pattern):
+                    ignored = max(ignored, _longest_prefix(code, codes))
+        return selected > ignored
+
+    def is_excluded(self, path: Path) -> bool:
+        """Does an exclude pattern match this path (its name or its path from the config root)?"""
+        # Discovery asks this for every folder and file: the path is resolved once, not once per pattern,
+        # and the patterns are matched as one regex each way (same answers as `_path_matches` per pattern).
+        by_name, by_rel, by_part = _exclude_matchers((*self.exclude, *self.extend_exclude))
+        p = Path(path)
+        if by_name.match(os.path.normcase(p.name)):
+            return True
+        rel = self._relative(p)
+        return bool(by_rel.match(os.path.normcase(rel))
+                    or any(by_part.match(os.path.normcase(part)) for part in Path(rel).parts))
+
+    def _path_matches(self, path: str, pattern: str) -> bool:
+        p = Path(path)
+        if fnmatch.fnmatch(p.name, pattern):
+            return True
+        rel = self._relative(p)
+        return _rel_matches(rel, Path(rel).parts, pattern)
+
+    def _relative(self, p: Path) -> str:
+        """The path from the config root (or the working folder) after resolving links, else as given."""
+        raw = os.fspath(p)
+        if os.path.islink(raw):
+            real = os.path.realpath(raw)
+        else:  # the folder's links resolved once per folder: discovery asks for every file of a project
+            folder, name = os.path.split(os.path.abspath(raw))
+            real = os.path.join(_real_folder(folder), name) if name else _real_folder(folder)
+        root = _real_folder(str(self.root) if self.root is not None else os.getcwd())
+        if real == root:
+            return "."
+        if real.startswith(root.rstrip(os.sep) + os.sep):
+            return Path(real[len(root.rstrip(os.sep)) + 1:]).as_posix()
+        return p.as_posix()
+
+    def selectors(self) -> list[str]:
+        """Every code or prefix the settings name."""
+        return [*self.select, *self.extend_select, *self.ignore, *(c for _, codes in self.per_file_ignores for c in codes)]
+
+    def fingerprint(self) -> str:
+        """A stable text of everything that changes findings (for the cache key)."""
+        return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
+
+
+@functools.lru_cache(maxsize=16)
+def _exclude_matchers(patterns: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """fnmatch patterns as three regexes: for a name, for a relative path (`p` or `p/*`), for a path part."""
+    def union(globs) -> re.Pattern:
+        globs = list(globs)
+        if not globs:
+            return re.compile(r"(?!)")
+        return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(g))})" for g in globs))
+
+    stripped = [p.rstrip("/") for p in patterns]
+    return union(patterns), union([*stripped, *(p + "/*" for p in stripped)]), union(stripped)
+
+
+def _rel_matches(rel: str, parts: tuple[str, ...], pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*")
+            or any(fnmatch.fnmatch(part, pattern) for part in parts))
+
+
+def _longest_prefix(code: str, selectors) -> int:
+    best = 0
+    for sel in selectors:
+        if sel == "ALL":
+            best = max(best, 1)
+        elif code.startswith(sel):
+            best = max(best, len(sel) + 1)
+    return best
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.jitlint] table, from `start` upwards."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            # A pyproject.toml that does not parse may hold [tool.jitlint]: say so (as --config does)
+            # rather than lint with settings the user did not write (the defaults, or a parent's).
+            if _jitlint_table(_read_toml(candidate), candidate) is not None:
+                return candidate
+    return None
+
+
+def _read_toml(pyproject: Path) -> dict:
+    try:
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read settings: {exc}") from None
+
+
+def _jitlint_table(data: dict, pyproject: Path) -> dict | None:
+    """[tool.jitlint] of a parsed pyproject.toml (None: there is none); ConfigError if it is not a table."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{pyproject}: `tool` must be a table")
+    table = tool.get("jitlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: `tool.jitlint` must be a table ([tool.jitlint])")
+    return table
+
+
+def load_config(pyproject: Path | None) -> Config:
+    if pyproject is None:
+        return Config()
+    table = _jitlint_table(_read_toml(pyproject), pyproject) or {}
+    return config_from_table(table, pyproject.parent, str(pyproject))
+
+
+def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlint]") -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: the settings must be a table of key = value")
+    unknown = set(table) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))} "
+                          f"(known: {', '.join(sorted(KNOWN_KEYS))})")
+
+    def strings(key: str) -> tuple[str, ...] | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: `{key}` must be a list of strings")
+        return tuple(value)
+
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+    per_file = []
+    for pattern, codes in pfi.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: per-file-ignores `{pattern}` must be a list of codes")
+        per_file.append((pattern, tuple(codes)))
+    ignore = (strings("ignore") or ()) + (strings("extend-ignore") or ())
+    max_size = table.get("max-file-size")
+    if max_size is not None and (not isinstance(max_size, int) or isinstance(max_size, bool) or max_size < 0):
+        raise ConfigError(f"{where}: `max-file-size` must be a number of bytes")
+    docs_url = table.get("docs-url")
+    if docs_url is not None and (not isinstance(docs_url, str) or "{code}" not in docs_url):
+        raise ConfigError(f"{where}: `docs-url` must be a string with `{{code}}` in it")
+    unsafe = table.get("unsafe-fixes")
+    if unsafe is not None and not isinstance(unsafe, bool):
+        raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
+    min_retraces = table.get("runtime-min-retraces")
+    if min_retraces is not None and (not isinstance(min_retraces, int) or isinstance(min_retraces, bool)
+                                     or min_retraces < 1):
+        raise ConfigError(f"{where}: `runtime-min-retraces` must be a whole number, at least 1")
+    min_seconds = table.get("runtime-min-compile-seconds")
+    if min_seconds is not None and (not isinstance(min_seconds, (int, float)) or isinstance(min_seconds, bool)
+                                    or not min_seconds >= 0):
+        raise ConfigError(f"{where}: `runtime-min-compile-seconds` must be a number of seconds, 0 or more")
+    return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url, unsafe_fixes=unsafe,
+        runtime_min_retraces=min_retraces,
+        runtime_min_compile_seconds=float(min_seconds) if min_seconds is not None else None,
+        select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
+        per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
+        extend_exclude=strings("extend-exclude"))
+
+
+# ------------------------------------------------------------------------------------------ the project
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
+
+
+def find_root(start: Path) -> Path | None:
+    """The project's root folder: that of the pyproject.toml holding [tool.jitlint], else the nearest
+    folder (from `start` upwards) with a pyproject.toml, setup.cfg or .git; None when there is none."""
+    pyproject = find_pyproject(start)
+    if pyproject is not None:
+        return pyproject.parent
+    start = start.resolve()
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return None
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line (or client) settings over [tool.jitlint]: None keeps the configured value;
+    `select`, `ignore` and `exclude` replace it, the `extend_*` ones add to it."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    extend_ignore: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] | None = None
+    force_exclude: bool = False
+    max_file_size: int | None = None
+
+
+def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None, isolated: bool = False,
+                   overrides: Overrides = Overrides()) -> Config:
+    """The settings a run uses: none (`isolated`), `config_file`'s, or those of the nearest pyproject.toml
+    with [tool.jitlint] above `start`; then `overrides`. ConfigError on a bad file or an unknown code."""
+    if isolated:
+        base = Config()
+    elif config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise ConfigError(f"config file {config_file} not found")
+        base = load_config(path)
+    else:
+        base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
+    o = overrides
+    ignore = (*(o.ignore if o.ignore is not None else base.ignore), *(o.extend_ignore or ()))
+    config = base.with_overrides(
+        select=tuple(o.select) if o.select is not None else None,
+        extend_select=(*base.extend_select, *o.extend_select) if o.extend_select else None,
+        ignore=tuple(ignore),
+        exclude=tuple(o.exclude) if o.exclude is not None else None,
+        extend_exclude=(*base.extend_exclude, *o.extend_exclude) if o.extend_exclude else None,
+        force_exclude=True if o.force_exclude else None,
+        max_file_size=o.max_file_size,
+    )
+    check_selectors(config)
+    return config
+
+
+def check_selectors(config: Config, where: str = "") -> None:
+    """ConfigError when a selector matches no code of the catalogue (static rules, runtime codes, JIT000)."""
+    from jitlint.catalog import unknown_selectors
+
+    bad = unknown_selectors(config.selectors())
+    if bad:
+        raise ConfigError(f"{where}unknown rule selector(s): {', '.join(bad)} (see `jitlint rules`)")

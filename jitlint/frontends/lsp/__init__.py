@@ -1,0 +1,1 @@
+"""`jitlint lsp`: the language server, one module per feature."""

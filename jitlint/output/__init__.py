@@ -1,0 +1,1 @@
+"""Output formats: text, JSON and the CI formats; report files; progress."""

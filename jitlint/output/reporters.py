@@ -1,0 +1,92 @@
+"""Turning findings into text for people and machines."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Iterable, TextIO
+
+from jitlint.core.finding import Finding
+
+
+def printable(text: str) -> str:
+    """Text for a terminal: control characters (a newline or an escape sequence in a file name, a
+    message quoting one) written as Python escapes, so one finding is one line and nothing is run."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == "\t" else repr(ch)[1:-1] for ch in text)
+
+
+def position(f: Finding) -> str:
+    """`line:col`, or `cell N:line:col` in a notebook (ruff's form; the line counts within the cell)."""
+    return f"{f.line}:{f.col}" if f.cell is None else f"cell {f.cell}:{f.line}:{f.col}"
+
+
+def text_line(f: Finding) -> str:
+    return printable(f"{f.path}:{position(f)}: {f.code} {f.message}")
+
+
+def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,
+               sources: dict[str, list[str]] | None = None) -> None:
+    for f in findings:
+        out.write(text_line(f) + "\n")
+        if show_source and sources is not None:
+            # a notebook's lines are its cells': sources[(path, cell)]
+            lines = sources.get(f.path if f.cell is None else (f.path, f.cell))
+            if lines and 0 < f.line <= len(lines):
+                src = lines[f.line - 1].rstrip("\r\n")
+                out.write(f"    {printable(src)}\n")
+                width = max(1, (f.end_col - f.col) if f.end_line == f.line else len(src) - f.col + 1)
+                out.write("    " + " " * (f.col - 1) + "^" * width + "\n")
+
+
+def write_grouped(findings: list[Finding], out: TextIO) -> None:
+    """Findings under their file's name (ruff's `grouped`), a blank line after each file."""
+    path = None
+    for f in findings:
+        if f.path != path:
+            if path is not None:
+                out.write("\n")
+            path = f.path
+            out.write(printable(f"{path}:") + "\n")
+        out.write("  " + printable(f"{position(f)} {f.code} {f.message}") + "\n")
+    if path is not None:
+        out.write("\n")
+
+
+def write_json(findings: list[Finding], out: TextIO) -> None:
+    json.dump([f.to_dict() for f in findings], out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
+    from jitlint.catalog import NAMES  # not the registry: a cached run must not import libcst
+
+    counts = Counter(f.code for f in findings)
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.write(f"{n:<6}{code}  {NAMES.get(code, '')}\n")
+
+
+# GitHub Actions workflow commands: each finding becomes an annotation on the pull request's diff.
+_GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _github_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: list[Finding], out: TextIO) -> None:
+    for f in findings:
+        if f.cell is None:
+            where, text = (f.line, f.end_line, f.col, f.end_col), f"{f.code} {f.message}"
+        else:  # the notebook's own lines are JSON: annotate its first line, the cell position in the text
+            where, text = (1, 1, 1, 1), f"{f.code} {position(f)}: {f.message}"
+        props = ",".join(f"{key}={_github_property(str(value))}" for key, value in (
+            ("title", f"jitlint ({f.code})"), ("file", f.path),
+            *zip(("line", "endLine", "col", "endColumn"), where)))
+        level = _GITHUB_LEVELS.get(f.severity.value, "warning")
+        out.write(f"::{level} {props}::{_github_data(text)}\n")

@@ -1,0 +1,222 @@
+"""The project: what every front end (the CLI, `--fix`, pre-commit through the CLI, the flake8 plugin, the
+language server, `jitlint run`) lints through.
+
+A `Project` is found from a path (`Project.discover`): its root is the folder of the pyproject.toml
+holding [tool.jitlint], else the nearest folder with a pyproject.toml, setup.cfg or .git. It loads the
+settings once, and owns the project index: pass 1 (CPython's `ast`) over *all* the project's Python
+files, cached by content in `<root>/.jitlint_cache`. So linting one file - the one file pre-commit
+stages, the one buffer open in an editor - sees every jitted function of the project, as linting the
+whole project does.
+
+    lint(paths)           discover and lint files (and folders) against the whole project's index
+    lint_text(text, path) lint one file's text (a buffer, stdin) against it: exclusion, module name,
+                          `# noqa` and selection are done here, once, for every front end
+    fix(paths)            lint, apply the fixes in place, and lint the fixed files again
+    update(path, text)    the language server's open buffers replace their file's entry in the index
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from jitlint.lint import engine
+from jitlint.project.cache import FOLDER_NAME
+from jitlint.core.config import Config, Overrides, find_root, resolve_config
+from jitlint.lint.engine import FileResult, RunResult
+
+if TYPE_CHECKING:
+    from jitlint.analysis.index import ProjectIndex
+
+
+class Project:
+    def __init__(self, root: Path | None, config: Config | None = None, *, cache: bool = True,
+                 cache_dir: str | os.PathLike | None = None, jobs: int = 1, loose: Iterable[str] = ()) -> None:
+        """`root`: the project's folder (None: no project: only the files linted, and `loose`, are indexed).
+        `loose`: files and folders to index after the root's (flake8's arguments)."""
+        self.root = Path(root).resolve() if root is not None else None
+        self.loose = tuple(loose)
+        self.config = config or Config()
+        if self.config.root is None and self.root is not None:
+            # excludes and per-file-ignores match paths relative to the project
+            self.config = self.config.with_overrides(root=self.root)
+        if cache_dir is not None:
+            self.cache_dir: Path | None = Path(cache_dir)
+        elif cache:
+            self.cache_dir = (self.root or self.config.root or Path.cwd()) / FOLDER_NAME
+        else:
+            self.cache_dir = None
+        self.jobs = jobs
+        from jitlint.analysis.index import ProjectIndex
+
+        # Until it is built (on first use), the index holds only what `update` gave it.
+        self._index: "ProjectIndex" = ProjectIndex()
+        self._built = False
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self.messages: list[str] = []  # about the project, not a file (a cache not written, ...)
+
+    def __getstate__(self) -> dict:
+        # Pickled for the language server's first-lint helper (jitlint.frontends.lsp.first_lint): the index as it is
+        # now (`update` may change it from another thread meanwhile), without the locks
+        import pickle
+
+        state = dict(self.__dict__)
+        del state["_lock"], state["_build_lock"]
+        with self._lock:
+            state["_index"] = pickle.dumps(self._index, protocol=pickle.HIGHEST_PROTOCOL)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        import pickle
+
+        self.__dict__.update(state, _index=pickle.loads(state["_index"]))
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+
+    @classmethod
+    def discover(cls, start: str | os.PathLike = ".", *, config_file: str | os.PathLike | None = None,
+                 isolated: bool = False, overrides: Overrides = Overrides(), **kwargs) -> "Project":
+        """The project holding `start` (a file or folder), with its settings; ConfigError on bad ones."""
+        start = Path(start)
+        if not start.exists():
+            start = Path.cwd()
+        config = resolve_config(start, config_file=config_file, isolated=isolated, overrides=overrides)
+        root = config.root if config.root is not None and config_file is None else find_root(start)
+        return cls(root, config, **kwargs)
+
+    # ---- the index
+    def files(self) -> list[Path]:
+        """Every Python file of the project (the configured excludes apply); not notebooks, which
+        nothing imports (they are linted, not indexed)."""
+        # `loose` (what flake8 was asked to check) last: on a module name two files claim, they win
+        where = [str(self.root)] if self.root is not None else []
+        return [p for p in engine.discover([*where, *self.loose], self.config)
+                if isinstance(p, Path) and not p.name.endswith(".ipynb")]
+
+    @property
+    def index(self) -> "ProjectIndex":
+        """The jitted functions of every project file (built on first use; then kept current by `update`)."""
+        return self.build()
+
+    @property
+    def built(self) -> bool:
+        """Has the whole project been indexed (else the index holds only what `update` gave it)?"""
+        return self._built
+
+    def build(self, progress=None) -> "ProjectIndex":
+        """`index`, reporting the files indexed to `progress` (start/advance/done, as `lint_paths`)."""
+        with self._build_lock:
+            if not self._built:
+                index, run = engine.index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
+                                                config=self.config, progress=progress)
+                self.messages.extend(run.messages)
+                with self._lock:
+                    for summary in self._index.modules.values():
+                        index.add(summary)  # buffers edited meanwhile win over the files on disk
+                    self._index, self._built = index, True
+        return self._index
+
+    def update(self, path: str, text: str | None) -> bool:
+        """A file's text changed (an editor buffer; None: read it from disk again). Its entry in the index
+        is replaced; True when the jitted functions or re-exports that other files see changed."""
+        from jitlint.analysis.index import summarize
+
+        module, is_package = engine.module_name_for(Path(path))
+        if not module:
+            return False
+        if text is None:
+            try:
+                text = engine.decode_source(Path(path).read_bytes())
+            except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+                text = ""
+        from jitlint.source.python import parse_python
+
+        tree, error = parse_python(text)  # (remembered: the lint of this text that follows parses it again)
+        summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package)
+        with self._lock:
+            old = self._index.modules.get(module)
+            self._index.add(summary)
+        return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports)
+
+    def take_updates(self, other: "Project") -> None:
+        """Start from the texts `other` was given by `update` (the language server's open buffers)."""
+        with other._lock:
+            summaries = list(other._index.modules.values())
+        with self._lock:
+            for summary in summaries:
+                self._index.add(summary)
+
+    # ---- linting
+    def lint(self, paths: Iterable[str], *, progress=None) -> RunResult:
+        """Discover and lint `paths` (files or folders) against the whole project's index."""
+        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                                cache_dir=self.cache_dir, progress=progress)
+        run.messages[:0] = self.messages
+        return run
+
+    def lint_text(self, text: str | bytes, path: str, *, apply_noqa: bool = True, exclude: bool = True,
+                  config: Config | None = None, build: bool = True, state=None) -> FileResult:
+        """Lint one file's text as the file at `path` of this project (its module name, so relative imports
+        resolve), against the index. `exclude`: a path the settings exclude gets no findings.
+        `config`: other settings than the project's (the language server's client settings).
+        `build=False`: do not wait for the index to be built (the language server builds it meanwhile).
+        `state`: a `jitlint.project.incremental.Document`: what is unchanged since its earlier texts is reused."""
+        config = config or self.config
+        if exclude and path not in ("-", "<stdin>") and config.is_excluded(Path(path)):
+            return FileResult(path)
+        module, is_package = None, False
+        p = Path(path)
+        if p.is_absolute() or p.is_file():
+            module, is_package = engine.module_name_for(p)
+        return engine.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
+                                   is_package=is_package, index=self.index if build else self._index, state=state)
+
+    def fix(self, paths: Iterable[str], *, unsafe: bool = False, write: bool = True, progress=None) -> RunResult:
+        """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only
+        text this Python compiles), re-linting each fixed text against the index (FileResult.fixes_applied
+        and .fixed, or FileResult.fix_error). `write=False`: write nothing; FileResult.diff shows the change."""
+        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                                cache_dir=self.cache_dir, progress=progress, fix="unsafe" if unsafe else "safe",
+                                write=write)
+        run.messages[:0] = self.messages
+        for r in run.files:
+            if r.fixes_applied and write:
+                self.update(r.path, None)  # the index follows the fixed file
+        return run
+
+    def add_noqa(self, paths: Iterable[str]) -> tuple[int, list[str], list[str], RunResult]:
+        """`jitlint check --add-noqa`: lint `paths`, then suppress each finding on the line its `# noqa` is
+        read from (its first line), writing each file atomically. (the codes added, the lines that cannot
+        carry one, the files that could not be written, the run)"""
+        import io
+        import tokenize
+
+        from jitlint.core.fixes import write_atomically
+        from jitlint.core.noqa import add_noqa
+
+        run = self.lint(paths)
+        by_file: dict[str, dict[int, list[str]]] = {}
+        for f in run.findings:
+            if f.code == engine.PARSE_ERROR_CODE or f.cell is not None:
+                continue  # a file that does not parse gets no comments; a notebook's cells are not its lines
+            by_file.setdefault(f.path, {}).setdefault(f.line, []).append(f.code)
+        total, errors, refusals = 0, [], []
+        for path, lines in by_file.items():
+            try:
+                data = engine.read_source(path, self.config.max_file_size)
+                new_text, n, refused = add_noqa(engine.decode_source(data), lines)
+                refusals += [f"{path}:{line}: cannot carry a `# noqa` comment (the line ends inside a string, or "
+                           "continues with `\\`)" for line in refused]
+                if not n:
+                    continue
+                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+                write_atomically(Path(path), new_text.encode(encoding))  # "utf-8-sig" writes the BOM back
+            except (OSError, UnicodeError, SyntaxError, LookupError) as exc:
+                errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
+                continue
+            total += n
+            self.update(path, None)
+        return total, refusals, errors, run

@@ -1,0 +1,476 @@
+"""Jupyter notebooks (`.ipynb`, nbformat 4) as one Python module, and back.
+
+The engine lints a notebook as one text, so that a function jitted in one cell and called in another is
+seen: the code cells in order, each on its own lines, with a comment line (`SEPARATOR`) between two cells.
+Every line of a cell keeps its line number within the cell and its columns; the map back is a shift.
+
+* IPython syntax (`%timeit f(x)`, `!pip install jax`, `x = !ls`, `obj?`, `?obj`, a `%%time` first
+  line) at the start of a logical line becomes `pass` padded to the line's length (the lines after a
+  `\\` of such a line: blanks). A cell starting with any other cell magic (`%%bash`, `%%writefile`) is
+  not Python: its lines are blank.
+* A cell that does not compile alone (with top-level `await`, which IPython runs) is reported as JIT000
+  at its own line and blanked, so the other cells are still linted.
+* Findings are mapped to (cell, line in cell, column); `cell` counts every cell from 1, markdown and
+  raw cells too, as ruff numbers them (and as Jupyter shows them).
+* `rewrite` puts a fixed text back: only the `source` values of the cells whose text changed are
+  replaced in the file's JSON text; every other byte (indentation, key order, escapes, line ends,
+  outputs) stays. Magic lines are restored; a fix that touched one is refused.
+
+Notebooks are not in the project index: they are not imported (their cells see the index as any file).
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import difflib
+import functools
+import json
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+
+from jitlint.core.finding import LINE_BREAK, Finding, Severity
+
+SUFFIX = ".ipynb"
+SEPARATOR = "# jitlint: next notebook cell"
+# Cell magics whose body is still Python run in the kernel.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+
+_HELP = re.compile(r"^\s*(\?\??[\w.*%]*|[\w.*%]+\?\??)\s*$")  # obj?  obj??  ?obj  np.*load*?
+_ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[!%]")  # x = !ls   files = %sx ls
+
+
+def is_notebook(path) -> bool:
+    return str(path).endswith(SUFFIX)
+
+
+class NotebookError(ValueError):
+    """A notebook that cannot be read or written back, with the reason for the user."""
+
+
+@dataclass
+class Cell:
+    number: int  # 1-based over all cells (markdown included)
+    text: str  # its source, as in the file
+    python: str  # the text linted: magics neutralised, or blank lines
+    start: int = 0  # the line of the joined text where it starts
+    magic: list[int] = field(default_factory=list)  # 0-based lines replaced by a placeholder
+    skipped: str | None = None  # why it is not linted (a cell magic, a syntax error)
+    error: dict | None = None  # its JIT000 (lines within the cell)
+
+    @property
+    def lines(self) -> int:
+        return len(_lines(self.python))
+
+    @property
+    def chunk(self) -> str:
+        """Its part of the joined text: `python`, ending with a line break."""
+        return self.python if not self.python or _break(self.python[-1]) else self.python + "\n"
+
+
+def _lines(text: str) -> list[str]:
+    """The lines with their line breaks (no empty last one)."""
+    out, start = [], 0
+    for m in LINE_BREAK.finditer(text):
+        out.append(text[start:m.end()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _break(line: str) -> str:
+    m = LINE_BREAK.search(line)
+    return m.group() if m else ""
+
+
+def compile_cell(text: str, name: str = "<cell>") -> Exception | None:
+    """Why this text would not run as a cell (IPython allows top-level `await`), or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except Exception as exc:  # SyntaxError; ValueError (NUL); RecursionError, MemoryError
+        return exc
+    return None
+
+
+class _Lexer:
+    """Just enough of Python's lexing to know whether a line starts a logical line: open brackets,
+    strings (a triple-quoted one spans lines) and backslash continuations."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None
+        self.continued = False
+
+    @property
+    def at_statement(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        body = line.rstrip("\r\n")
+        i, n = 0, len(body)
+        while i < n:
+            c = body[i]
+            if self.quote is not None:
+                if c == "\\":
+                    i += 2
+                elif body.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                else:
+                    i += 1
+                continue
+            if c == "#":
+                n = i
+                break
+            if c in "'\"":
+                self.quote = c * 3 if body.startswith(c * 3, i) else c
+                i += len(self.quote)
+                continue
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        ends_with_backslash = body[:n].endswith("\\")
+        if self.quote in ("'", '"') and not ends_with_backslash:
+            self.quote = None  # an unterminated one-line string: Python's error, not ours to follow
+        self.continued = ends_with_backslash and self.quote is None
+
+
+def _is_magic(code: str) -> bool:
+    stripped = code.strip()
+    return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or _ASSIGN_MAGIC.match(code) is not None
+
+
+def _neutralise(text: str) -> tuple[str, list[int], str | None]:
+    """The cell's text with IPython lines replaced (same line count), those lines, and why the whole
+    cell is not Python (a cell magic other than PYTHON_CELL_MAGICS), if it is not."""
+    lines = _lines(text)
+    if lines and lines[0].lstrip().startswith("%%"):
+        name = lines[0].strip()[2:].split(None, 1)
+        if not name or name[0] not in PYTHON_CELL_MAGICS:
+            return "".join(_break(line) or "\n" for line in lines), [], f"cell magic {lines[0].strip().split()[0]}"
+    out, magic = [], []
+    lexer = _Lexer()
+    in_magic = False  # a magic line ended with `\`: its next line belongs to it
+    for k, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if in_magic or (lexer.at_statement and _is_magic(body)):
+            indent = body[:len(body) - len(body.lstrip())]
+            placeholder = " " * len(body) if in_magic else (indent + "pass").ljust(len(body))
+            out.append(placeholder + _break(line))
+            magic.append(k)
+            in_magic = body.endswith("\\")
+            continue
+        out.append(line)
+        lexer.feed(line)
+    return "".join(out), magic, None
+
+
+class Notebook:
+    """A parsed notebook: its code cells joined into `source`, and the way back."""
+
+    def __init__(self, raw: str, data: dict, bom: bool) -> None:
+        self.raw, self.data, self.bom = raw, data, bom
+        self.cells: list[Cell] = []
+        meta = data.get("metadata")
+        info = meta.get("language_info") if isinstance(meta, dict) else None
+        self.language = info.get("name") if isinstance(info, dict) else None  # an R notebook is not linted
+        for k, cell in enumerate(data["cells"]):
+            if cell.get("cell_type") != "code" or not self.is_python:
+                continue
+            source = cell.get("source", "")
+            text = "".join(source) if isinstance(source, list) else source
+            python, magic, skipped = _neutralise(text)
+            c = Cell(k + 1, text, python, magic=magic, skipped=skipped)
+            if skipped is None:
+                exc = compile_cell(python, f"<cell {k + 1}>")
+                if exc is not None:
+                    from jitlint.source.python import syntax_error
+
+                    c.error = syntax_error(exc)
+                    c.skipped = "it does not compile"
+                    c.python = "".join(_break(line) or "\n" for line in _lines(python))
+            self.cells.append(c)
+        self.separator = SEPARATOR
+        n = 1
+        while any(self.separator in c.text for c in self.cells):  # never a line a cell holds
+            self.separator, n = f"{SEPARATOR} {n}", n + 1
+        parts, line = [], 1
+        for i, c in enumerate(self.cells):
+            if i:
+                parts.append(self.separator + "\n")
+                line += 1
+            c.start = line
+            parts.append(c.chunk)
+            line += c.lines
+        self.source = "".join(parts)
+        self._starts = [c.start for c in self.cells]
+
+    @property
+    def is_python(self) -> bool:
+        return self.language in (None, "python")
+
+    # ---- positions
+    def cell_at(self, line: int) -> Cell | None:
+        """The cell holding a line of `source` (a separator line: the cell before it)."""
+        import bisect
+
+        k = bisect.bisect_right(self._starts, line) - 1
+        return self.cells[k] if k >= 0 else None
+
+    def to_cell(self, f: Finding) -> Finding:
+        """A finding on `source` as one on its cell (lines within the cell)."""
+        c = self.cell_at(f.line)
+        if c is None:
+            return f
+        shift = c.start - 1
+        fix = f.fix
+        if fix is not None:
+            last = c.start + max(c.lines, 1)
+            if all(c.start <= e.line and e.end_line <= last for e in fix.edits):
+                fix = replace(fix, edits=tuple(replace(e, line=e.line - shift, end_line=e.end_line - shift)
+                                               for e in fix.edits))
+            else:
+                fix = None  # an edit outside the cell: not one a cell's editor can apply
+        return replace(f, line=f.line - shift, end_line=max(f.line, f.end_line) - shift, cell=c.number, fix=fix)
+
+    def cell_errors(self, path: str, code: str) -> list[Finding]:
+        """The JIT000 (`code`) of each cell that does not compile."""
+        out = []
+        for c in self.cells:
+            if c.error is not None:
+                e = c.error
+                out.append(Finding(path, e["line"], e["col"], e["end_line"], e["end_col"], code,
+                                   e["message"], Severity.ERROR, cell=c.number))
+        return out
+
+    def map_result(self, result, error_code: str):
+        """The engine's FileResult on `source` as one on the notebook: findings (and `# noqa` warnings)
+        at their cells, and the JIT000 (`error_code`) of the cells that do not compile."""
+        path = result.path
+        result.findings = [self.to_cell(f) for f in result.findings] + self.cell_errors(path, error_code)
+        result.findings.sort()
+        prefix = re.compile(re.escape(path) + r":(\d+):")
+
+        def warning(text: str) -> str:
+            m = prefix.match(text)
+            c = self.cell_at(int(m.group(1))) if m else None
+            if c is None:
+                return text
+            return f"{path}:cell {c.number}:{int(m.group(1)) - c.start + 1}:{text[m.end():]}"
+
+        result.warnings = [warning(w) for w in result.warnings]
+        return result
+
+    # ---- writing back
+    def rewrite(self, new_source: str) -> bytes:
+        """The notebook file with `new_source` (a fixed `source`) put back into its cells."""
+        chunks = _split_at(new_source, self.separator)
+        if len(chunks) != len(self.cells):
+            raise NotebookError("a fix moved a cell boundary")
+        changed: dict[int, str] = {}
+        for c, chunk in zip(self.cells, chunks):
+            if chunk == c.chunk:
+                continue
+            if c.skipped:
+                raise NotebookError(f"a fix changed cell {c.number}, which is not linted ({c.skipped})")
+            if c.chunk != c.python and chunk.endswith("\n"):
+                chunk = chunk[:-1]  # the line break added after the cell's last line
+            if compile_cell(chunk, f"<cell {c.number}>") is not None:
+                raise NotebookError(f"the fixed cell {c.number} would not compile")
+            changed[c.number] = _restore_magic(c, chunk)
+        if not changed:
+            return self.encoded(self.raw)
+        return self.encoded(self._replace_sources(changed))
+
+    def encoded(self, raw: str) -> bytes:
+        return (codecs.BOM_UTF8 if self.bom else b"") + raw.encode("utf-8")
+
+    def _replace_sources(self, changed: dict[int, str]) -> str:
+        try:
+            spans = _source_spans(self.raw)
+        except (IndexError, ValueError) as exc:
+            raise NotebookError(f"cannot find the cells in the notebook's JSON ({exc})") from None
+        ascii_only = self.raw.isascii() and "\\u" in self.raw
+        expected = json.loads(self.raw)
+        out, pos = [], 0
+        for number in sorted(changed):
+            if number not in spans:
+                raise NotebookError(f"cannot find the source of cell {number} in the file")
+            (start, end), items = spans[number]
+            old_value = self.data["cells"][number - 1]["source"]
+            text = changed[number]
+            if isinstance(old_value, list):
+                lines = text.splitlines(keepends=True)  # as nbformat writes them
+                value = _render_list(self.raw, start, end, items, lines, ascii_only)
+                expected["cells"][number - 1]["source"] = lines
+            else:
+                value = json.dumps(text, ensure_ascii=ascii_only)
+                expected["cells"][number - 1]["source"] = text
+            out += [self.raw[pos:start], value]
+            pos = end
+        out.append(self.raw[pos:])
+        new = "".join(out)
+        if json.loads(new) != expected:  # only the sources changed, and into what they should be
+            raise NotebookError("could not rewrite the notebook's JSON in place")
+        return new
+
+
+def _split_at(text: str, separator: str) -> list[str]:
+    chunks, current = [], []
+    for line in _lines(text):
+        if line.rstrip("\r\n") == separator:
+            chunks.append("".join(current))
+            current = []
+        else:
+            current.append(line)
+    chunks.append("".join(current))
+    return chunks
+
+
+def _restore_magic(cell: Cell, fixed: str) -> str:
+    """The fixed cell text with its IPython lines back where their placeholders went."""
+    if not cell.magic:
+        return fixed
+    old, new, original = _lines(cell.python), _lines(fixed), _lines(cell.text)
+    where: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+        if tag == "equal":
+            where.update((i, j1 + i - i1) for i in range(i1, i2))
+    for k in cell.magic:
+        if k not in where:
+            raise NotebookError(f"a fix would change an IPython magic line of cell {cell.number}")
+        j = where[k]
+        brk = _break(new[j])
+        new[j] = original[k].rstrip("\r\n") + brk
+    return "".join(new)
+
+
+# ---- the JSON text: where each code cell's `source` value is
+
+
+def _ws(raw: str, i: int) -> int:
+    while i < len(raw) and raw[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _value_end(raw: str, i: int) -> int:
+    return _DECODER.raw_decode(raw, i)[1]
+
+
+def _source_spans(raw: str) -> dict[int, tuple[tuple[int, int], list[tuple[int, int]]]]:
+    """cell number -> ((start, end) of its `source` value, spans of the list's items)."""
+    out = {}
+    i = _ws(raw, 0)
+    if raw[i] != "{":
+        raise NotebookError("not a JSON object")
+    for key, start in _members(raw, i):
+        if key != "cells":
+            continue
+        for number, (cell_start, _) in enumerate(_items(raw, start), 1):
+            if raw[cell_start] != "{":
+                continue
+            for ckey, vstart in _members(raw, cell_start):
+                if ckey == "source":
+                    vend = _value_end(raw, vstart)
+                    items = list(_items(raw, vstart)) if raw[vstart] == "[" else []
+                    out[number] = ((vstart, vend), items)
+    return out
+
+
+def _members(raw: str, i: int):
+    """(key, start of its value) of the object at raw[i]."""
+    i = _ws(raw, i + 1)
+    while raw[i] != "}":
+        key, i = json.decoder.scanstring(raw, i + 1)
+        i = _ws(raw, _ws(raw, i) + 1)  # past ':'
+        yield key, i
+        i = _ws(raw, _value_end(raw, i))
+        if raw[i] == ",":
+            i = _ws(raw, i + 1)
+
+
+def _items(raw: str, i: int):
+    """(start, end) of each item of the array at raw[i]."""
+    i = _ws(raw, i + 1)
+    while raw[i] != "]":
+        end = _value_end(raw, i)
+        yield i, end
+        i = _ws(raw, end)
+        if raw[i] == ",":
+            i = _ws(raw, i + 1)
+
+
+def _render_list(raw: str, start: int, end: int, items: list[tuple[int, int]], lines: list[str],
+                 ascii_only: bool) -> str:
+    """A JSON list of `lines`, laid out as the one at raw[start:end] is (or as nbformat lays one out)."""
+    if not lines:
+        return "[]"
+    if items:
+        lead, trail = raw[start + 1:items[0][0]], raw[items[-1][1]:end - 1]
+        sep = raw[items[0][1]:items[1][0]] if len(items) > 1 else "," + lead
+    else:  # `[]`: one more space of indentation than the "source" key's line
+        line_start = raw.rfind("\n", 0, start) + 1
+        prefix = raw[line_start:start]
+        indent = prefix[:len(prefix) - len(prefix.lstrip())]
+        newline = "\r\n" if raw[line_start - 2:line_start] == "\r\n" else "\n"
+        lead, trail = (newline + indent + " ", newline + indent) if line_start else ("", "")
+        sep = "," + lead
+    return "[" + lead + sep.join(json.dumps(line, ensure_ascii=ascii_only) for line in lines) + trail + "]"
+
+
+# ---- reading
+
+
+def cell_lines(data: bytes) -> dict[int, list[str]]:
+    """The lines of each code cell (by cell number) of a notebook file, as they are shown; {} if unreadable."""
+    try:
+        notebook = read_notebook(data)
+    except NotebookError:
+        return {}
+    return {c.number: LINE_BREAK.split(c.text) for c in notebook.cells}
+
+
+@functools.lru_cache(maxsize=16)
+def read_notebook(data: bytes) -> Notebook:
+    """Parse a notebook file's bytes (NotebookError with the reason when it is not one jitlint reads).
+    Cached: the engine asks for the same bytes in pass 1, pass 2 and when mapping findings back."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        raw = data[3:].decode("utf-8") if bom else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotebookError(f"a notebook must be UTF-8 ({exc})") from None
+    try:
+        nb = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise NotebookError("invalid JSON: nested too deeply") from None
+    if not isinstance(nb, dict):
+        raise NotebookError("not a Jupyter notebook: the JSON is not an object")
+    version = nb.get("nbformat")
+    if version is None:
+        raise NotebookError("not a Jupyter notebook: no `nbformat` field")
+    if version != 4:
+        raise NotebookError(f"nbformat {version!r} notebooks are not supported, only nbformat 4 "
+                            "(`jupyter nbconvert --to notebook` converts one)")
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise NotebookError("not a Jupyter notebook: `cells` is not a list")
+    for k, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise NotebookError(f"cell {k} is not a cell (an object with a `cell_type`)")
+        source = cell.get("source", "")
+        if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            raise NotebookError(f"cell {k}: `source` is neither a string nor a list of strings")
+    return Notebook(raw, nb, bom)

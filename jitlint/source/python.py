@@ -1,0 +1,128 @@
+"""CPython's view of a text: its parse, what its compiler refuses, and the JIT000 finding for either.
+
+The one decision, for every path (`check`, flake8, the language server, the index), of whether CPython
+accepts a text. Everything above the source layer asks here.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+
+_last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
+
+
+def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
+    """CPython's parse, with its warnings (invalid escapes, ...) silenced: they are not jitlint's.
+    Nesting the parser accepts but `ast`'s objects are too deep for at the default recursion limit
+    is parsed again with room to recurse (jitlint.core.deep). The last tree is remembered (read only)."""
+    global _last_parse
+
+    last = _last_parse
+    if last is not None and last[0] == text:
+        return last[1], None
+    try:
+        tree = _parse(text)
+        _last_parse = (text, tree)
+        return tree, None
+    except RecursionError:
+        pass
+    except Exception as exc:  # SyntaxError; ValueError (NUL bytes); MemoryError
+        return None, exc
+    from jitlint.core.deep import run_deep
+
+    try:
+        return run_deep(_parse, text), None
+    except Exception as exc:  # RecursionError: the parser's own limit
+        return None, exc
+
+
+def _parse(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def _compile_flags(path: str) -> int:
+    # a notebook's cells may `await` at the top level: IPython runs them so
+    return ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if path.endswith(".ipynb") else 0
+
+
+def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
+    """What CPython's compiler refuses after parsing (`return` outside a function, a misplaced
+    `from __future__`, `nonlocal` at module level ...): files `python` would not run, reported as ruff
+    and flake8 (pyflakes) report them. Compiling the tree costs about a fifth of parsing it; a tree
+    too deep for that is decided by compiling the text, as `python` does (it has room for more)."""
+    flags = _compile_flags(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                compile(tree, path, "exec", flags, dont_inherit=True)
+            except RecursionError:  # as `python` would: from the text, at the usual limit, on a fresh stack
+                from jitlint.core.deep import run_deep
+
+                run_deep(compile, text, path, "exec", flags, True, same_as_script=True)
+    except Exception as exc:  # SyntaxError; RecursionError, MemoryError ("too complex")
+        return exc
+    return None
+
+
+def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compiled: set) -> Exception | None:
+    """`compile_error`, compiling only the top-level statements not known to compile: `parts` lists
+    (a key naming their text, the statements, whether they may declare a module-level `global` or
+    `nonlocal`) in order, `compiled` the keys known to compile (it gets the new ones).
+
+    Apart from two cases, CPython refuses a module only for what it refuses in one of its top-level
+    statements compiled alone (with the module's `__future__` features): a `from __future__` import
+    after the module's first statements, and a module-level `global`/`nonlocal` after the name is used
+    (`x = 1` then `global x`); where those can occur the module is compiled whole. Where a part does not
+    compile, so is the module, for the very error CPython reports first."""
+    import __future__
+
+    flags = _compile_flags(path)
+    leading = True  # still in the docstring and `from __future__` imports that may start the module
+    for n, stmt in enumerate(tree.body):
+        if n == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+                isinstance(stmt.value.value, str):
+            continue
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            if not leading:
+                return compile_error(tree, text, path)
+            for alias in stmt.names:
+                if alias.name not in __future__.all_feature_names:
+                    return compile_error(tree, text, path)
+                flags |= getattr(__future__, alias.name).compiler_flag
+        else:
+            leading = False
+    todo = []
+    for key, stmts, declares in parts:
+        if declares:
+            return compile_error(tree, text, path)
+        if (key, flags) not in compiled:
+            todo.append(((key, flags), stmts))
+    for key, stmts in todo:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(ast.Module(body=stmts, type_ignores=[]), path, "exec", flags, dont_inherit=True)
+        except Exception:  # the module's own error, as CPython reports it (and RecursionError as it does)
+            return compile_error(tree, text, path)
+        compiled.add(key)
+    return None
+
+
+def syntax_error(exc: Exception) -> dict:
+    """The JIT000 finding (without its path) for CPython's refusal to parse a file."""
+    line, col = 1, 1
+    if isinstance(exc, SyntaxError):
+        message = f"syntax error: {exc.msg}"
+        line, col = exc.lineno or 1, max(exc.offset or 1, 1)
+    elif isinstance(exc, (RecursionError, MemoryError)):
+        message = "file is too deeply nested to parse or compile"
+    elif isinstance(exc, ValueError):  # e.g. NUL bytes
+        message = f"cannot parse file: {exc}"
+    else:
+        message = f"cannot parse file: {type(exc).__name__}: {exc}"
+    return {"line": line, "col": col, "end_line": line, "end_col": col, "message": message}

@@ -1,0 +1,36 @@
+"""The rule registry: every Rule class from the `jitlint.rules` package, by code."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from jitlint.core.config import Config
+from jitlint.rules.base import Rule
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple[type[Rule], ...]:
+    from jitlint import rules
+
+    return tuple(sorted(rules.RULES, key=lambda r: r.code))
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    for rule in all_rules():
+        if rule.code == code.upper():
+            return rule
+    return None
+
+
+def all_codes() -> list[str]:
+    return ["JIT000", *(r.code for r in all_rules())]
+
+
+def unknown_selectors(selectors) -> list[str]:
+    from jitlint.catalog import unknown_selectors as unknown  # the one list of codes that needs no libcst
+
+    return unknown(selectors)
+
+
+def enabled_rules(config: Config, path: str | None = None) -> list[Rule]:
+    return [rule() for rule in all_rules() if config.is_enabled(rule.code, path)]
