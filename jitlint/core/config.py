@@ -11,6 +11,8 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from jitlint.catalog import CODES, unknown_selectors
+
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
     "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -29,6 +31,21 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class Selection:
+    """One source's rule selection over those before it (the command line's over the config file's, an
+    editor's over both), as ruff resolves them: `select` replaces what earlier sources enabled; within the
+    source the most specific selector decides a code (on a tie, ignore wins); a code the source does not
+    name keeps the earlier decision."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def enablers(self) -> tuple[str, ...]:
+        return (*(self.select or ()), *self.extend_select)
+
+
+@dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ("JIT",)
     extend_select: tuple[str, ...] = ()
@@ -44,19 +61,42 @@ class Config:
     # `jitlint run`: when a recompile only the run saw is worth a finding (jitlint.runtime.confirm.Thresholds)
     runtime_min_retraces: int = 3
     runtime_min_compile_seconds: float = 1.0
+    # Selections over the file's own (select, extend_select, ignore, per_file_ignores), in order.
+    later: tuple[Selection, ...] = ()
 
     def with_overrides(self, **changes) -> "Config":
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def is_enabled(self, code: str, path: str | None = None) -> bool:
-        """ruff's rule: the most specific matching selector wins; on a tie, ignore wins."""
-        selected = _longest_prefix(code, (*self.select, *self.extend_select))
-        ignored = _longest_prefix(code, self.ignore)
+        """ruff's rule: the most specific matching selector wins, on a tie ignore wins (a per-file ignore
+        counts as an ignore); a later selection (the command line's) decides every code it names."""
+        per_file = 0
         if path is not None:
             for pattern, codes in self.per_file_ignores:
                 if self._path_matches(path, pattern):
-                    ignored = max(ignored, _longest_prefix(code, codes))
-        return selected > ignored
+                    per_file = max(per_file, _longest_prefix(code, codes))
+        enabled = False
+        for selection in self.selections():
+            selected = _longest_prefix(code, selection.enablers())
+            ignored = _longest_prefix(code, selection.ignore)
+            if selection.select is not None or selected or ignored:
+                enabled = selected > max(ignored, per_file)
+        return enabled
+
+    def selections(self) -> tuple[Selection, ...]:
+        """The file's selection, then the later ones, in the order they apply."""
+        return (Selection(self.select, self.extend_select, self.ignore), *self.later)
+
+    def cancelled_selectors(self, codes) -> list[str]:
+        """The selectors that ask for codes of `codes` (the catalogue) but leave none of them enabled: a
+        selection that cancels out, worth saying (`--select JIT101 --ignore JIT1`)."""
+        enabled = [code for code in codes if self.is_enabled(code)]
+        selections = self.selections()
+        # a later `select` replaced the earlier selections: what they asked for is not cancelled, only replaced
+        first = max(n for n, selection in enumerate(selections) if selection.select is not None)
+        return [sel for selection in selections[first:] for sel in selection.enablers()
+                if any(_longest_prefix(code, (sel,)) for code in codes)
+                and not any(_longest_prefix(code, (sel,)) for code in enabled)]
 
     def is_excluded(self, path: Path) -> bool:
         """Does an exclude pattern match this path (its name or its path from the config root)?"""
@@ -94,11 +134,12 @@ class Config:
 
     def selectors(self) -> list[str]:
         """Every code or prefix the settings name."""
-        return [*self.select, *self.extend_select, *self.ignore, *(c for _, codes in self.per_file_ignores for c in codes)]
+        return [*(sel for selection in self.selections() for sel in (*selection.enablers(), *selection.ignore)),
+                *(c for _, codes in self.per_file_ignores for c in codes)]
 
     def fingerprint(self) -> str:
         """A stable text of everything that changes findings (for the cache key)."""
-        return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores))
+        return repr((self.select, self.extend_select, self.ignore, self.per_file_ignores, self.later))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -253,8 +294,8 @@ def find_root(start: Path) -> Path | None:
 
 @dataclass(frozen=True)
 class Overrides:
-    """Command-line (or client) settings over [tool.jitlint]: None keeps the configured value;
-    `select`, `ignore` and `exclude` replace it, the `extend_*` ones add to it."""
+    """Command-line settings over [tool.jitlint]. The rule selection is a `Selection` over the file's
+    (ruff's order: see `Selection`); `exclude` replaces the configured list, `extend_exclude` adds to it."""
 
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] | None = None
@@ -280,11 +321,13 @@ def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None,
     else:
         base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
     o = overrides
-    ignore = (*(o.ignore if o.ignore is not None else base.ignore), *(o.extend_ignore or ()))
+    later = None
+    if o.select is not None or o.extend_select or o.ignore or o.extend_ignore:
+        later = (*base.later, Selection(select=tuple(o.select) if o.select is not None else None,
+                                        extend_select=tuple(o.extend_select or ()),
+                                        ignore=(*(o.ignore or ()), *(o.extend_ignore or ()))))
     config = base.with_overrides(
-        select=tuple(o.select) if o.select is not None else None,
-        extend_select=(*base.extend_select, *o.extend_select) if o.extend_select else None,
-        ignore=tuple(ignore),
+        later=later,
         exclude=tuple(o.exclude) if o.exclude is not None else None,
         extend_exclude=(*base.extend_exclude, *o.extend_exclude) if o.extend_exclude else None,
         force_exclude=True if o.force_exclude else None,
@@ -296,8 +339,12 @@ def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None,
 
 def check_selectors(config: Config, where: str = "") -> None:
     """ConfigError when a selector matches no code of the catalogue (static rules, runtime codes, JIT000)."""
-    from jitlint.catalog import unknown_selectors
-
     bad = unknown_selectors(config.selectors())
     if bad:
         raise ConfigError(f"{where}unknown rule selector(s): {', '.join(bad)} (see `jitlint rules`)")
+
+
+def selection_warnings(config: Config) -> list[str]:
+    """What the command line says on stderr about a selection that cancels out."""
+    return [f"`{sel}` selects no rule: every code it matches is ignored"
+            for sel in config.cancelled_selectors(CODES)]

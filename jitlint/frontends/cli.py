@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="files or folders to lint; `-` reads standard input")
     check.add_argument("--select", type=_csv, help="codes or prefixes to report (replaces the configured list)")
     check.add_argument("--extend-select", type=_csv, help="codes or prefixes to report, in addition")
-    check.add_argument("--ignore", type=_csv, help="codes or prefixes not to report (replaces the configured list)")
+    check.add_argument("--ignore", type=_csv, help="codes or prefixes not to report (over the configured selection)")
     check.add_argument("--extend-ignore", type=_csv, help="codes or prefixes not to report, in addition")
     check.add_argument("--exclude", type=_csv, help="glob patterns of paths to skip (replaces the defaults)")
     check.add_argument("--extend-exclude", type=_csv, help="glob patterns of paths to skip, in addition")
@@ -157,6 +157,14 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
+def _warn_selection(config) -> None:
+    """Say when the command line and the config together select nothing for a selector they name."""
+    from jitlint.core.config import selection_warnings  # the CLI imports its layers as commands need them
+
+    for warning in selection_warnings(config):
+        sys.stderr.write(f"jitlint: warning: {printable(warning)}\n")
+
+
 def overrides(args):
     """The settings given on the command line (also `jitlint run`'s)."""
     from jitlint.core.config import Overrides
@@ -193,6 +201,7 @@ def _check(args) -> int:
     except ConfigError as exc:
         return _error(str(exc))
     config = project.config
+    _warn_selection(config)
     unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
     if args.add_noqa and (args.fix or args.diff):
         return _error("--add-noqa cannot be combined with --fix or --diff")

@@ -134,7 +134,7 @@ def parse(argv: list[str]) -> SimpleNamespace:
         raise UsageError("--arg and --args are for --trace")
     if opts.trace_args and opts.example_args:
         raise UsageError("give the arguments with --arg or with --args, not both")
-    from jitlint.runtime.probe import SpecError, parse_trace_arg
+    from jitlint.runtime.probe.specs import SpecError, parse_trace_arg
 
     for raw in opts.trace_args:  # bad specs are usage errors, said before anything runs
         try:
@@ -261,7 +261,7 @@ def main(argv: list[str]) -> int:
 
 def _project(opts):
     """The project of the program (or of the first --path), with its settings; an exit code when bad."""
-    from jitlint.core.config import ConfigError, Overrides
+    from jitlint.core.config import ConfigError, Overrides, selection_warnings
     from jitlint.lint.engine import default_jobs
     from jitlint.project.project import Project
 
@@ -269,10 +269,13 @@ def _project(opts):
     overrides = Overrides(*(tuple(v) if v is not None else None
                             for v in (opts.select, opts.extend_select, opts.ignore, opts.extend_ignore)))
     try:
-        return Project.discover(start, config_file=opts.config, isolated=opts.isolated, overrides=overrides,
-                                jobs=default_jobs())
+        project = Project.discover(start, config_file=opts.config, isolated=opts.isolated, overrides=overrides,
+                                   jobs=default_jobs())
     except ConfigError as exc:
         return _error(f"{exc} (see also docs/runtime.md)" if "selector" in str(exc) else str(exc))
+    for warning in selection_warnings(project.config):
+        sys.stderr.write(f"jitlint run: warning: {warning}\n")
+    return project
 
 
 def _load_linter() -> None:
