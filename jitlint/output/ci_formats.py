@@ -11,7 +11,6 @@ logical location and in `properties`. ruff points notebook findings at line 1 th
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections import Counter
@@ -21,7 +20,7 @@ from urllib.parse import quote
 
 from jitlint import __version__
 from jitlint.core.finding import Finding, Severity
-from jitlint.output.reporters import position
+from jitlint.output.reporters import position, write_json_document
 
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -176,8 +175,7 @@ def sarif_report(findings: list[Finding], sources: dict[str, list[str]], docs_ur
 
 def write_sarif(findings: list[Finding], out: TextIO, sources: dict[str, list[str]],
                 docs_url: str | None = None) -> None:
-    json.dump(sarif_report(findings, sources, docs_url), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    write_json_document(sarif_report(findings, sources, docs_url), out)
 
 
 def write_gitlab(findings: list[Finding], out: TextIO, sources: dict[str, list[str]]) -> None:
@@ -191,8 +189,7 @@ def write_gitlab(findings: list[Finding], out: TextIO, sources: dict[str, list[s
             "severity": _GITLAB_SEVERITY[f.severity],
             "location": {"path": _relative(f.path) or f.path, "lines": {"begin": begin, "end": end}},
         })
-    json.dump(issues, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    write_json_document(issues, out)
 
 
 # XML 1.0 cannot hold these even escaped: written as Python escapes instead (as `printable` does).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Iterable, TextIO
 
@@ -54,9 +55,20 @@ def write_grouped(findings: list[Finding], out: TextIO) -> None:
         out.write("\n")
 
 
-def write_json(findings: list[Finding], out: TextIO) -> None:
-    json.dump([f.to_dict() for f in findings], out, indent=2, ensure_ascii=False)
+# A file name that is not UTF-8 holds its undecodable bytes as lone surrogates (surrogateescape), which
+# no UTF-8 text can carry: in JSON they are written as `\udcXX` escapes (json.loads gives the name back).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def write_json_document(data, out: TextIO) -> None:
+    """Every JSON report (json, sarif, gitlab): indented, UTF-8 as it is, valid whatever the file names."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    out.write(_SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text))
     out.write("\n")
+
+
+def write_json(findings: list[Finding], out: TextIO) -> None:
+    write_json_document([f.to_dict() for f in findings], out)
 
 
 def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
@@ -72,6 +84,9 @@ _GITHUB_LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def _github_data(text: str) -> str:
+    # line breaks as the runner's escapes; other control characters (an ESC in a file name) as `printable`
+    # writes them, so no raw escape sequence reaches the log or the annotation
+    text = "".join(part if part in ("\r", "\n") else printable(part) for part in re.split(r"(\r|\n)", text))
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
