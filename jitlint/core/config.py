@@ -314,10 +314,7 @@ def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None,
     if isolated:
         base = Config()
     elif config_file is not None:
-        path = Path(config_file)
-        if not path.is_file():
-            raise ConfigError(f"config file {config_file} not found")
-        base = load_config(path)
+        base = load_config(_config_file(config_file))
     else:
         base = load_config(find_pyproject(start if start.exists() else Path.cwd()))
     o = overrides
@@ -335,6 +332,20 @@ def resolve_config(start: Path, *, config_file: str | os.PathLike | None = None,
     )
     check_selectors(config)
     return config
+
+
+def _config_file(name: str | os.PathLike) -> Path | None:
+    """The file `--config` names (None for the empty settings of `--config /dev/null`); ConfigError why not."""
+    path = Path(name)
+    if not path.exists():
+        raise ConfigError(f"config file {name} not found")
+    if path.is_dir():
+        raise ConfigError(f"config file {name} is a folder: give the path of a pyproject.toml")
+    if os.path.exists(os.devnull) and os.path.samefile(path, os.devnull):
+        return None  # no settings at all, as `--isolated`
+    if not path.is_file():
+        raise ConfigError(f"config file {name} is not a regular file")
+    return path
 
 
 def check_selectors(config: Config, where: str = "") -> None:
