@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import enum
+import io
 import re
 from dataclasses import dataclass, field
 
 # Lines as CPython and libcst count them: a lone \r ends a line too (not \f, \x85 or \u2028).
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def python_readline(text: str):
+    """A `readline` for `tokenize` that ends lines where LINE_BREAK does: `io.StringIO` alone ends them
+    only at \n, so a file with lone-\r endings would be one line to the tokenizer."""
+    return io.StringIO(text, newline=None).readline
 
 
 class Severity(str, enum.Enum):

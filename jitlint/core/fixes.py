@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import tempfile
@@ -11,7 +10,7 @@ import warnings
 from pathlib import Path
 from typing import Iterable
 
-from jitlint.core.finding import LINE_BREAK, Applicability, Edit, Finding
+from jitlint.core.finding import LINE_BREAK, Applicability, Edit, Finding, python_readline
 
 
 def _offsets(text: str) -> list[int]:
@@ -70,7 +69,7 @@ def compiles(text: str, top_level_await: bool = False) -> bool:
 def comments(text: str) -> list[str] | None:
     """Every comment of the text, in order (None if it does not tokenize)."""
     try:
-        return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+        return [t.string for t in tokenize.generate_tokens(python_readline(text)) if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError, ValueError):
         return None
 
@@ -162,12 +161,14 @@ def unified_diff(path: str, old: str, new: str) -> str:
     """What a fix changes, as a unified diff (`patch -p0` applies it; line endings are kept)."""
     import difflib
 
-    def lines(text: str) -> list[str]:  # Python's lines, each with its own ending (not str.splitlines')
-        return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+    def lines(text: str) -> list[str]:
+        # patch's lines, each with its own ending: they end at \n only (a lone \r is part of the line, as
+        # GNU diff and patch read it), so a file with lone-\r endings is one line to them
+        return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
     out = []
     for line in difflib.unified_diff(lines(old), lines(new), fromfile=path, tofile=path):
-        if not line.endswith(("\n", "\r")):
+        if not line.endswith("\n"):
             line += "\n\\ No newline at end of file\n"
         out.append(line)
     return "".join(out)

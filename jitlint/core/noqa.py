@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import io
 import re
 import tokenize
 from dataclasses import dataclass
 
-from jitlint.core.finding import LINE_BREAK  # Python's lines (`str.splitlines` also breaks at \f, \x85 ...)
+from jitlint.core.finding import LINE_BREAK, python_readline  # Python's lines (`str.splitlines` also breaks at \f, \x85 ...)
 
 # `# noqa`, `# NOQA`, `# noqa: JIT501`, `# noqa:JIT5,JIT401`
 _NOQA = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[^#]*))?", re.IGNORECASE)
@@ -31,7 +30,7 @@ def comments_by_line(source: str) -> dict[int, str]:
     """Comment text per 1-based line, from the tokenizer (so `#` inside strings is not a comment)."""
     out: dict[int, str] = {}
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(python_readline(source)):
             if tok.type == tokenize.COMMENT:
                 out[tok.start[0]] = tok.string
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -123,7 +122,7 @@ class LineComments:
         self.comments = comments_by_line(source)
         self.inside_token: set[int] = set()
         try:
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            for tok in tokenize.generate_tokens(python_readline(source)):
                 if tok.start[0] < tok.end[0]:
                     self.inside_token.update(range(tok.start[0], tok.end[0]))
         except (tokenize.TokenError, IndentationError, SyntaxError):
