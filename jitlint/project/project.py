@@ -42,12 +42,11 @@ class Project:
         if self.config.root is None and self.root is not None:
             # excludes and per-file-ignores match paths relative to the project
             self.config = self.config.with_overrides(root=self.root)
-        if cache_dir is not None:
-            self.cache_dir: Path | None = Path(cache_dir)
-        elif cache:
-            self.cache_dir = (self.root or self.config.root or Path.cwd()) / FOLDER_NAME
-        else:
-            self.cache_dir = None
+        # `cache=False` (--no-cache) wins over a folder given for it (--cache-dir), as in ruff
+        self.cache_dir: Path | None = None
+        if cache:
+            self.cache_dir = Path(cache_dir) if cache_dir is not None else \
+                (self.root or self.config.root or Path.cwd()) / FOLDER_NAME
         self.jobs = jobs
         from jitlint.analysis.index import ProjectIndex
 
