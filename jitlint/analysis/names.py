@@ -75,7 +75,7 @@ def import_bindings(node, module_name: str | None, is_package: bool) -> Iterator
             aliases = [(alias.name, alias.asname) for alias in node.names if alias.name != "*"]
             module, level = node.module or "", node.level
     else:
-        import libcst as cst
+        import libcst as cst  # a libcst node: libcst is loaded (pass 1 reads `ast` without it)
 
         def name_of(asname) -> str | None:
             return asname.name.value if asname is not None and isinstance(asname.name, cst.Name) else None

@@ -24,7 +24,7 @@ Two stages, both sound (they may keep a file that has no finding, never drop one
    resolves to a jitted function (59%). `jitlint check` resolves the names of every file: with an index,
    any file with an import may call a jitted function.
 
-A new rule that can report without one of these must add what it needs here; tests/test_prefilter.py
+A new rule that can report without one of these must add what it needs here; tests/analysis/test_prefilter.py
 checks every fixture and rule example with findings against `is_relevant`.
 """
 
@@ -32,16 +32,14 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields
 
 from jitlint.analysis import jaxapi
+from jitlint.analysis.index import JitSignature, ModuleSummary, summarize
 from jitlint.analysis.names import extend, import_bindings
 from jitlint.analysis.qualnames import canonical
+from jitlint.core.noqa import file_is_suppressed
 from jitlint.source.python import compile_error, parse_python, syntax_error
-
-if TYPE_CHECKING:
-    from jitlint.analysis.index import ModuleSummary
 
 # Every wrapper that can start tracing or hold a compile cache (transparent ones too: cheap to keep).
 TRACE_NAMES: frozenset[str] = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH,
@@ -77,8 +75,6 @@ class Facts:
     @classmethod
     def from_dict(cls, data: dict) -> "Facts":
         """Read back `to_dict()`; ValueError (or KeyError/TypeError) on anything of another shape."""
-        from jitlint.analysis.index import ModuleSummary
-
         error, summary, refs = data["error"], data["summary"], data["refs"]
         if not (isinstance(data["suppressed"], bool) and isinstance(data["trace"], bool)
                 and isinstance(refs, list) and all(isinstance(q, str) for q in refs)
@@ -106,10 +102,6 @@ def _valid_summary(summary) -> bool:
             and isinstance(summary["memoizers"], list) and all(isinstance(n, str) for n in summary["memoizers"])
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["imports"].items())):
         return False
-    from dataclasses import fields
-
-    from jitlint.analysis.index import JitSignature
-
     expected = {f.name for f in fields(JitSignature)}
     for name, sig in summary["jitted"].items():
         if not (isinstance(name, str) and isinstance(sig, dict) and set(sig) == expected
@@ -202,8 +194,6 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
     the file, found otherwise (the language server's document remembers what each top-level statement
     refers to, and which compile).
     """
-    from jitlint.core.noqa import file_is_suppressed
-
     facts = Facts(suppressed=file_is_suppressed(text))
     tree, error = parse_python(text)
     if error is None:
@@ -218,7 +208,5 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
         if refs:
             facts.refs = sorted(q for q in found if "." in q)  # a name without a dot never resolves in the index
     if summary and module:
-        from jitlint.analysis.index import summarize
-
         facts.summary = summarize(tree, path, module, is_package, refers_to=found)
     return facts

@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import jaxapi
-from jitlint.source.cstwalk import children
+from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.names import dotted
+from jitlint.source.cstwalk import children
 
 if TYPE_CHECKING:
-    from jitlint.analysis.facade import ModuleAnalysis
-    from jitlint.analysis.contexts import FunctionInfo
+    from jitlint.analysis.model import ModuleFacts
+    from jitlint.analysis.objects import FunctionInfo
 
 _MAX_SWEEP = 64  # a literal display longer than this is data, not a list of configurations
 _SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
@@ -40,7 +41,7 @@ def loop_iterable(loop: cst.CSTNode) -> cst.BaseExpression | None:
     return None  # `while`: data-driven
 
 
-def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: cst.BaseExpression | None,
+def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.BaseExpression | None,
                    _depth: int = 0) -> bool:
     """Whether iterating `iterable` visits a fixed set of configurations written in the source."""
     if iterable is None or _depth > 4:
@@ -70,12 +71,12 @@ def is_fixed_sweep(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: c
     return False
 
 
-def assigned(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
+def assigned(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
     """What `name` is assigned, in the innermost function that assigns it, else at module level."""
     return _binding(a, func, name)[1]
 
 
-def bound_values(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+def bound_values(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """What `expr` certainly is one of: itself for a call; for a name, every expression it is bound to where
     `func` sees it, and nothing when it is a parameter there too (the caller's value comes in)."""
     if isinstance(expr, cst.Call):
@@ -86,7 +87,7 @@ def bound_values(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
     return [] if where is not None and expr.value in where.params else sources
 
 
-def _binding(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str):
+def _binding(a: "ModuleFacts", func: "FunctionInfo | None", name: str):
     """(the innermost function binding `name` as seen from `func`, or None for the module; what it assigns)."""
     f = func
     while f is not None:
@@ -98,22 +99,22 @@ def _binding(a: "ModuleAnalysis", func: "FunctionInfo | None", name: str):
     return None, a.module_assignments.get(name, [])
 
 
-def _qualify(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> str | None:
+def _qualify(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseExpression) -> str | None:
     scope = func.scope if func is not None else a.scope
     return scope.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
 
 
-def _is_enum(a: "ModuleAnalysis", class_name: str) -> bool:
+def _is_enum(a: "ModuleFacts", class_name: str) -> bool:
     bases = [b.split(".")[-1] for b in a.class_bases.get(class_name, [])]
     return any(b in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in bases)
 
 
-def loops_are_sweeps(a: "ModuleAnalysis", func: "FunctionInfo | None", loops) -> bool:
+def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops) -> bool:
     """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep)."""
     return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) for loop in loops)
 
 
-def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
+def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,
                       callee: "FunctionInfo | None" = None) -> bool:
     """`{k: make_wrapper(v) for k, v in items}`: a comprehension keeping one function per item from a
     factory (or one `jax.jit(...)` per item), rather than calling the same computation on every item."""
@@ -126,7 +127,7 @@ def builds_collection(a: "ModuleAnalysis", loop: cst.CSTNode, call: cst.CSTNode,
     return callee is None or returns_function(a, callee)
 
 
-def new_function_factory(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.BaseExpression,
+def new_function_factory(a: "ModuleFacts", func: "FunctionInfo | None", call: cst.BaseExpression,
                          index=None) -> tuple[str, str] | None:
     """`make_step(cfg)`: a call of a function that defines the function it returns (a plain nested def,
     or a lambda), so that every call hands back a new function object; (the factory's name, what it
@@ -156,7 +157,7 @@ def new_function_factory(a: "ModuleAnalysis", func: "FunctionInfo | None", call:
     return name, made[0]
 
 
-def _rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", factory: "FunctionInfo", name: str) -> bool:
+def _rebound(a: "ModuleFacts", func: "FunctionInfo | None", factory: "FunctionInfo", name: str) -> bool:
     """Whether `name`, where it is called, may be something else than the def `factory`."""
     f = func
     while f is not None and f is not factory.parent:
@@ -170,7 +171,7 @@ def _yields(info: "FunctionInfo") -> bool:
     return any(node.__class__ is cst.Yield for node in _walk(info.node.body))
 
 
-def returns_function(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+def returns_function(a: "ModuleFacts", info: "FunctionInfo") -> bool:
     """Every `return` of `info` hands back a function: a nested def, a lambda, or a transform's result."""
     returns = own_returns(info)
     return bool(returns) and all(
@@ -190,7 +191,7 @@ def own_returns(info: "FunctionInfo") -> list[cst.Return]:
 # ------------------------------------------------------------------------------ memoized code
 
 
-def memoized(a: "ModuleAnalysis", func: "FunctionInfo | None", index=None) -> bool:
+def memoized(a: "ModuleFacts", func: "FunctionInfo | None", index=None) -> bool:
     """`func` (or a function enclosing it) runs once per distinct key: a memoizing decorator."""
     f = func
     while f is not None:
@@ -203,7 +204,7 @@ def memoized(a: "ModuleAnalysis", func: "FunctionInfo | None", index=None) -> bo
     return False
 
 
-def _is_memoizer(a: "ModuleAnalysis", func, decorator: cst.BaseExpression, index) -> bool:
+def _is_memoizer(a: "ModuleFacts", func, decorator: cst.BaseExpression, index) -> bool:
     target = decorator.func if isinstance(decorator, cst.Call) else decorator
     q = _qualify(a, func, target)
     if q in jaxapi.MEMOIZERS:
@@ -214,7 +215,7 @@ def _is_memoizer(a: "ModuleAnalysis", func, decorator: cst.BaseExpression, index
     return bool(q and index is not None and hasattr(index, "is_memoizer") and index.is_memoizer(q))
 
 
-def _body_memoizes(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
+def _body_memoizes(a: "ModuleFacts", info: "FunctionInfo") -> bool:
     stack: list[cst.CSTNode] = [info.node]
     while stack:
         node = stack.pop()
@@ -227,7 +228,7 @@ def _body_memoizes(a: "ModuleAnalysis", info: "FunctionInfo") -> bool:
     return False
 
 
-def stored_per_key(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
     """The dict-cache idiom: `cache[key] = jax.jit(...)` (directly or through a name), so it is built
     once per key."""
     if func is None or not isinstance(func.node, cst.FunctionDef):
@@ -269,13 +270,13 @@ def inside_traced_code(func: "FunctionInfo | None") -> str | None:
         if f.traced and not f.callback:
             if f.traces_constants:
                 return "staged"
-            if all(c.kind == "grad" for c in f.contexts):
+            if all(c.kind is ContextKind.GRAD for c in f.contexts):
                 found = "grad"
         f = f.parent
     return found
 
 
-def only_lowered(a: "ModuleAnalysis", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
+def only_lowered(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
     """`jax.jit(f).lower(...)`, or a name bound to the wrapper used only as `g.lower(...)`/`g.trace(...)` or
     handed to `jax.export.export`: the wrapper is compiled ahead of time, never called."""
     uses = _name_uses(a, func)
@@ -291,7 +292,7 @@ class _Uses:
     to lowering; and which expressions are lowered directly. Built once per body (bodies with many jit
     creations would otherwise be walked once per creation)."""
 
-    def __init__(self, a: "ModuleAnalysis", func: "FunctionInfo | None") -> None:
+    def __init__(self, a: "ModuleFacts", func: "FunctionInfo | None") -> None:
         self.reads: dict[str, int] = {}
         self.lowered: dict[str, int] = {}
         self.lowered_ids: set[int] = set()
@@ -316,7 +317,7 @@ class _Uses:
                 self.reads[name] -= len(exprs)
 
 
-def _name_uses(a: "ModuleAnalysis", func: "FunctionInfo | None") -> _Uses:
+def _name_uses(a: "ModuleFacts", func: "FunctionInfo | None") -> _Uses:
     uses = a.name_uses.get(id(func))
     if uses is None:
         uses = a.name_uses[id(func)] = _Uses(a, func)

@@ -1,6 +1,6 @@
 """The value lattice: what the analysis knows about one Python value in (possibly) traced code.
 
-``Value`` is one of:
+An abstract value is one of:
 
 * ``None`` -- a Python or NumPy value jitlint knows nothing more about (static: never a tracer here);
 * ``Const`` -- a Python constant whose value is known (``True``, ``None``, ``3``, ``"mean"``): static,
@@ -9,20 +9,16 @@
   (``is_array``), a traced bool/mask (``is_bool``), a container of them (``container``, with per-position
   ``elements``), a value of unknown kind returned by unknown code (``opaque``), a Module whose plain fields
   are static (``filtered``);
-* ``FuncValue`` -- a Python callable defined in this module (maybe partial-bound or transformed);
-* ``InstanceValue`` -- an object of a class defined in this module.
+* a function or object defined in the module (``FuncValue``, ``InstanceValue``): those, the ``Value``
+  union and the merge of any two values live beside what the analysis learns of the module's functions,
+  in ``jitlint.analysis.objects``.
 
-``join`` is the one merge of two taints (control-flow joins, several callers); ``merge_values`` merges any
-two values: a taint wins over a static value, and two different constants become a plain static value.
+``join`` is the one merge of two taints (control-flow joins, several callers).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
-
-if TYPE_CHECKING:
-    from jitlint.analysis.contexts import FunctionInfo, JitBinding
 
 TRACED = 2  # an abstract tracer: no concrete value at all (jit, vmap, lax bodies)
 GRAD_TRACED = 1  # a JVP tracer under plain grad: the primal is concrete, so bool()/int() still work
@@ -64,7 +60,7 @@ def join(*taints: "Taint | None") -> "Taint | None":
 
 
 def _join_all(found: "list[Taint]") -> Taint:
-    """The join of several taints (`_join2` is the same for two, faster; tests/test_values.py holds them
+    """The join of several taints (`_join2` is the same for two, faster; tests/analysis/test_values.py holds them
     equal)."""
     first = found[0]
     # The join of equal taints is that taint: re-walks join each node's value with the one it had.
@@ -140,51 +136,3 @@ class Const:
     """A Python constant with a known value: a literal, a partial-bound literal, an unpassed default."""
 
     value: object
-
-
-@dataclass
-class FuncValue:
-    """A Python callable bound to a name: a local def/lambda, maybe partial-bound or transformed."""
-
-    info: "FunctionInfo"
-    bound: frozenset[str] = frozenset()  # parameters bound by functools.partial (static)
-    bound_self: bool = False
-    transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
-    partial: bool = False  # a functools.partial object (a new object each time it is built)
-    binding: "JitBinding | None" = None  # the jit options, when `transform` is set
-    consts: tuple[tuple[str, "Const"], ...] = ()  # partial-bound literal arguments, by parameter
-    skip_args: int = 0  # leading call arguments the function does not see (`model.apply(variables, x)`)
-    # Wrapped by a derivative (`jax.grad(f)`): what calling it returns instead of what `f` does
-    # (Transform.result: "like_argument", "value_and_argument").
-    derivative: str | None = None
-
-
-@dataclass
-class InstanceValue:
-    """An instance of a class defined in this module."""
-
-    class_name: str
-
-
-Value = Union[Taint, Const, FuncValue, InstanceValue, None]
-
-
-def value_taint(value: Value) -> Taint | None:
-    return value if isinstance(value, Taint) else None
-
-
-def merge_values(old: Value, new: Value) -> Value:
-    if isinstance(old, Taint) or isinstance(new, Taint):
-        return join(value_taint(old), value_taint(new))
-    if isinstance(old, Const) and isinstance(new, Const):
-        return old if old == new else None  # two different constants: static, value unknown
-    if isinstance(old, Const) or isinstance(new, Const):
-        return None if (old is None or new is None) else (new if not isinstance(new, Const) else old)
-    return new if new is not None else old
-
-
-def merge_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
-    out = dict(a)
-    for name, value in b.items():
-        out[name] = merge_values(a.get(name), value) if name in a else value
-    return out

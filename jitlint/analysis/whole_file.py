@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from jitlint.analysis.prefilter import _child_fields  # (the fields that may hold names, as pass 1 walks them)
+from jitlint.source.python import parse_python
 
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.
 STAGING_WORDS = ("eval_shape", "make_jaxpr", ".lower(", ".trace(")
@@ -55,8 +56,6 @@ class WholeFile:
         if self._bindings is None:
             tree = self._tree
             if tree is None:
-                from jitlint.source.python import parse_python
-
                 tree, _ = parse_python(self._source)
             self._bindings = _bindings(tree) if tree is not None else (None, False)
         return self._bindings

@@ -1,0 +1,300 @@
+"""How many values a static argument takes, that is how many compile-cache keys the calls make with it.
+
+Every distinct value of a static argument is its own compiled executable, kept forever: a few values are
+a few compiles, by design; a value that changes on every iteration is a compile per iteration. These are
+the questions that tell them apart, for any rule to ask:
+
+* `bounded`: a value from a small fixed set, whatever the iteration (a bool, a literal, `3 if i < 50 else
+  5`, an entry of a literal dict or tuple, `i % 4`);
+* `varying_names`, `depends_on`: the names rebound on every iteration of the loops around a call, and
+  whether a value is computed from them (through assignments);
+* `data_derived`: a count read from the data (`len(batch)`, `x.shape[0]` of per-batch data, `x.item()`),
+  which takes as many values as the data does;
+* `computed_float`: a float that is computed (`0.1 / (epoch + 1)`), not a literal written once;
+* `class_hash_kind`, `unhashable`: how an object is hashed: by value, by identity (every new object a new
+  key), or not at all (a static argument that cannot be hashed makes no key: the call raises).
+
+They read the module's analysis only (`runs.assigned`: what a name is bound to where the call sees it).
+The answers are facts (`DataDerived`, `Unhashable`), not words: the rules that report them say them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.literals import evaluated
+
+if TYPE_CHECKING:
+    from jitlint.analysis.facade import CallSite, FunctionInfo, ModuleAnalysis
+
+# At most this many values: a literal dict/tuple/list to index, the modulus of `i % n`.
+_FEW = 64
+
+
+def names_read(expr: cst.CSTNode) -> set[str]:
+    """Variable names an expression reads (not attribute names, not names bound inside lambdas)."""
+    out: set[str] = set()
+
+    def walk(node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+            return
+        if isinstance(node, cst.Attribute):
+            walk(node.value)
+            return
+        if isinstance(node, cst.Lambda):
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(expr)
+    return out
+
+
+def varying_names(site: "CallSite") -> set[str]:
+    """The names rebound on every iteration of the loops around a call (its loop variables, and what the
+    loop bodies assign)."""
+    return {name for name, kind in site.varying.items() if kind == "varying"}
+
+
+def depends_on(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, names: set[str],
+               depth: int = 0) -> bool:
+    """Does `expr` read one of `names`, itself or through what the names it reads are assigned (seen from
+    `func`, the function around it; None at module level)?"""
+    for name in names_read(expr):
+        if name in names:
+            return True
+        if depth < 3:
+            for source in runs.assigned(a, func, name):
+                if depends_on(a, func, source, names, depth + 1):
+                    return True
+    return False
+
+
+# ------------------------------------------------------------------------------ a few values
+
+
+def _is_bool_expr(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Comparison) or (
+        isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False")) or (
+        isinstance(expr, cst.BooleanOperation) and _is_bool_expr(expr.left) and _is_bool_expr(expr.right))
+
+
+def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A value from a small fixed set, whatever the iteration: a bool, a literal, a choice between bounded
+    values (`3 if i < 50 else 5`), an element of a literal dict or tuple (`SIZES[key]`), `i % 4`,
+    arithmetic on those; names through what they are assigned (seen from `func`)."""
+    if depth > 4:
+        return False
+    if _is_bool_expr(expr) or isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)) or \
+            isinstance(expr, cst.Name) and expr.value == "None":
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return bounded(a, func, expr.expression, depth + 1)
+    if isinstance(expr, cst.IfExp):
+        return bounded(a, func, expr.body, depth + 1) and bounded(a, func, expr.orelse, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Modulo) and isinstance(expr.right, cst.Integer) and \
+                int(evaluated(expr.right)) <= _FEW:
+            return True  # `i % 4`: at most 4 values
+        return bounded(a, func, expr.left, depth + 1) and bounded(a, func, expr.right, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        container = expr.value
+        if isinstance(container, cst.Name):
+            sources = runs.assigned(a, func, container.value) or a.module_assignments.get(container.value, [])
+            container = sources[0] if len(sources) == 1 else container
+        return isinstance(container, (cst.Dict, cst.Tuple, cst.List)) and len(container.elements) <= _FEW
+    if isinstance(expr, cst.Name):
+        sources = runs.assigned(a, func, expr.value)
+        return bool(sources) and all(bounded(a, func, src, depth + 1) for src in sources)
+    return False
+
+
+# ------------------------------------------------------------------------------ as many values as the data
+
+
+@dataclass(frozen=True)
+class DataDerived:
+    """A value read from the data: `expr` is a `kind` of it -- "length" (`len(batch)` of data that changes
+    every iteration), "number" (`int(x.sum())`, `x.item()`: computed from array data), "size"
+    (`x.shape[0]` of per-batch data) -- reached through the names `through` (`n = m = len(batch)`
+    passing `n`: ("n", "m"))."""
+
+    kind: str
+    expr: cst.BaseExpression
+    through: tuple[str, ...] = ()
+
+
+_DATA_METHODS = ("item", "sum", "max", "min", "mean", "argmax", "argmin", "tolist", "count_nonzero")
+_DATA_REDUCTIONS = ("sum", "max", "min", "mean", "argmax", "argmin", "count_nonzero", "prod")
+
+
+def data_derived(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, varying: set[str],
+                 depth: int = 0) -> DataDerived | None:
+    """`len(batch)` of loop data, `x.shape[0]` of per-batch data, `int(x.sum())`, `x.item()` (`varying`:
+    the names that change every iteration, `varying_names`)."""
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr)
+        if q == "len" and expr.args and names_read(expr.args[0].value) & varying:
+            return DataDerived("length", expr)
+        if q in ("int", "float") and expr.args and _computes_on_data(a, expr.args[0].value):
+            return DataDerived("number", expr)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "item":
+            return DataDerived("number", expr)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        if names_read(expr.value.value) & varying:
+            return DataDerived("size", expr)
+    if isinstance(expr, cst.BinaryOperation):
+        return data_derived(a, func, expr.left, varying, depth) or data_derived(a, func, expr.right, varying, depth)
+    if isinstance(expr, cst.Name) and depth < 3:
+        for source in runs.assigned(a, func, expr.value):
+            found = data_derived(a, func, source, varying, depth + 1)
+            if found is not None:
+                return dataclasses.replace(found, through=(expr.value,) + found.through)
+    return None
+
+
+def _computes_on_data(a: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _DATA_METHODS:
+            return True
+        q = a.call_names.get(expr)
+        return bool(q and q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _DATA_REDUCTIONS)
+    return False
+
+
+# ------------------------------------------------------------------------------ practically unlimited values
+
+
+def computed_float(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
+                   depth: int = 0) -> bool:
+    """A float that is computed (`0.1 / (epoch + 1)`, `math.cos(step)`, `float(n)`), not a literal written
+    at the call or bound once to a name."""
+    if isinstance(expr, (cst.Float, cst.UnaryOperation)):
+        return False
+    if isinstance(expr, cst.Name):
+        sources = runs.assigned(a, func, expr.value)
+        return depth < 3 and any(computed_float(a, func, s, depth + 1) for s in sources)
+    return _is_float(a, func, expr, depth)
+
+
+def _is_float(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, depth: int = 0) -> bool:
+    if isinstance(expr, cst.Float):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_float(a, func, expr.expression, depth)
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, cst.Divide) or _is_float(a, func, expr.left, depth) or \
+            _is_float(a, func, expr.right, depth)
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr)
+        return q == "float" or (q or "").startswith("math.")
+    if isinstance(expr, cst.Name) and depth < 3:
+        return any(_is_float(a, func, s, depth + 1) for s in runs.assigned(a, func, expr.value))
+    return False
+
+
+# ------------------------------------------------------------------------------ how objects hash
+
+
+def class_hash_kind(a: "ModuleAnalysis", class_name: str) -> str:
+    """How instances of a module-local class hash: "value" (frozen dataclass, NamedTuple, Enum, pytree
+    modules, `__hash__`), "unhashable" (a plain `@dataclass` or `__eq__` without `__hash__`: Python sets
+    `__hash__ = None`), or "identity" (the default object hash: every new object is a new key)."""
+    for stmt in a.module.body:
+        if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name):
+            continue
+        methods = a.classes.get(class_name, {})
+        if "__hash__" in methods:
+            return "value"
+        for base in stmt.bases:
+            text = a.module.code_for_node(base.value)
+            if any(k in text for k in ("NamedTuple", "Enum", "tuple", "str", "int", "Module", "PyTreeNode",
+                                       "struct")):
+                return "value"
+        for dec in stmt.decorators:
+            d = dec.decorator
+            name = a.module.code_for_node(d.func if isinstance(d, cst.Call) else d)
+            if not name.endswith("dataclass"):
+                continue
+            options = {arg.keyword.value: a.module.code_for_node(arg.value) for arg in
+                       (d.args if isinstance(d, cst.Call) else ()) if arg.keyword is not None}
+            if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
+                return "value"
+            if options.get("eq") == "False":
+                return "identity"
+            return "unhashable"
+        return "unhashable" if "__eq__" in methods else "identity"
+    return "value"  # not defined here: assume it hashes by value
+
+
+def built_by(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, makers: set[str]) -> bool:
+    """`expr` is a call of one of `makers` (qualified names), or a name only ever bound to such calls."""
+    sources = runs.bound_values(a, func, expr)
+    return bool(sources) and all(isinstance(s, cst.Call) and a.call_names.get(s) in makers for s in sources)
+
+
+@dataclass(frozen=True)
+class Unhashable:
+    """What makes a value unhashable, by `kind`: "list", "dict", "set" (a display or comprehension),
+    "call" (a call of `name`, one of the builtins and classes whose objects have no hash), "jax array",
+    "numpy array", "class" (an object of the local class `name` that `class_hash_kind` finds unhashable),
+    "namespace" (`parser.parse_args()`), "schedule" (the JAX array an optax schedule returns); reached
+    through the names `through` (`b = a = [2, 3]` passing `b`: ("b", "a")) and the returns of helpers."""
+
+    kind: str
+    name: str = ""
+    through: tuple[str, ...] = ()
+
+
+_UNHASHABLE_CALLS = ("list", "dict", "set", "bytearray", "argparse.Namespace")
+_PARSERS = {"argparse.ArgumentParser"}  # their `parse_args()` returns an argparse.Namespace (no __hash__)
+_NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "linspace", "eye", "empty", "stack",
+                       "concatenate", "zeros_like", "ones_like", "full_like"}
+
+
+def unhashable(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
+               depth: int = 0) -> Unhashable | None:
+    """What makes `expr` unhashable, seen from `func` (the function around it, None at module level)."""
+    if isinstance(expr, (cst.List, cst.ListComp)):
+        return Unhashable("list")
+    if isinstance(expr, (cst.Dict, cst.DictComp)):
+        return Unhashable("dict")
+    if isinstance(expr, (cst.Set, cst.SetComp)):
+        return Unhashable("set")
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr)
+        if q in _UNHASHABLE_CALLS:
+            return Unhashable("call", q)
+        if q and q.startswith(("jax.numpy.", "jax.random.", "jax.lax.")) and q not in jaxapi.STATIC_FUNCS:
+            return Unhashable("jax array")
+        if q and q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _NUMPY_ARRAY_MAKERS:
+            return Unhashable("numpy array")
+        called = expr.func
+        if isinstance(called, cst.Name) and called.value in a.classes and \
+                class_hash_kind(a, called.value) == "unhashable":
+            return Unhashable("class", called.value)
+        if isinstance(called, cst.Attribute) and called.attr.value == "parse_args" and \
+                built_by(a, func, called.value, _PARSERS):
+            return Unhashable("namespace")
+        if built_by(a, func, called, jaxapi.ARRAY_SCHEDULES):
+            return Unhashable("schedule")
+        callee = a.lookup_function(called.value, func) if isinstance(called, cst.Name) and depth < 3 else None
+        if callee is not None and not runs.assigned(a, func, called.value):
+            # `args = parse_args()`: what a helper of the module returns on every path
+            kinds = [unhashable(a, callee, r.value, depth + 1) if r.value is not None else None
+                     for r in runs.own_returns(callee)]
+            if kinds and all(kinds):
+                return kinds[0]
+    if isinstance(expr, cst.Name) and depth < 3:
+        sources = runs.assigned(a, func, expr.value)
+        kinds = [unhashable(a, func, s, depth + 1) for s in sources]
+        if sources and all(kinds):
+            return dataclasses.replace(kinds[0], through=(expr.value,) + kinds[0].through)
+    return None

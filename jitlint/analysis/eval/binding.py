@@ -1,0 +1,231 @@
+"""Calling the module's own functions: binding a call's arguments to the callee's parameters, requesting the
+callee's calling context and reading what it returns there; and what callers tell of a jitted function's
+parameters (defaults passed, Module classes, Python scalars) and of an eagerly called one's (the functions
+and objects passed)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.contexts import Context, ContextKind
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.eval.library import as_container
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, Value, Variant, value_taint
+from jitlint.analysis.scheduler import returns_of
+from jitlint.analysis.values import Const, Taint, join
+
+
+class Binding(Frame):
+    """Interprocedural calls."""
+
+    def call_local(self, expr: cst.Call, fv: FuncValue, arg_values: list[Value], in_jit: bool,
+                   skip_first: bool = False, self_value: Taint | None = None) -> Taint | None:
+        """A call of a function of the module: a jitted one (its own context: an array), in eager code
+        (what it is passed and gives back), in traced code (traced in the context the arguments make)."""
+        info = fv.info
+        arg_taints = [value_taint(v) for v in arg_values]
+        any_arg = join(*arg_taints)
+        if fv.transform is not None or info.jit_binding is not None and not fv.partial:
+            # Calling a jitted function: it has its own context; the result is an array.
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
+            self._note_scalars(info, expr, fv, arg_values, skip_first or fv.bound_self)
+            result = self.array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+            return _derivative_result(fv, result, arg_taints)
+        returned = _returned_def(info)
+        if not self.recording:
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_eager_objects(info, expr, fv, arg_values, skip_first or fv.bound_self)
+            instance = self._returned_instance(info)
+            self.last_call_value = FuncValue(returned) if returned is not None else instance
+            return None
+        self.last_call_value = FuncValue(returned) if returned is not None else None
+        params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        if self_value is not None and info.is_method and info.positional:
+            params[info.positional[0]] = self_value
+        traces_constants = bool(self.info and self.info.traces_constants)
+        context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
+        variant = self.scheduler.request(info, context, params,
+                                         self.closure() if info.parent is self.info else None, traces_constants)
+        if variant is not None:
+            self.read_return_of(info, variant)
+            if variant.returns_known:  # walked in this context: None means a Python value
+                return _derivative_result(fv, variant.return_taint, arg_taints)
+        return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+
+    def read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
+        """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this
+        context walked again if it changes."""
+        self.scheduler.reads(returns_of(info, variant), self.info, self.variant.key)
+        self.scheduler.settle(info, variant)
+
+    # ------------------------------------------------------------------ what callers tell
+    def _note_eager_objects(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                            skip_self: bool) -> None:
+        """Functions and objects an eager caller passes (a model to a loss factory): the callee's eager walk
+        sees them; two callers passing different ones leave the parameter unknown."""
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
+            if not isinstance(v, (FuncValue, InstanceValue)):
+                v = None
+            if name not in info.eager_values:
+                info.eager_values[name] = v
+            elif info.eager_values[name] != v:
+                info.eager_values[name] = None
+
+    def _note_classes(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                      skip_self: bool) -> None:
+        """Objects of local Module classes passed to a jitted function: its body calls their methods."""
+        grew = False
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
+            cls = v.class_name if isinstance(v, InstanceValue) else None
+            if cls is None or not self.facts.pytree_class(cls):
+                continue
+            if name not in info.param_classes:
+                info.param_classes[name] = cls
+                grew = True
+            elif info.param_classes[name] != cls:
+                info.param_classes[name] = None
+        if grew and info.traced:
+            self.scheduler.refresh(info)
+
+    def _note_scalars(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                      skip_self: bool) -> None:
+        """Python numbers and bools callers pass to a jitted function (`step(x, True)`): traced scalars
+        inside, whose truth value JAX cannot take."""
+        changed = False
+        for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
+            scalar = isinstance(v, Const) and type(v.value) in (bool, int, float)
+            before = info.param_scalars.get(name)
+            now = scalar if before is None else before and scalar
+            if now != before:
+                info.param_scalars[name] = now
+                changed = True
+        if changed and info.traced:
+            self.scheduler.refresh(info)
+
+    def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
+        """Remember which defaulted parameters callers pass (they are traced when passed)."""
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        newly = {n for n in names if n in info.defaults} - info.passed_params
+        if newly:
+            info.passed_params |= newly
+            if info.traced:
+                self.scheduler.refresh(info)
+
+    # ------------------------------------------------------------------ arguments to parameters
+    def _passed_values(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                       skip_self: bool) -> dict[str, Value]:
+        """Parameter -> the abstract value this call passes it (nothing when `*`/`**` hide the positions)."""
+        if any(arg.star for arg in expr.args):
+            return {}
+        names = self._param_names_for_args(info, expr, fv, skip_self)
+        keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
+        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None]
+        values = dict(zip([n for n in names if n not in keyword], positional))
+        values.update(keyword)
+        return {name: v for name, v in values.items() if name in info.params}
+
+    def _param_names_for_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> list[str]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        names = []
+        i = -fv.skip_args
+        for arg in expr.args:
+            if arg.keyword is not None:
+                names.append(arg.keyword.value)
+            elif arg.star == "*":
+                names.extend(positional[max(i, 0):])
+                i = len(positional)
+            elif arg.star == "**":
+                names.extend(p for p in info.params if p not in names)
+            else:
+                if 0 <= i < len(positional):
+                    names.append(positional[i])
+                i += 1
+        return names
+
+    def _bind_args(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
+                   skip_self: bool) -> dict[str, Value]:
+        positional = [p for p in info.positional if p not in fv.bound]
+        if skip_self and info.is_method and positional:
+            positional = positional[1:]
+        params: dict[str, Value] = dict(fv.consts)
+        i = -fv.skip_args  # arguments before the function's own (the variables of `model.apply`)
+        for arg, value in zip(expr.args, arg_values):
+            taint = value_taint(value)
+            passed = value if isinstance(value, Const) else taint
+            if arg.keyword is not None:
+                name = arg.keyword.value
+                if name in info.params:
+                    params[name] = passed
+                elif info.kwarg:
+                    params[info.kwarg] = join(params.get(info.kwarg), as_container(taint))
+            elif arg.star == "*":
+                for p in positional[max(i, 0):]:
+                    params[p] = taint
+                if info.vararg:
+                    params[info.vararg] = as_container(taint)
+                i = len(positional)
+            elif arg.star == "**":
+                for p in info.params:
+                    params.setdefault(p, taint)
+            else:
+                if 0 <= i < len(positional):
+                    params[positional[i]] = passed
+                elif i >= 0 and info.vararg:
+                    params[info.vararg] = join(params.get(info.vararg), as_container(taint))
+                i += 1
+        if not any(arg.star for arg in expr.args):
+            for name in info.defaults - params.keys():
+                params[name] = info.default_const(name)  # not passed: the default's value
+        return params
+
+    # ------------------------------------------------------------------ what comes back
+    def _returned_instance(self, info: FunctionInfo) -> InstanceValue | None:
+        """The object a builder function returns on every path (`return TrainState.create(...)`,
+        `return Model(...)`), when it is a pytree jitlint knows."""
+        found: set[str] = set()
+        for ret in runs.own_returns(info):
+            call = ret.value
+            if not isinstance(call, cst.Call):
+                return None
+            q = info.scope.qualify(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            if q in jaxapi.CONSTRUCTORS:
+                found.add(jaxapi.CONSTRUCTORS[q][0])
+            elif isinstance(call.func, cst.Name) and call.func.value in self.facts.classes:
+                found.add(call.func.value)
+            else:
+                return None
+        return InstanceValue(found.pop()) if len(found) == 1 else None
+
+
+def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
+    """The nested def a factory returns (`return loss_fn` on every path), else None."""
+    names = {r.value.value if isinstance(r.value, cst.Name) else None for r in runs.own_returns(info)}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    return info.local_defs.get(name) if name is not None else None
+
+
+def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) -> Taint | None:
+    """What a call of `jax.grad(f)` & co. returns (FuncValue.derivative), given what `f` returns: the
+    structure of the argument differentiated, an array only where every argument is one (`argnums` may
+    pick any), a pytree of tracers for a dict of parameters, else unknown; value_and_grad: the pair."""
+    if result is None or fv.derivative is None:
+        return result
+    if arg_taints and all(isinstance(t, Taint) and t.is_array and not t.container and not t.opaque
+                          for t in arg_taints):
+        grads = result
+    elif arg_taints and isinstance(arg_taints[0], Taint) and arg_taints[0].container:
+        grads = dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=None)
+    else:
+        grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
+    if fv.derivative == "like_argument":
+        return grads
+    value = dataclasses.replace(result, is_bool=False)  # a scalar array (or `(value, aux)` with has_aux)
+    return dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=(value, grads))

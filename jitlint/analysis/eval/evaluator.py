@@ -1,0 +1,63 @@
+"""The evaluator: the parts composed into one walk of one body, and its entry points."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis.contexts import Context, ContextKind
+from jitlint.analysis.eval.binding import Binding
+from jitlint.analysis.eval.calls import Calls
+from jitlint.analysis.eval.expressions import Expressions
+from jitlint.analysis.eval.frameworks import Frameworks
+from jitlint.analysis.eval.guards import Guards
+from jitlint.analysis.eval.library import Library
+from jitlint.analysis.eval.loops import Loops
+from jitlint.analysis.eval.statements import Statements
+from jitlint.analysis.eval.transforms import Transforms
+from jitlint.analysis.objects import annotation_kind
+from jitlint.analysis.scheduler import returns_of
+from jitlint.analysis.values import Taint, join
+
+
+class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library, Transforms, Frameworks):
+    """Walks one function body (or the module body) computing abstract values."""
+
+    def run_module(self) -> None:
+        self.env = self.facts.module_env
+        self.block(self.facts.module.body)
+
+    def run_function(self) -> None:
+        info = self.info
+        assert info is not None
+        if not info.traced:
+            info.eager_done = True
+        self.env = {}
+        for name in info.params:
+            self.env[name] = self.variant.params.get(name) if self.traced else info.eager_values.get(name)
+            value = self.env[name]
+            if isinstance(value, Taint) and not value.is_array and annotation_kind(info.annotations.get(name)) == "array":
+                self.env[name] = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
+        if info.is_method and info.positional and self.traced:
+            # `self` is a Python object (static or bound), or, for a Module passed through a transform as
+            # a pytree (nnx, equinox), that traced pytree: its array fields are leaves.
+            me = self.variant.params.get(info.positional[0])
+            self.env[info.positional[0]] = me if isinstance(me, Taint) and me.class_name is not None else None
+        node = info.node
+        if isinstance(node, cst.Lambda):
+            self.returns.append(self.expr(node.body))
+        else:
+            self.block(node.body.body)
+        if self.traced:
+            ret = join(*self.returns)
+            variant = self.variant
+            variant.returns_known = True
+            if ret != variant.return_taint:
+                variant.return_taint = ret
+                self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
+            # Nested defs defined under trace but not called here still run under trace when used.
+            for nested in self.nested_seen:
+                if not nested.traced and not nested.callback:
+                    context = Context(ContextKind.NESTED, caller=info.name, traces_constants=info.traces_constants)
+                    self.scheduler.request(nested, context, {}, self.closure(), info.traces_constants)

@@ -1,0 +1,355 @@
+"""Expressions: the abstract value of each expression (calls are ``jitlint.analysis.eval.calls``'s), recorded
+per node on traced walks; and what iterating a value gives."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.literals import literal_const
+from jitlint.analysis.objects import FuncValue, InstanceValue, Value
+from jitlint.analysis.values import TRACED, Const, Taint, join
+
+# Node classes tested on every binary operation. (Class tests here and in the other hot paths rather than
+# isinstance: libcst's concrete node classes have no subclasses, and isinstance against them goes through
+# ABCMeta, several times slower.)
+_STRINGS = frozenset({cst.SimpleString, cst.FormattedString, cst.ConcatenatedString})
+_BITWISE = frozenset({cst.BitAnd, cst.BitOr, cst.BitXor})
+
+# Each node class's transfer function, looked up once per class rather than by name on every node (the
+# walk meets hundreds of thousands of nodes on a large file).
+_EXPR_METHODS: dict[type, object] = {}
+
+
+class Expressions(Frame):
+    """The transfer functions of expressions other than calls."""
+
+    def value(self, expr: cst.BaseExpression) -> Value:
+        """Like `expr`, but keeps callables and instances (for assignments)."""
+        cls = expr.__class__
+        if cls is cst.Lambda:
+            info = self.facts.lambda_info(expr, self.info, self.scope)
+            self.closure_into(info)
+            if self.traced:
+                self.nested_seen.append(info)
+            return FuncValue(info)
+        if cls is cst.Name:
+            v = self.lookup(expr.value)
+            if isinstance(v, (FuncValue, InstanceValue, Const)):
+                return v
+        const = literal_const(expr)
+        if const is not None:
+            return const
+        if cls is cst.Call:
+            taint = self.expr(expr)
+            produced = self.last_call_value
+            if produced is not None:
+                return produced
+            return taint
+        return self.expr(expr)
+
+    def expr(self, expr: cst.BaseExpression) -> Taint | None:
+        cls = expr.__class__
+        method = _EXPR_METHODS.get(cls)
+        if method is None:
+            method = _EXPR_METHODS[cls] = getattr(type(self), "expr_" + cls.__name__, type(self).generic_expr)
+        taint = method(self, expr)
+        if taint is not None and self.traced:
+            taints = self.facts.taints
+            old = taints.get(expr)
+            if old is None:
+                taints[expr] = taint
+            elif old is not taint:
+                taints[expr] = join(old, taint)
+        return taint
+
+    def generic_expr(self, expr: cst.CSTNode) -> Taint | None:
+        found = []
+        for child in expr.children:
+            if isinstance(child, cst.BaseExpression):
+                found.append(self.expr(child))
+        return join(*found)
+
+    # constants
+    def expr_Integer(self, expr) -> None:
+        return None
+
+    expr_Float = expr_Imaginary = expr_SimpleString = expr_Ellipsis = expr_Integer
+
+    def expr_ConcatenatedString(self, expr: cst.ConcatenatedString) -> None:
+        self.expr(expr.left)
+        self.expr(expr.right)
+        return None
+
+    def expr_FormattedString(self, expr: cst.FormattedString) -> None:
+        for part in expr.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.expr(part.expression)
+                if part.format_spec:
+                    for sub in part.format_spec:
+                        if isinstance(sub, cst.FormattedStringExpression):
+                            self.expr(sub.expression)
+        return None
+
+    def expr_Name(self, expr: cst.Name) -> Taint | None:
+        name = expr.value
+        value = self.lookup(name)
+        if isinstance(value, Taint):
+            return value
+        if (self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval
+                and name in self.facts.jax_constants and name not in self.env and self.scope.lookup(name) is None):
+            self.facts.bare_constants.add(expr)
+            return Taint(TRACED, name, is_array=True, from_constant=True)
+        return None
+
+    def expr_Attribute(self, expr: cst.Attribute) -> Taint | None:
+        base = self.expr(expr.value)
+        if base is None:
+            return None
+        attr = expr.attr.value
+        if attr in jaxapi.STATIC_ATTRS:
+            return None
+        if base.class_name is not None:
+            # A traced pytree of a known class: its fields are leaves, subtrees or declared static.
+            facts = self.facts
+            kind = facts.field_kind(base.class_name, attr, base.filtered)
+            if kind == "static":
+                return None
+            if kind == "leaf":
+                return Taint(base.level, base.origin, is_array=True)
+            if kind == "subtree":
+                cls = facts.field_class(base.class_name, attr)  # a local nnx Module held by an nnx Module
+                return Taint(base.level, base.origin, container=cls is None, filtered=cls is not None,
+                             class_name=cls)
+            if kind == "variable":  # an nnx Variable: array-like; its `.value` is the array, the rest metadata
+                return Taint(base.level, base.origin, is_array=True, class_name=facts.field_class(base.class_name, attr))
+        if base.filtered and not base.is_array:
+            return None  # a field of an equinox/nnx module may be a static Python value
+        if attr in ("T", "mT", "real", "imag", "at") and base.is_array:
+            return dataclasses.replace(base, container=False, is_array=True, is_bool=base.is_bool and attr == "T")
+        # A field of a traced pytree may be an array leaf or a static field (flax struct fields, configs).
+        return dataclasses.replace(base, container=False, is_bool=False, is_array=False, opaque=True)
+
+    def expr_Subscript(self, expr: cst.Subscript) -> Taint | None:
+        base = self.expr(expr.value)
+        index_taints = [self.slice_element(el) for el in expr.slice]
+        self.record(expr)
+        if base is None:
+            return None
+        if base.filtered and not base.is_array:
+            return None
+        if base.opaque:
+            return dataclasses.replace(base, container=False, is_bool=False)
+        if not base.is_array and any(isinstance(el.slice, cst.Slice) for el in expr.slice):
+            return dataclasses.replace(base, elements=None)  # `layers[:-1]`: a slice of a container
+        # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
+        return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
+                     from_constant=base.from_constant and not any(index_taints))
+
+    def slice_element(self, el: cst.SubscriptElement) -> Taint | None:
+        s = el.slice
+        if isinstance(s, cst.Index):
+            return self.expr(s.value)
+        if isinstance(s, cst.Slice):
+            parts = [self.expr(p) for p in (s.lower, s.upper, s.step) if p is not None]
+            self.record(s)
+            return join(*parts)
+        return None
+
+    def expr_BinaryOperation(self, expr: cst.BinaryOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        right = self.expr(expr.right)
+        op = expr.operator.__class__
+        if op is cst.Modulo and expr.left.__class__ in _STRINGS:
+            return None  # "%s" % x is a string
+        result = join(left, right)
+        if result is None:
+            return None
+        is_bool = op in _BITWISE and all(
+            t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
+        if (left is None or left.container) and (right is None or right.container):
+            return dataclasses.replace(result, container=True)  # tuple + tuple
+        if result.opaque:
+            return dataclasses.replace(result, is_bool=False, container=False, is_array=False)
+        return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
+
+    def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
+        inner = self.expr(expr.expression)
+        if isinstance(expr.operator, cst.Not):
+            self.record(expr)
+            return None
+        return inner
+
+    def expr_BooleanOperation(self, expr: cst.BooleanOperation) -> Taint | None:
+        left = self.expr(expr.left)
+        # `flag and t` with a Python-constant `flag`: False short-circuits (the right side never runs);
+        # True hands back the right side itself, so `and` never takes a tracer's truth value here.
+        decided = self.static_truth(expr.left)
+        is_and = isinstance(expr.operator, cst.And)
+        if decided is not None:
+            if decided is not is_and:
+                return None
+            return self.expr(expr.right)
+        right = self.expr(expr.right)
+        self.record(expr)
+        return join(left, right)
+
+    def expr_Comparison(self, expr: cst.Comparison) -> Taint | None:
+        left = self.expr(expr.left)
+        taints = [left]
+        identity_only = True
+        for target in expr.comparisons:
+            taints.append(self.expr(target.comparator))
+            op = target.operator
+            if not isinstance(op, (cst.Is, cst.IsNot)):
+                identity_only = False
+            if isinstance(op, (cst.In, cst.NotIn)):
+                self.record(expr)
+        if identity_only:
+            return None
+        if any(isinstance(t.operator, (cst.In, cst.NotIn)) for t in expr.comparisons):
+            return None  # membership gives a Python bool (or raises; a rule reports that)
+        result = join(*taints)
+        if result is None:
+            return None
+        if all(t is None or t.container for t in taints):
+            return None  # comparing Python containers
+        if result.opaque:
+            return dataclasses.replace(result, container=False)  # comparing values of unknown kind
+        operands = [expr.left, *(c.comparator for c in expr.comparisons)]
+        if not any(t is not None and t.is_array for t in taints) and any(
+                isinstance(o, (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.SimpleString)) for o in operands):
+            # `pure_args == ()`: a value of unknown kind against a Python container or string is a Python
+            # comparison when the value is a container (an empty pytree stays `()` under tracing).
+            return dataclasses.replace(result, container=False, opaque=True)
+        return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
+
+    def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:
+        truth = self.static_truth(expr.test)
+        self.expr(expr.test)
+        if truth is not None:
+            return self.expr(expr.body if truth else expr.orelse)
+        self.record(expr)
+        return join(self.expr(expr.body), self.expr(expr.orelse))
+
+    def expr_NamedExpr(self, expr: cst.NamedExpr) -> Taint | None:
+        value = self.expr(expr.value)
+        self.assign(expr.target, value, expr.value)
+        return value
+
+    def _elements(self, elements) -> list[Taint | None]:
+        out = []
+        for el in elements:
+            if isinstance(el, (cst.Element, cst.StarredElement)):
+                out.append(self.expr(el.value))
+        return out
+
+    def expr_Tuple(self, expr) -> Taint | None:
+        parts = self._elements(expr.elements)
+        found = join(*parts)
+        if found is None:
+            return None
+        # Remember each position of a literal tuple/list, so `a, b = f(...)` unpacks them one by one.
+        exact = len(parts) == len(expr.elements) and not any(isinstance(e, cst.StarredElement) for e in expr.elements)
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False,
+                                   elements=tuple(parts) if exact else None)
+
+    expr_List = expr_Tuple
+
+    def expr_Set(self, expr) -> Taint | None:
+        found = join(*self._elements(expr.elements))
+        return dataclasses.replace(found, container=True, is_array=False, is_bool=False) if found else None
+
+    def expr_Dict(self, expr: cst.Dict) -> Taint | None:
+        found = []
+        for el in expr.elements:
+            if isinstance(el, cst.DictElement):
+                self.expr(el.key)
+                found.append(self.expr(el.value))
+            elif isinstance(el, cst.StarredDictElement):
+                found.append(self.expr(el.value))
+        joined = join(*found)
+        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False) if joined else None
+
+    def expr_Lambda(self, expr: cst.Lambda) -> None:
+        info = self.facts.lambda_info(expr, self.info, self.scope)
+        self.closure_into(info)
+        if self.traced:
+            self.nested_seen.append(info)
+        return None
+
+    def expr_Await(self, expr: cst.Await) -> Taint | None:
+        return self.expr(expr.expression)
+
+    def expr_Yield(self, expr: cst.Yield) -> Taint | None:
+        if isinstance(expr.value, cst.BaseExpression):
+            return self.expr(expr.value)
+        if isinstance(expr.value, cst.From):
+            return self.expr(expr.value.item)
+        return None
+
+    def expr_StarredElement(self, expr) -> Taint | None:
+        return self.expr(expr.value)
+
+    # ------------------------------------------------------------------ iteration
+    def iter_element(self, iterable: cst.BaseExpression):
+        """The abstract value of one element when iterating over `iterable`: a Value, or a tuple of them
+        for `enumerate`/`zip`/`.items()` (one per position of the element)."""
+        self.expr(iterable)
+        return self._element_structure(iterable)
+
+    def _taint_of(self, expr: cst.BaseExpression) -> Taint | None:
+        return self.facts.taints.get(expr) if self.recording else None
+
+    def _element_structure(self, iterable: cst.BaseExpression):
+        if isinstance(iterable, cst.Call):
+            q = self.facts.call_names.get(iterable)
+            args = [a.value for a in iterable.args if not a.star and a.keyword is None]
+            if q == "range":
+                return None
+            if q == "enumerate" and args:
+                return (None, self._element_structure(args[0]))
+            if q == "zip" and args:
+                return tuple(self._element_structure(a) for a in args)
+            if q in ("reversed", "sorted", "list", "tuple", "iter", "set", "frozenset") and len(args) == 1:
+                return self._element_structure(args[0])
+            if q in jaxapi.ARRAY_LISTS:
+                element = _element(self._taint_of(iterable))
+                return dataclasses.replace(element, is_array=True) if element is not None else None
+            if isinstance(iterable.func, cst.Attribute):
+                method = iterable.func.attr.value
+                receiver = self._taint_of(iterable.func.value)
+                if method == "keys":
+                    return None
+                if method == "values":
+                    return _element(receiver)
+                if method == "items":
+                    return (None, _element(receiver))
+        return _element(self._taint_of(iterable))
+
+    def assign_element(self, target: cst.BaseExpression, element, source: cst.BaseExpression | None) -> None:
+        """Bind a loop's (or a comprehension's) target to one element of what it iterates (`iter_element`)."""
+        if isinstance(element, tuple):
+            if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(element) and not any(
+                    isinstance(el, cst.StarredElement) for el in target.elements):
+                for el, part in zip(target.elements, element):
+                    self.assign_element(el.value, part, None)
+                return
+            element = join(*(v for v in _flatten(element) if isinstance(v, Taint)))
+        self.assign(target, element, source)
+
+
+def _element(taint: Taint | None) -> Taint | None:
+    """One element of an iterated traced value: a row of an array, an item of a container."""
+    if taint is None:
+        return None
+    return dataclasses.replace(taint, container=False)
+
+
+def _flatten(structure) -> list:
+    if isinstance(structure, tuple):
+        return [v for part in structure for v in _flatten(part)]
+    return [structure]

@@ -1,0 +1,123 @@
+"""The frame of one walk: the body walked (a function in one calling context, or the module), its
+environment and the loops around the statement being walked, and where the walk's results go (the
+module's facts, and the scheduler of the other walks). Every part of the evaluator shares it."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.analysis.contexts import Context, ContextKind
+from jitlint.analysis.model import ModuleFacts
+from jitlint.analysis.objects import FuncValue, FunctionInfo, Value, Variant, merge_values
+from jitlint.analysis.scheduler import Scheduler
+from jitlint.analysis.sites import Site
+from jitlint.analysis.values import TRACED, Taint
+
+
+class Frame:
+    """The per-body state of a walk, and the lookups every transfer function makes in it."""
+
+    def __init__(self, facts: ModuleFacts, scheduler: Scheduler, info: FunctionInfo | None,
+                 variant: Variant | None = None):
+        self.facts = facts
+        self.scheduler = scheduler
+        self.info = info
+        self.variant = variant  # the calling context this walk of a traced function is for
+        self.scope = info.scope if info else facts.scope
+        self.traced = bool(info and info.traced and not info.callback and variant is not None)
+        # Untraced code inside `with jax.disable_jit()` / `ensure_compile_time_eval()`: transforms and lax
+        # loops run their bodies eagerly there.
+        self.eager_depth = 0
+        # Traced code inside `with jax.ensure_compile_time_eval()`: jnp on constants stays concrete.
+        self.compile_time_eval = 0
+        # Enclosing loops, innermost last: (loop node, names that change between iterations -> kind).
+        self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
+        self.env: dict[str, Value] = {}
+        self.returns: list[Taint | None] = []
+        self.context: Context | None = info.contexts[0] if info and info.contexts else None
+        self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
+                         default=TRACED) if variant else TRACED
+        self.nested_seen: list[FunctionInfo] = []
+        # What the call just evaluated produced besides its taint: a function, an object (`Model(...)`).
+        self.last_call_value: Value = None
+        self.binding_loop_target = False  # assigning a `for` loop's own target (Loops.stmt_For)
+        # walking a class body (its bindings are the class's attributes): the names it declares `global`
+        self.class_body: frozenset[str] | None = None
+        self.walk_once = False  # in the first pass of a loop nested deeper than FULL_LOOP_DEPTH (Loops)
+
+    @property
+    def recording(self) -> bool:
+        return self.traced
+
+    def site(self) -> Site:
+        assert self.info is not None
+        return Site(self.info, self.context or Context(ContextKind.HELPER), self.level, self.scope,
+                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval)
+
+    def record(self, node: cst.CSTNode) -> None:
+        if self.recording:
+            self.facts.sites[node] = self.site()
+
+    def lookup(self, name: str) -> Value:
+        if name in self.env:
+            return self.env[name]
+        info = self.info
+        if info is not None and name in info.closure:
+            return info.closure[name]
+        if self.info is not None:
+            fn = self.facts.lookup_function(name, self.info)
+            if fn is not None:
+                return FuncValue(fn)
+            if name in self.facts.module_env:
+                v = self.facts.module_env[name]
+                if isinstance(v, Taint):
+                    return None  # module code never runs under trace
+                return v
+        return None
+
+    def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
+        """The qualified name of a called expression: imported names, or builtins by bare name."""
+        cls = func.__class__
+        if cls is cst.Call:
+            return None
+        q = self.scope.qualify(func)
+        if q is not None:
+            # A local variable of the same name hides the import.
+            if cls is cst.Name and func.value in self.env and self.info is not None:
+                return None
+            head = func
+            while head.__class__ is cst.Attribute:
+                head = head.value
+            if head.__class__ is cst.Name and head.value in self.env and self.info is not None and head is not func:
+                return None
+            return q
+        if cls is cst.Name:
+            name = func.value
+            if name in self.env or (self.info and name in self.info.closure):
+                return None
+            if self.facts.lookup_function(name, self.info) is not None or name in self.facts.module_env:
+                return None
+            return name  # a builtin (or an unresolved global)
+        return None
+
+    def self_class(self, expr: cst.BaseExpression) -> str | None:
+        """The class of `self` when `expr` is the first parameter of a method."""
+        info = self.info
+        if isinstance(expr, cst.Name) and info is not None and info.is_method and info.positional and \
+                expr.value == info.positional[0]:
+            return info.class_name
+        return None
+
+    def closure(self) -> dict[str, Value]:
+        """What a function defined here sees of this body: its own closure, then its environment."""
+        out: dict[str, Value] = {}
+        if self.info is not None:
+            out.update(self.info.closure)
+        out.update(self.env)
+        return out
+
+    def closure_into(self, info: FunctionInfo) -> None:
+        if self.info is None:
+            return
+        for name, value in self.closure().items():
+            info.closure[name] = merge_values(info.closure.get(name), value)

@@ -1,0 +1,111 @@
+"""Guards: tests decided by Python constants (the branch that cannot run is not traced code), and
+`isinstance` tests that prove a name is not a tracer in one branch."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.literals import literal_const
+from jitlint.analysis.objects import FuncValue, Value
+from jitlint.analysis.values import Const, Taint
+
+_TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
+
+
+class Guards(Frame):
+    """Static truth values and isinstance narrowing."""
+
+    def static_truth(self, expr: cst.BaseExpression) -> bool | None:
+        """The truth value of a test decided by Python constants, or None when it depends on the run."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self.static_truth(expr.expression)
+            return None if inner is None else not inner
+        if isinstance(expr, cst.BooleanOperation):
+            left = self.static_truth(expr.left)
+            is_and = isinstance(expr.operator, cst.And)
+            if left is not None and left is not is_and:
+                return left
+            right = self.static_truth(expr.right)
+            if left is not None:
+                return right
+            return (False if is_and else True) if right is (not is_and) else None
+        if isinstance(expr, (cst.Name, cst.Attribute)) and self.qualify_call_target(expr) in _TYPE_CHECKING:
+            return False
+        if isinstance(expr, cst.Call) and self.qualify_call_target(expr.func) == "hasattr" and len(expr.args) == 2:
+            # A traced array has the array attributes; a known constant has those of its type.
+            target, attr = self.static_value(expr.args[0].value), literal_const(expr.args[1].value)
+            if attr is not None and isinstance(attr.value, str):
+                if isinstance(target, Taint) and target.is_array and attr.value in jaxapi.STATIC_ATTRS:
+                    return True
+                if isinstance(target, Const):
+                    return hasattr(target.value, attr.value)
+            return None
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            return self._static_comparison(expr)
+        value = self.static_value(expr)
+        if isinstance(value, Const):
+            return bool(value.value)
+        if isinstance(value, FuncValue):
+            return True
+        return None
+
+    def _static_comparison(self, expr: cst.Comparison) -> bool | None:
+        """`x is None`, `x is not None`, `a == b` of one comparison, when constants decide it."""
+        op = expr.comparisons[0].operator
+        left, right = self.static_value(expr.left), self.static_value(expr.comparisons[0].comparator)
+        if isinstance(op, (cst.Is, cst.IsNot)):
+            if isinstance(left, Const) and isinstance(right, Const):
+                if left.value is not None and right.value is not None:
+                    return None  # `is` between other constants is an implementation detail
+                same = left.value is right.value
+            elif Const(None) in (left, right):
+                other = right if left == Const(None) else left
+                # An array, a function, a known non-None constant: never None.
+                known = isinstance(other, FuncValue) or isinstance(other, Taint) and other.is_array or \
+                    isinstance(other, Const)
+                if not known:
+                    return None
+                same = isinstance(other, Const) and other.value is None
+            else:
+                return None
+            return same if isinstance(op, cst.Is) else not same
+        if isinstance(op, (cst.Equal, cst.NotEqual)) and isinstance(left, Const) and isinstance(right, Const):
+            try:
+                equal = bool(left.value == right.value)
+            except Exception:  # noqa: BLE001  (constants only; cannot really fail)
+                return None
+            return equal if isinstance(op, cst.Equal) else not equal
+        return None
+
+    def static_value(self, expr: cst.BaseExpression) -> Value:
+        """What a name or literal is, without evaluating (recording) anything."""
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return literal_const(expr)
+            return self.lookup(expr.value)
+        return literal_const(expr)
+
+    def isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
+        in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return [], []
+        name = test.args[0].value.value
+        if not isinstance(self.lookup(name), Taint):
+            return [], []
+        kinds = test.args[1].value
+        types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]
+        if all(n in jaxapi.NON_TRACER_TYPES for n in names):
+            body, orelse = [name], []
+        elif any(n in jaxapi.TRACER_TYPES for n in names):
+            body, orelse = [], [name]
+        else:
+            return [], []
+        return (orelse, body) if negate else (body, orelse)

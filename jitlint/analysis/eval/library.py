@@ -1,0 +1,239 @@
+"""Library calls: what a call of a qualified name the knowledge tables (``jitlint.analysis.jaxapi``) know gives.
+
+Each category of the tables has one handler; a name belongs to the categories whose tables hold it, taken
+in the order of ``_CATEGORIES`` (a transform before a jnp function, a static function before an array
+module's). A handler answers the call's taint (None: a Python value), or ``NEXT`` when its category does not
+decide this call (`lax.psum` of a tracer is an array like any `lax` call); a name no category decides is
+``UNKNOWN``: the call is resolved as a call of the module's own code, or of unknown code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.contexts import Context, ContextKind
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.literals import kwarg, literal_const, positional_args
+from jitlint.analysis.objects import FuncValue, InstanceValue, Value, value_taint
+from jitlint.analysis.values import TRACED, Const, Taint, join
+
+UNKNOWN = object()  # no category decides the call
+NEXT = object()  # a handler's answer when its category does not decide this call
+
+# Python builtins, by what they give.
+_STATIC_BUILTINS = frozenset({"range", "len", "isinstance", "print", "hash", "id", "repr", "str", "format", "type"})
+_COMPARING_BUILTINS = frozenset({"max", "min", "sorted"})  # compare tracers: raise (a rule reports it)
+_CONTAINER_BUILTINS = frozenset({"list", "tuple", "dict", "set", "zip", "map", "filter", "enumerate", "reversed",
+                                 "iter", "frozenset"})
+_PASSING_BUILTINS = _CONTAINER_BUILTINS | {"abs", "sum", "round", "pow", "divmod", "next"}
+
+
+def as_container(taint: Taint | None) -> Taint | None:
+    return dataclasses.replace(taint, container=True, is_array=False, is_bool=False) if taint else None
+
+
+class Library(Frame):
+    """The handlers of the knowledge tables' categories."""
+
+    def known_call(self, expr: cst.Call, q: str, arg_values: list[Value], arg_taints: list,
+                   in_jit: bool) -> Taint | None | object:
+        """The taint of a call of `q`, or UNKNOWN when no category of the tables decides it."""
+        handlers = _HANDLERS.get(q)
+        if handlers is None:
+            handlers = _HANDLERS[q] = tuple(handler for member, handler in _CATEGORIES if member(q))
+        for handler in handlers:
+            result = handler(self, expr, q, arg_values, arg_taints, in_jit)
+            if result is not NEXT:
+                return result
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ functions of functions
+    def _transform(self, expr, q, arg_values, arg_taints, in_jit):
+        self.apply_transform(expr, q, jaxapi.TRANSFORMS[q], arg_values)
+        return None
+
+    def _lifted_transform(self, expr, q, arg_values, arg_taints, in_jit):
+        self.lift_module(expr, q)
+        return None
+
+    def _constructor(self, expr, q, arg_values, arg_taints, in_jit):
+        self.construct(expr, q)
+        return None
+
+    def _partial(self, expr, q, arg_values, arg_taints, in_jit):
+        if arg_values and isinstance(arg_values[0], FuncValue):
+            self.last_call_value = self.partial_value(expr, arg_values[0])
+        # (partial(jax.jit, ...) as a decorator factory: handled at the decorator)
+        return None
+
+    def _lax_body(self, expr, q, arg_values, arg_taints, in_jit):
+        self.lax_call(expr, q, arg_values)
+        return self.array_result(join(*arg_taints), in_jit, expr, q)
+
+    def _callback(self, expr, q, arg_values, arg_taints, in_jit):
+        if arg_values and isinstance(arg_values[0], FuncValue):
+            info = arg_values[0].info
+            if not info.traced:
+                info.callback = True
+        return self.array_result(None, in_jit, expr, q) if self.recording else None
+
+    def _tree_map(self, expr, q, arg_values, arg_taints, in_jit):
+        # Not a transform: the function is called once per leaf, parameter i with a leaf of tree i.
+        trees = [value_taint(v) for arg, v in zip(expr.args[1:], arg_values[1:])
+                 if arg.keyword is None and not arg.star]
+        rest = join(*trees)
+        if arg_values and isinstance(arg_values[0], FuncValue) and self.traced:
+            fv = arg_values[0]
+            params = {}
+            for name, tree in zip(fv.info.free_positional(fv.bound, fv.bound_self), trees):
+                if tree is not None:
+                    params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
+            closure = self.closure() if fv.info.parent is self.info else None
+            context = Context(ContextKind.NESTED, transform=q, traces_constants=self.info.traces_constants)
+            variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants)
+            if variant is not None:
+                self.read_return_of(fv.info, variant)
+                if variant.returns_known and variant.return_taint is None:
+                    return None  # `tree_map(lambda x: x is None, t)`: a tree of Python values
+        return dataclasses.replace(rest, container=True, is_array=False, elements=None) if rest else None
+
+    # ------------------------------------------------------------------ functions of values
+    def _static(self, expr, q, arg_values, arg_taints, in_jit):
+        return None
+
+    def _constant_collective(self, expr, q, arg_values, arg_taints, in_jit):
+        if arg_values and isinstance(arg_values[0], Const):
+            return None  # `lax.psum(1, "i")` is a Python int (the axis size) inside the mapped function
+        return NEXT
+
+    def _numpy(self, expr, q, arg_values, arg_taints, in_jit):
+        any_arg = join(*arg_taints)
+        if any_arg is not None and q in jaxapi.NUMPY_DELEGATING:
+            return dataclasses.replace(any_arg, container=False, is_array=True, is_bool=False)
+        return None  # NumPy on constants stays NumPy; on tracers it raises (a rule reports it)
+
+    def _array_list(self, expr, q, arg_values, arg_taints, in_jit):
+        return as_container(self.array_result(join(*arg_taints), in_jit, expr, q))  # `jnp.split(x, 3)`: a list
+
+    def _array(self, expr, q, arg_values, arg_taints, in_jit):
+        return self.array_result(join(*arg_taints), in_jit, expr, q)
+
+    def _tree_replace(self, expr, q, arg_values, arg_taints, in_jit):
+        # `eqx.tree_at(where, model, value)`: a copy of `model`, same class (its taint is another category's)
+        tree = _argument(expr, arg_values, 1, jaxapi.TREE_REPLACE[q][1])
+        if isinstance(tree, InstanceValue):
+            self.last_call_value = tree
+        return NEXT
+
+    def _tree_function(self, expr, q, arg_values, arg_taints, in_jit):
+        return as_container(join(*arg_taints))
+
+    def _passing_builtin(self, expr, q, arg_values, arg_taints, in_jit):
+        any_arg = join(*arg_taints)
+        if any_arg is None:
+            return None
+        container = q in _CONTAINER_BUILTINS
+        return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
+
+    def _pass_through(self, expr, q, arg_values, arg_taints, in_jit):
+        return join(*arg_taints)
+
+    def _other_jax(self, expr, q, arg_values, arg_taints, in_jit):
+        any_arg = join(*arg_taints)
+        if any_arg is None:
+            return NEXT
+        # Other jax APIs (internal helpers, dtypes, sharding, ...) may return Python values.
+        return dataclasses.replace(any_arg, container=False, is_bool=False, is_array=False, opaque=True)
+
+    # ------------------------------------------------------------------ results
+    def array_result(self, any_arg: Taint | None, in_jit: bool, expr: cst.Call, q: str) -> Taint | None:
+        """What an array function gives: an array of its traced arguments; under jit, one even on constants."""
+        name = q.rsplit(".", 1)[-1]
+        is_bool = name in jaxapi.BOOL_FUNCS or self._bool_dtype_call(expr, q)
+        if any_arg is not None:
+            return Taint(any_arg.level, any_arg.origin, is_bool=is_bool, is_array=True,
+                         from_constant=any_arg.from_constant)
+        if in_jit:
+            short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
+            return Taint(TRACED, f"{short}(...)", is_bool=is_bool, is_array=True, from_constant=True)
+        return None
+
+    def _bool_dtype_call(self, expr: cst.Call, q: str) -> bool:
+        dtype = kwarg(expr, "dtype")
+        if dtype is not None:
+            dq = self.qualify_call_target(dtype.value)
+            return dq in jaxapi.BOOL_DTYPES or dq == "bool"
+        if q in ("jax.numpy.array", "jax.numpy.asarray") and expr.args:
+            first = expr.args[0].value
+            if isinstance(first, (cst.List, cst.Tuple)) and first.elements and all(
+                    isinstance(e.value, cst.Name) and e.value.value in ("True", "False") for e in first.elements):
+                return True
+        if q in ("jax.numpy.bool_", "jax.numpy.bool"):
+            return True
+        return False
+
+    def partial_value(self, expr: cst.Call, fv: FuncValue) -> FuncValue:
+        """`functools.partial(f, ...)` of a function of the module: its bound parameters and literals."""
+        bound = set(fv.bound)
+        free = [p for p in fv.info.positional if p not in bound]
+        if fv.bound_self or (fv.info.is_method and fv.info.positional):
+            free = free[1:] if fv.bound_self else free
+        pos = positional_args(expr)[1:]
+        consts = dict(fv.consts)
+        for name, arg in zip(free, pos):
+            bound.add(name)
+            if literal_const(arg.value) is not None:
+                consts[name] = literal_const(arg.value)
+        for arg in expr.args:
+            if arg.keyword is not None:
+                bound.add(arg.keyword.value)
+                if literal_const(arg.value) is not None:
+                    consts[arg.keyword.value] = literal_const(arg.value)
+        return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding,
+                         consts=tuple(consts.items()))
+
+
+def _argument(expr: cst.Call, arg_values: list[Value], position: int, keyword: str) -> Value:
+    """The value passed to a call's parameter `keyword`, which is the `position`-th positional one."""
+    n = 0
+    for arg, value in zip(expr.args, arg_values):
+        if arg.star:
+            return None  # `f(*args)`: positions unknown from here on
+        if arg.keyword is None:
+            if n == position:
+                return value
+            n += 1
+        elif arg.keyword.value == keyword:
+            return value
+    return None
+
+
+Handler = Callable[..., object]
+
+# Each category of the tables (by the names it holds) and its handler, in precedence order.
+_CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
+    (lambda q: q in jaxapi.TRANSFORMS, Library._transform),
+    (lambda q: q in jaxapi.LIFTED_TRANSFORMS, Library._lifted_transform),
+    (lambda q: q in jaxapi.CONSTRUCTORS, Library._constructor),
+    (lambda q: q == "functools.partial", Library._partial),
+    (lambda q: q in jaxapi.LAX_BODIES or q in jaxapi.LAX_SWITCH, Library._lax_body),
+    (lambda q: q in jaxapi.CALLBACKS, Library._callback),
+    (lambda q: q in jaxapi.TREE_MAPS, Library._tree_map),
+    (lambda q: q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."), Library._static),
+    (lambda q: q in jaxapi.CONSTANT_COLLECTIVES, Library._constant_collective),
+    (lambda q: q.startswith("numpy."), Library._numpy),
+    (lambda q: q in jaxapi.ARRAY_LISTS, Library._array_list),
+    (lambda q: q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS, Library._array),
+    (lambda q: q in jaxapi.TREE_REPLACE, Library._tree_replace),
+    (lambda q: q in jaxapi.TREE_FUNCTIONS, Library._tree_function),
+    (lambda q: q in _STATIC_BUILTINS or q in _COMPARING_BUILTINS, Library._static),
+    (lambda q: q in _PASSING_BUILTINS, Library._passing_builtin),
+    (lambda q: q in jaxapi.PASS_THROUGH, Library._pass_through),
+    (lambda q: q.startswith("jax."), Library._other_jax),
+)
+# qualified name -> the handlers of its categories, in order (found once per name)
+_HANDLERS: dict[str, tuple[Handler, ...]] = {}

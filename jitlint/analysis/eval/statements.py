@@ -1,0 +1,278 @@
+"""Statements: blocks, assignments, branches, `with`, `try`, `match`, and the defs and classes met on the way
+(loops are ``jitlint.analysis.eval.loops``'s)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
+from jitlint.analysis.values import Taint, join
+
+# Each statement class's transfer function, looked up once per class rather than by name on every node.
+_STMT_METHODS: dict[type, object] = {}
+_MISSING = object()
+_LOGGER_FACTORIES = ("logging.getLogger", "absl.logging.get_absl_logger", "logging.Logger")
+
+
+class Statements(Frame):
+    """The transfer functions of statements."""
+
+    def block(self, statements) -> None:
+        for stmt in statements:
+            self.stmt(stmt)
+
+    def stmt(self, node: cst.CSTNode) -> None:
+        cls = node.__class__
+        if cls is cst.SimpleStatementLine:
+            for small in node.body:
+                self.small(small)
+            return
+        method = _STMT_METHODS.get(cls, _MISSING)
+        if method is _MISSING:
+            method = _STMT_METHODS[cls] = getattr(type(self), "stmt_" + cls.__name__, None)
+        if method is not None:
+            method(self, node)
+
+    def suite(self, suite: cst.BaseSuite) -> None:
+        if isinstance(suite, cst.IndentedBlock):
+            self.block(suite.body)
+        elif isinstance(suite, cst.SimpleStatementSuite):
+            for small in suite.body:
+                self.small(small)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.expr(node.value)
+        elif isinstance(node, cst.Assign):
+            value = self.value(node.value)
+            for target in node.targets:
+                self.assign(target.target, value, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.value(node.value), node.value)
+        elif isinstance(node, cst.AugAssign):
+            old = self.expr(node.target)
+            new = self.expr(node.value)
+            # The statement itself is the source: `k += 1` changes `k` on every loop iteration.
+            self.assign(node.target, join(old, new), node)
+        elif isinstance(node, cst.Return):
+            if node.value is not None:
+                self.returns.append(self.expr(node.value))
+        elif isinstance(node, cst.Assert):
+            self.expr(node.test)
+            if node.msg is not None:
+                self.expr(node.msg)
+            self.record(node)
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc)
+        elif isinstance(node, cst.Import):
+            if self.info is not None:
+                self.scope.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            if self.info is not None:
+                self.scope.add_import_from(node)
+        elif isinstance(node, cst.Del):
+            pass
+
+    def stmt_If(self, node: cst.If) -> None:
+        truth = self.static_truth(node.test)
+        self.expr(node.test)
+        self.record(node)
+        # A guard decided by Python constants (`if flag:` with a partial-bound False, `if x is None` on a
+        # known None, `if TYPE_CHECKING:`): the other branch never runs here, so it is not traced code.
+        if truth is True:
+            self.suite(node.body)
+            return
+        if truth is False:
+            if node.orelse is not None:
+                if isinstance(node.orelse, cst.If):
+                    self.stmt_If(node.orelse)
+                else:
+                    self.suite(node.orelse.body)
+            return
+        before = dict(self.env)
+        static_in_body, static_in_else = self.isinstance_narrowing(node.test)
+        for name in static_in_body:
+            self.env[name] = None
+        self.suite(node.body)
+        after_body = self.env
+        self.env = dict(before)
+        for name in static_in_else:
+            self.env[name] = None
+        if node.orelse is not None:
+            if isinstance(node.orelse, cst.If):
+                self.stmt_If(node.orelse)
+            else:
+                self.suite(node.orelse.body)
+        self.env = merge_env(after_body, self.env)
+
+    def stmt_With(self, node: cst.With) -> None:
+        eager = constants = False
+        for item in node.items:
+            target = item.item.func if isinstance(item.item, cst.Call) else item.item
+            q = self.qualify_call_target(target)
+            if q in jaxapi.EAGER_CONTEXTS and not self.traced:
+                eager = True
+            if q in jaxapi.COMPILE_TIME_EVAL and self.traced:
+                constants = True
+            value = self.expr(item.item)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, item.item)
+        self.eager_depth += eager
+        self.compile_time_eval += constants
+        self.suite(node.body)
+        self.eager_depth -= eager
+        self.compile_time_eval -= constants
+
+    def stmt_Try(self, node: cst.Try) -> None:
+        before = dict(self.env)
+        self.suite(node.body)
+        merged = merge_env(before, self.env)
+        for handler in node.handlers:
+            self.env = dict(merged)
+            self.suite(handler.body)
+            merged = merge_env(merged, self.env)
+        self.env = merged
+        if node.orelse is not None:
+            self.suite(node.orelse.body)
+        if node.finalbody is not None:
+            self.suite(node.finalbody.body)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, node: cst.Match) -> None:
+        self.expr(node.subject)
+        before = dict(self.env)
+        merged = dict(before)
+        for case in node.cases:
+            self.env = dict(before)
+            self.suite(case.body)
+            merged = merge_env(merged, self.env)
+        self.env = merged
+
+    def stmt_FunctionDef(self, node: cst.FunctionDef) -> None:
+        info = self.facts.def_infos.get(node)
+        if info is None:
+            return
+        for dec in node.decorators:
+            self.expr(dec.decorator)
+        info.def_loop = self.loops[-1][0] if self.loops else None
+        binding = self.decorated_context(info)
+        value: Value = FuncValue(info, transform=binding.transform if binding else None, binding=binding)
+        if self.info is not None or info.class_name is None:
+            self.env[info.name] = value
+        if self.traced and binding is None:
+            self.nested_seen.append(info)
+        if not self.traced and self.info is not None:
+            # Objects and functions the enclosing (eager) code holds: a factory's `model` argument, seen by
+            # the `loss_fn` it returns wherever that is traced.
+            grew = False
+            for name, v in self.env.items():
+                if isinstance(v, (FuncValue, InstanceValue)) and name not in info.closure and name not in info.params:
+                    info.closure[name] = v
+                    grew = True
+            if grew and info.traced:
+                self.scheduler.enqueue(info)
+
+    def stmt_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.info is None:
+            self.env[node.name.value] = None
+        saved_scope = self.scope
+        self.scope = self.facts.scope_for(node)
+        saved_env, saved_class_body = self.env, self.class_body
+        self.env = dict(self.env) if self.info is not None else {}
+        self.class_body = _declared_global(node.body) if self.info is None else frozenset()
+        self.suite(node.body)
+        self.env, self.class_body = saved_env, saved_class_body
+        self.scope = saved_scope
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: cst.BaseExpression, value: Value, source: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = value
+            if self.class_body is not None and target.value not in self.class_body:
+                return  # a class attribute: not a name of the module (or function) around the class
+            self._note_assignment(target.value, source)
+            if self.info is None:
+                self._note_module_global(target.value, source, value)
+            elif source is not None and self._is_logger_call(source):
+                self.facts.loggers.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = [el.value for el in target.elements]
+            if isinstance(source, (cst.Tuple, cst.List)) and len(source.elements) == len(elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in source.elements):
+                for tgt, src in zip(elements, source.elements):
+                    self.assign(tgt, self.facts.taints.get(src.value), src.value)
+                return
+            if isinstance(value, Taint) and value.elements is not None and len(value.elements) == len(elements) \
+                    and not any(isinstance(t, cst.StarredElement) for t in elements):
+                for tgt, part in zip(elements, value.elements):
+                    self.assign(tgt, part, None)
+                return
+            element = value
+            if isinstance(value, Taint) and value.container and not value.is_array:
+                element = dataclasses.replace(value, container=False, elements=None)
+            for tgt in elements:
+                if isinstance(tgt, cst.StarredElement):
+                    self.assign(tgt.value, element, None)
+                else:
+                    self.assign(tgt, element, None)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, value, source)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            # Storing into an object/container: evaluate the receiver for recording only.
+            if isinstance(target, cst.Subscript):
+                self.expr(target.value)
+                for el in target.slice:
+                    self.slice_element(el)
+            else:
+                self.expr(target.value)
+                owner = self.self_class(target.value)
+                if owner is not None and isinstance(value, (FuncValue, InstanceValue)):
+                    # `self.step = jax.jit(self._step)`, `self.block = Block(...)`: what the object holds.
+                    key = (owner, target.attr.value)
+                    old = self.facts.attribute_values.get(key, value)
+                    self.facts.attribute_values[key] = value if old == value else None
+
+    def _note_assignment(self, name: str, source: cst.BaseExpression | None) -> None:
+        """Remember what a name is assigned (for the static-argument rules), and whether it changes
+        from one loop iteration to the next."""
+        table = self.info.assignments if self.info is not None else self.facts.module_assignments
+        if source is not None:
+            exprs = table.setdefault(name, [])
+            if source not in exprs:
+                exprs.append(source)
+        if self.loops and not self.binding_loop_target:
+            self.note_loop_binding(name, source)
+
+    def _note_module_global(self, name: str, source: cst.BaseExpression | None, value: Value) -> None:
+        if source is None:
+            return
+        if self._is_logger_call(source):
+            self.facts.loggers.add(name)
+        if isinstance(source, cst.Call):
+            q = self.qualify_call_target(source.func)
+            if q and q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) and q not in jaxapi.STATIC_FUNCS:
+                self.facts.jax_constants.add(name)
+
+    def _is_logger_call(self, expr: cst.BaseExpression) -> bool:
+        if not isinstance(expr, cst.Call):
+            return False
+        q = self.qualify_call_target(expr.func)
+        return q in _LOGGER_FACTORIES
+
+
+def _declared_global(body: cst.BaseSuite) -> frozenset[str]:
+    """The names a module-level class body declares `global` (its own statements: `global GL` then
+    `GL = ...` binds the module's `GL`)."""
+    names = set()
+    for stmt in getattr(body, "body", ()):
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Global):
+                names.update(item.name.value for item in small.names)
+    return frozenset(names)

@@ -1,0 +1,282 @@
+"""Transforms: starting trace contexts where code meets a transform (`@jax.jit`, `jax.vmap(f)`, `jax.grad(f)`,
+decorators and calls, chains of them) or a control-flow call's bodies (`lax.scan`, `cond`, `switch`, ...),
+with the parameters' values each context traces them with and the jit options that bind them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.contexts import Context, ContextKind
+from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.literals import kwarg, literal_ints, literal_strs, positional_args
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, Value, annotation_kind
+from jitlint.analysis.scheduler import ContextStart
+from jitlint.analysis.sites import JitCreation
+from jitlint.analysis.values import GRAD_TRACED, TRACED, Taint
+
+Chain = list[tuple[str, cst.Call | None]]  # the transforms applied to a function, outermost first
+
+
+class Transforms(Frame):
+    """Where trace contexts start."""
+
+    def target(self, expr: cst.BaseExpression, value: Value = None) -> tuple[FuncValue | None, Chain]:
+        """Resolve a transform's function argument: (the user function, inner transforms applied)."""
+        if isinstance(value, FuncValue):
+            return value, []
+        if isinstance(expr, cst.Lambda):
+            info = self.facts.lambda_info(expr, self.info, self.scope)
+            return FuncValue(info), []
+        if isinstance(expr, cst.Name):
+            v = self.lookup(expr.value)
+            if isinstance(v, FuncValue):
+                return v, []
+            if isinstance(v, (Taint, InstanceValue)) and v.class_name in self.facts.classes:
+                # `jax.vmap(model)` of a Module: its `__call__` is what is transformed.
+                call = self.facts.method(v.class_name, "__call__")
+                if call is not None:
+                    return FuncValue(call, bound_self=True), []
+            fn = self.facts.lookup_function(expr.value, self.info)
+            return (FuncValue(fn), []) if fn else (None, [])
+        if isinstance(expr, cst.Attribute):
+            return self.resolve_method(expr), []
+        if isinstance(expr, cst.Call):
+            q = self.qualify_call_target(expr.func)
+            if q == "functools.partial" and expr.args:
+                inner, chain = self.target(expr.args[0].value)
+                if inner is not None:
+                    return self.partial_value(expr, inner), chain
+                return None, []
+            if q in jaxapi.TRANSFORMS and expr.args:
+                inner, chain = self.target(expr.args[0].value)
+                return inner, [(q, expr), *chain]
+        return None, []
+
+    def apply_transform(self, expr: cst.Call, q: str, transform: jaxapi.Transform, arg_values: list[Value]) -> None:
+        """`jax.jit(f, ...)` and the like, called: start `f`'s context; the call gives the wrapped function."""
+        pos = positional_args(expr)
+        fun_arg = pos[0] if pos else kwarg(expr, "fun") or kwarg(expr, "f")
+        if fun_arg is None:
+            return  # decorator factory: `jax.jit(static_argnames=...)`, handled at the decorator
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` transforms run eagerly
+        index = list(expr.args).index(fun_arg)
+        fv, chain = self.target(fun_arg.value, arg_values[index] if index < len(arg_values) else None)
+        if q in jaxapi.JIT_WRAPPERS:
+            self.facts.jit_creations[expr] = JitCreation(expr, fun_arg.value, q, self.info,
+                                                         self.loops[-1][0] if self.loops else None, fv,
+                                                         tuple(loop for loop, _ in self.loops), self.varying())
+        if fv is None:
+            return
+        chain = [(q, expr), *chain]
+        binding = self.start_context(fv, chain, expr)
+        if transform.returns_function:  # not `out, f_jvp = jax.linearize(f, x)`: values, not a function
+            derivative = transform.result if transform.kind == "grad" else fv.derivative
+            self.last_call_value = dataclasses.replace(fv, transform=q if transform.kind == "jit" else None,
+                                                       binding=binding, partial=False, derivative=derivative)
+            module = arg_values[index] if index < len(arg_values) else None
+            if transform.kind == "vmap" and isinstance(module, Taint) and module.class_name is not None:
+                # `jax.vmap(model)(x)` of a traced Module: its `__call__` runs with the traced `self`
+                self.last_call_value = module
+
+    def decorated_context(self, info: FunctionInfo) -> JitBinding | None:
+        """A def's transform decorators (`@jax.jit`, `@partial(jax.jit, ...)`): start its context."""
+        node = info.node
+        assert isinstance(node, cst.FunctionDef)
+        chain: Chain = []
+        for dec in node.decorators:  # outermost first
+            d = dec.decorator
+            q = self.qualify_call_target(d.func) if isinstance(d, cst.Call) else self.qualify_call_target(d)
+            if isinstance(d, cst.Call) and q == "functools.partial" and d.args:
+                inner_q = self.qualify_call_target(d.args[0].value)
+                if inner_q in jaxapi.TRANSFORMS:
+                    chain.append((inner_q, d))
+                continue
+            if q in jaxapi.TRANSFORMS:
+                chain.append((q, d if isinstance(d, cst.Call) else None))
+        if not chain:
+            return None
+        fv = FuncValue(info, bound_self=False)
+        binding = self.start_context(fv, chain, node.decorators[0], decorated=True)
+        if binding is not None and (self.info is not None or self.loops) and info.class_name is None:
+            self.facts.jit_creations[node] = JitCreation(node.decorators[0], node, binding.transform, self.info,
+                                                         self.loops[-1][0] if self.loops else None, fv,
+                                                         tuple(loop for loop, _ in self.loops), self.varying())
+        return binding
+
+    def restart_context(self, start: ContextStart) -> None:
+        """Start a context again as it was started (`Scheduler.refresh`)."""
+        self.start_context(start.fv, list(start.chain), start.node, start.decorated, restart=True)
+
+    def start_context(self, fv: FuncValue, chain: Chain, node: cst.CSTNode,
+                      decorated: bool = False, restart: bool = False) -> JitBinding | None:
+        """Trace `fv`'s function under the transforms of `chain`: which parameters are traced, and how;
+        the jit binding (static options) when the outermost is a jit."""
+        info = fv.info
+        kinds = [jaxapi.TRANSFORMS[q] for q, _ in chain]
+        tracing = [t for t in kinds if t.kind in ("jit", "vmap")]
+        outer_q, outer_call = chain[0]
+        binding: JitBinding | None = None
+        static: set[str] = set(fv.bound)
+        if info.is_method and info.positional and (decorated or fv.bound_self):
+            static.add(info.positional[0])
+        statics_known = True
+        raises_at_wrap = False  # static options naming no parameter: the jit raises ValueError (JIT305)
+        for q, call in chain:
+            t = jaxapi.TRANSFORMS[q]
+            if t.kind != "jit" or call is None:
+                continue
+            nums = literal_ints(self._static_kw(call, t.static_nums_kw)) if t.static_nums_kw else ()
+            names = literal_strs(self._static_kw(call, t.static_names_kw)) if t.static_names_kw else ()
+            if nums is None or names is None:
+                statics_known = False
+                nums, names = nums or (), names or ()
+            raises_at_wrap |= any(info.invalid_static_options(nums, names, fv.bound, fv.bound_self))
+            static |= info.static_param_names(nums, names, fv.bound, fv.bound_self)
+            if q == chain[0][0] and t is kinds[0] and q in jaxapi.JIT_WRAPPERS:
+                binding = JitBinding(info.name if decorated else "", q, info,
+                                     nums if statics_known else None, names if statics_known else None,
+                                     node, fv.bound, fv.bound_self)
+        if binding is None and outer_q in jaxapi.JIT_WRAPPERS:
+            binding = JitBinding(info.name if decorated else "", outer_q, info, (), (), node, fv.bound,
+                                 fv.bound_self)
+        if binding is not None:
+            self.facts.bindings[node] = binding
+            if decorated:
+                info.jit_binding = binding
+        if raises_at_wrap:
+            return binding  # never traced: wrapping it raises
+        if not tracing:
+            grad = next((t for t in kinds if t.kind == "grad"), None)
+            if grad is None:
+                return binding
+            # Plain grad: only the differentiated arguments carry (JVP) tracers.
+            q, call = chain[[t.kind for t in kinds].index("grad")]
+            argnums = literal_ints(kwarg(call, "argnums").value) if call is not None and kwarg(call, "argnums") else (0,)
+            params = {}
+            free = [p for p in info.positional if p not in static]
+            for i in argnums or (0,):
+                if 0 <= i < len(free):
+                    params[free[i]] = Taint(GRAD_TRACED, free[i])
+            self.scheduler.request(info, Context(ContextKind.GRAD, transform=q, traces_constants=False), params,
+                                   self.closure() if info.parent is self.info and self.info else None, False)
+            return binding
+        first = tracing[0]
+        filtered = any(t.filtered for t in tracing)
+        graph_nodes = any(t.graph_nodes for t in tracing)
+        traces_constants = any(t.traces_constants for t in tracing)
+        vmap_static = self._vmap_unbatched(chain, info, static)
+        params: dict[str, Value] = dict(fv.consts)  # partial-bound literals are constants in the body
+        for name in info.params:
+            if name in static or name in vmap_static or not statics_known:
+                continue
+            if name in info.defaults and name not in info.passed_params:
+                # A Python default that no caller passes stays a Python value (its literal, if it is one).
+                params[name] = info.default_const(name)
+                continue
+            kind = annotation_kind(info.annotations.get(name))
+            module_class = self.module_class_of(info, name)
+            if filtered and kind != "array" and module_class is None:
+                continue  # equinox keeps non-array arguments static; an unannotated one may be either
+            is_array = kind in ("array", "scalar") or name in info.scalar_defaults or \
+                info.param_scalars.get(name) is True and first.kind == "jit"
+            container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
+            # An nnx Module is a pytree under plain jax.jit too: its plain attributes are static there.
+            nnx_module = module_class is not None and self.facts.framework_of(module_class) == "nnx"
+            params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
+                                 filtered=(graph_nodes or filtered or nnx_module) and not is_array,
+                                 class_name=module_class)
+        context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
+                          traces_constants=traces_constants, filtered=filtered or graph_nodes)
+        closure = self.closure() if self.info is not None and info.parent is self.info else None
+        self.scheduler.request(info, context, params, closure, traces_constants)
+        if not restart:
+            self.scheduler.started(info, ContextStart(self.info, fv, tuple(chain), node, decorated))
+        return binding
+
+    def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
+        """A static option's expression: the literal a module-level name is bound to, for a name."""
+        if keyword is None:
+            return None
+        arg = kwarg(call, keyword)
+        if arg is None:
+            return None
+        value = arg.value
+        if isinstance(value, cst.Name) and value.value in self.facts.module_literals():
+            return self.facts.module_literals()[value.value]
+        return value
+
+    def _vmap_unbatched(self, chain: Chain, info: FunctionInfo, static: set[str]) -> set[str]:
+        """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside."""
+        if any(jaxapi.TRANSFORMS[q].kind == "jit" for q, _ in chain):
+            return set()
+        out: set[str] = set()
+        for q, call in chain:
+            if jaxapi.TRANSFORMS[q].kind != "vmap" or call is None:
+                continue
+            in_axes = kwarg(call, "in_axes")
+            if in_axes is None:
+                pos = positional_args(call)
+                in_axes = pos[1] if len(pos) > 1 else None
+            if in_axes is None or not isinstance(in_axes.value, (cst.Tuple, cst.List)):
+                continue
+            free = [p for p in info.positional if p not in static]
+            for name, el in zip(free, in_axes.value.elements):
+                if isinstance(el.value, cst.Name) and el.value.value == "None":
+                    out.add(name)
+        return out
+
+    # ------------------------------------------------------------------ control-flow bodies
+    def lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
+        """`lax.scan(body, ...)`, `lax.cond(p, f, g, ...)`, `lax.switch(i, branches, ...)`: trace each body
+        with its operands."""
+        if self.eager_depth:
+            return  # under `jax.disable_jit()` lax loops run their bodies eagerly
+        if q in jaxapi.LAX_TRACED_ONLY_UNDER_TRACE and not self.recording:
+            return
+        targets: list[tuple[cst.BaseExpression, Value]] = []
+        values_by_arg = dict(zip([id(a) for a in expr.args], arg_values))
+        if q in jaxapi.LAX_SWITCH:
+            pos = positional_args(expr)
+            branches = pos[1].value if len(pos) > 1 else (kwarg(expr, "branches").value if kwarg(expr, "branches") else None)
+            if isinstance(branches, (cst.List, cst.Tuple)):
+                targets = [(el.value, None) for el in branches.elements]
+        else:
+            positions, keywords = jaxapi.LAX_BODIES[q]
+            pos = positional_args(expr)
+            for i in positions:
+                if i < len(pos):
+                    targets.append((pos[i].value, values_by_arg.get(id(pos[i]))))
+            for kw in keywords:
+                arg = kwarg(expr, kw)
+                if arg is not None:
+                    targets.append((arg.value, values_by_arg.get(id(arg))))
+        short = q.replace("jax.lax.", "lax.").replace("flax.nnx.", "nnx.")
+        for target_expr, value in targets:
+            fv, chain = self.target(target_expr, value)
+            if fv is None:
+                continue
+            info = fv.info
+            params: dict[str, Value] = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            params.update(fv.consts)
+            # The body receives only its operands, positionally: keyword-only parameters and defaulted
+            # ones past the operands keep their (constant) defaults.
+            operands = jaxapi.LAX_OPERANDS.get(q)
+            if q in jaxapi.LAX_SWITCH or operands is None and q.endswith("cond"):
+                operands = max(len(positional_args(expr)) - (2 if q in jaxapi.LAX_SWITCH else 3), 0) + (
+                    1 if kwarg(expr, "operand") or kwarg(expr, "operands") else 0)
+            if operands is not None and not info.vararg:
+                free = [p for p in info.positional if p not in fv.bound]
+                if info.is_method and fv.bound_self and free:
+                    free = free[1:]
+                for name in [*free[operands:], *info.kwonly]:
+                    if name in info.defaults:
+                        params[name] = info.default_const(name)
+            if info.is_method and info.positional and fv.bound_self:
+                params.pop(info.positional[0], None)
+            closure = self.closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
+            context = Context(ContextKind.LAX, transform=q, label=short)
+            self.scheduler.request(info, context, params, closure, True)

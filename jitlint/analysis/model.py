@@ -1,0 +1,418 @@
+"""What is known of one module: its functions and classes, and what the walks of its code recorded.
+
+``ModuleFacts`` is the store the evaluator (``jitlint.analysis.eval``) writes and the rules read (through
+``jitlint.analysis.facade.ModuleAnalysis``): the module's functions, classes and scopes (collected once, before
+any walk), the values and sites recorded in traced code, the calls, jit applications and creations, the
+module's globals, loggers and assignments; and the queries on its classes (methods, framework, pytree
+fields). How often each body is walked, and in which calling contexts, is the solver's
+(``jitlint.analysis.solver``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Iterator
+
+import libcst as cst
+
+from jitlint.analysis import jaxapi
+from jitlint.analysis.literals import literal_const
+from jitlint.analysis.names import Scope, dotted
+from jitlint.analysis.objects import FunctionInfo, JitBinding, Value, annotation_kind
+from jitlint.analysis.qualnames import canonical
+from jitlint.analysis.sites import CallSite, JitCreation, Site
+from jitlint.analysis.values import Taint
+from jitlint.source.cstwalk import TopLevel, descendants, walk_statements
+
+
+class ModuleFacts:
+    """What is known of one module (see the module's docstring)."""
+
+    def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False):
+        self.module = module
+        self.scope = Scope(module_name=module_name, is_package=is_package)
+        self.functions: list[FunctionInfo] = []
+        self.def_infos: dict[cst.FunctionDef, FunctionInfo] = {}
+        self.module_defs: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, dict[str, FunctionInfo]] = {}
+        self.class_bases: dict[str, list[str]] = {}
+        self.taints: dict[cst.CSTNode, Taint] = {}
+        self.sites: dict[cst.CSTNode, Site] = {}
+        self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
+        self._sites_indexed = 0
+        self.call_sites: dict[cst.Call, CallSite] = {}
+        self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
+        self.module_env: dict[str, Value] = {}
+        self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
+        # Names of those read as they are in traced code (`float(SCALE)`): the concrete array itself, not a
+        # tracer, until a jnp/lax function or an operator computes with it (rules/_helpers.traced_in).
+        self.bare_constants: set[cst.Name] = set()
+        self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
+        self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
+        self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
+        self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
+        self.comprehensions: dict[cst.CompFor, cst.BaseExpression] = {}  # each `for` clause -> its comprehension
+        self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
+        self._scopes: dict[cst.CSTNode, Scope] = {}
+        self._literals: dict[str, cst.BaseExpression] | None = None  # (see module_literals)
+        self._class_node_cache: dict[str, cst.ClassDef] | None = None
+        # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
+        self.apply_fn_classes: set[str] = set()
+        # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
+        self.attribute_values: dict[tuple[str, str], Value] = {}
+        self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
+        self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
+        self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
+        # (for fixes and positions; a weak reference: a cycle through the index would keep each file's
+        # analysis alive until the cyclic collector runs, 45 MiB more at the peak of a corpus run)
+        self.top_level = TopLevel(module, weakref.WeakMethod(self._statement_guess))
+        _Collector(self).collect()
+
+    # ---------------------------------------------------------------- queries for rules
+    def taint(self, expr: cst.CSTNode) -> Taint | None:
+        return self.taints.get(expr)
+
+    def _statement_guess(self, node: cst.CSTNode) -> int | None:
+        """The top-level statement around the def whose walk recorded `node` (a call, a traced site, an
+        argument of a call, the test of a site): where the rules' reports and fixes are (`TopLevel` checks
+        it). Asked once the analysis is done."""
+        site = self.call_sites.get(node) or self.sites.get(node)
+        if site is None:
+            if self._parts is None:
+                self._parts = {}
+                for call in self.call_sites:
+                    for arg in call.args:
+                        self._parts[id(arg.value)] = call
+                for owner in self.sites:
+                    test = getattr(owner, "test", None)  # if, while, assert, a conditional expression
+                    if test is not None:
+                        self._parts[id(test)] = owner
+            owner = self._parts.get(id(node))
+            site = self.call_sites.get(owner) or self.sites.get(owner) if owner is not None else None
+        func = site.func if site is not None else None
+        while func is not None and func.node not in self._def_statements:  # (a lambda: its enclosing def)
+            func = func.parent
+        return self._def_statements.get(func.node) if func is not None else None
+
+    def sites_of(self, *types: type) -> Iterator[tuple[cst.CSTNode, Site]]:
+        """The recorded sites of nodes of these types, in the order they were recorded."""
+        # Some twenty rule queries per file each filtered every site with an isinstance test: the sites
+        # are grouped by node class once (again if more were recorded since).
+        if self._sites_indexed != len(self.sites):
+            self._sites_by_class = {}
+            for i, node in enumerate(self.sites):
+                self._sites_by_class.setdefault(node.__class__, []).append((i, node))
+            self._sites_indexed = len(self.sites)
+        groups = [group for cls, group in self._sites_by_class.items() if issubclass(cls, types)]
+        sites = self.sites
+        for _, node in groups[0] if len(groups) == 1 else sorted(entry for group in groups for entry in group):
+            yield node, sites[node]
+
+    # ---------------------------------------------------------------- what the walks need
+    def lambda_info(self, node: cst.Lambda, parent: FunctionInfo | None, scope: Scope) -> FunctionInfo:
+        info = self._lambda_infos.get(node)
+        if info is None:
+            qual = f"{parent.qualname}.<lambda>" if parent else "<lambda>"
+            info = FunctionInfo(node, "<lambda>", qual, parent, None, scope)
+            self._lambda_infos[node] = info
+            self.functions.append(info)
+        return info
+
+    def scope_for(self, node: cst.CSTNode) -> Scope:
+        return self._scopes.get(node, self.scope)
+
+    def module_literals(self) -> dict[str, cst.BaseExpression]:
+        """What each module-level `NAME = expr` assigns (the last one): static options may be named."""
+        lits = self._literals
+        if lits is None:
+            lits = {}
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                                small.targets[0].target, cst.Name):
+                            lits[small.targets[0].target.value] = small.value
+            self._literals = lits
+        return lits
+
+    def lookup_function(self, name: str, func: FunctionInfo | None) -> FunctionInfo | None:
+        """A def visible by this name from inside `func` (lexical scoping; classes skipped)."""
+        f = func
+        while f is not None:
+            if name in f.local_defs:
+                return f.local_defs[name]
+            f = f.parent
+        return self.module_defs.get(name)
+
+    def qualify_text(self, dotted_name: str) -> str | None:
+        """`nn.Module` -> `flax.linen.Module` through the module's imports."""
+        head, _, rest = dotted_name.partition(".")
+        bound = self.scope.bindings.get(head)
+        return canonical(bound + ("." + rest if rest else "")) if bound is not None else None
+
+    # ---------------------------------------------------------------- classes and their fields
+    def library_bases(self, class_name: str) -> set[str]:
+        """Qualified names of the library classes a local class derives from (through local classes)."""
+        out: set[str] = set()
+        seen: set[str] = set()
+        todo = [class_name]
+        while todo:
+            c = todo.pop()
+            if c in seen:
+                continue
+            seen.add(c)
+            for base in self.class_bases.get(c, []):
+                if base in self.classes:
+                    todo.append(base)
+                else:
+                    q = self.qualify_text(base)
+                    if q is not None:
+                        out.add(q)
+        return out
+
+    def framework_of(self, class_name: str) -> str | None:
+        """"linen" / "nnx" / "equinox" for a local class deriving (maybe through local classes) from a
+        framework's module base class, else None."""
+        for base in self.library_bases(class_name):
+            if base in jaxapi.MODULE_BASES:
+                return jaxapi.MODULE_BASES[base]
+        return None
+
+    def pytree_class(self, class_name: str) -> bool:
+        """A class whose instances are pytrees with known fields: a framework Module, a NamedTuple, a
+        flax struct or registered dataclass, or a library class in the tables."""
+        if class_name in jaxapi.PYTREE_CLASSES:
+            return True
+        if class_name not in self.classes:
+            return False
+        if self.framework_of(class_name) or self.library_bases(class_name) & (jaxapi.PYTREE_BASES | set(
+                jaxapi.PYTREE_CLASSES)):
+            return True
+        node = self._class_nodes().get(class_name)
+        return node is not None and any(
+            self.qualify_text(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+            in jaxapi.PYTREE_DECORATORS for d in node.decorators)
+
+    def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
+        """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
+        "static" (declared static metadata, or a non-array under an equinox filter), "variable" (an nnx
+        Variable: `field_class` says which), "layer" (a library layer whose call returns an array:
+        jaxapi.ARRAY_LAYERS), None (unknown)."""
+        table = jaxapi.PYTREE_CLASSES.get(class_name)
+        if table is not None:
+            return table.get(attr, table.get("*"))
+        if class_name not in self._class_nodes():
+            return None
+        declared = self.declared_fields(class_name).get(attr)
+        if declared is not None:
+            return self._declared_field_kind(declared, filtered)
+        if self.framework_of(class_name) == "nnx":
+            assigned = self._init_assigned(class_name, attr)
+            if assigned is not None:
+                return assigned[0]
+        for base in self.library_bases(class_name):
+            if base in jaxapi.PYTREE_CLASSES:
+                return jaxapi.PYTREE_CLASSES[base].get(attr)
+        for base in self.class_bases.get(class_name, []):
+            if base in self.classes:
+                return self.field_kind(base, attr, filtered)
+        return None
+
+    def _declared_field_kind(self, field: cst.AnnAssign, filtered: bool) -> str | None:
+        value = field.value
+        if isinstance(value, cst.Call):
+            marker = jaxapi.STATIC_FIELD_CALLS.get(self.qualify_text(dotted(value.func) or "") or "")
+            if marker is not None:
+                keyword, static_value = marker
+                for arg in value.args:
+                    if arg.keyword is not None and arg.keyword.value == keyword:
+                        const = literal_const(arg.value)
+                        if const is not None and const.value == static_value:
+                            return "static"
+        ann = field.annotation.annotation
+        if self.qualify_text(dotted(ann) or "") in jaxapi.ARRAY_LAYERS:
+            return "layer"
+        kind = annotation_kind(field.annotation)
+        if kind == "array":
+            return "leaf"
+        if kind in ("scalar", "static") and filtered:
+            return "static"  # equinox keeps non-array leaves static
+        if kind == "scalar":
+            return "leaf"
+        if kind == "static":
+            return "static"
+        return None
+
+    def field_class(self, class_name: str, attr: str) -> str | None:
+        """The class of an nnx Module's "variable" or "subtree" field (a Variable class, a local Module)."""
+        if self.framework_of(class_name) != "nnx":
+            return None
+        assigned = self._init_assigned(class_name, attr)
+        if assigned is not None:
+            return assigned[1]
+        return next((self.field_class(b, attr) for b in self.class_bases.get(class_name, []) if b in self.classes),
+                    None)
+
+    def _init_assigned(self, class_name: str, attr: str) -> tuple[str, str | None] | None:
+        """An nnx Module's fields are what its `__init__` assigns to `self`: a Variable (`nnx.Param(...)`),
+        an array (a leaf) or another local nnx Module (a subtree), with their class; a plain value
+        (`self.dim = dim`) is static module metadata, as is an attribute assigned in ways that disagree."""
+        node = self._class_nodes().get(class_name)
+        init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                    None) if node is not None else None
+        if init is None or not init.params.params:
+            return None
+        me = init.params.params[0].name.value
+        kinds = set()
+        for n in descendants(init.body):
+            if not isinstance(n, (cst.Assign, cst.AnnAssign)) or n.value is None:
+                continue
+            targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
+            if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == me
+                   and t.attr.value == attr for t in targets):
+                kinds.add(self._assigned_value_kind(n.value))
+        if not kinds:
+            return None
+        kind = kinds.pop() if len(kinds) == 1 else None
+        return kind if kind is not None else ("static", None)
+
+    def _assigned_value_kind(self, value: cst.BaseExpression) -> tuple[str, str | None] | None:
+        if not isinstance(value, cst.Call):
+            return None
+        q = self.qualify_text(dotted(value.func) or "") or ""
+        if q in jaxapi.LEAF_FIELD_CALLS:
+            cls = jaxapi.LEAF_FIELD_CALLS[q]
+            return ("variable", cls) if cls is not None else ("leaf", None)
+        if q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS:
+            return ("leaf", None)
+        if q in jaxapi.ARRAY_LAYERS:
+            return ("layer", q)
+        if isinstance(value.func, cst.Name) and value.func.value in self.classes:
+            # `class Count(nnx.Variable)`, as the nnx docs define their own state: a Variable too.
+            variable = next((jaxapi.LEAF_FIELD_CALLS[b] for b in self.library_bases(value.func.value)
+                             if jaxapi.LEAF_FIELD_CALLS.get(b)), None)
+            if variable is not None:
+                return ("variable", variable)
+        if isinstance(value.func, cst.Name) and value.func.value in self.classes \
+                and self.framework_of(value.func.value) == "nnx":
+            return ("subtree", value.func.value)
+        return None
+
+    def declared_fields(self, class_name: str) -> dict[str, cst.AnnAssign]:
+        """The annotated fields a local class declares in its body (`w: jax.Array`), in order."""
+        node = self._class_nodes().get(class_name)
+        out: dict[str, cst.AnnAssign] = {}
+        for stmt in node.body.body if node is not None else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        out.setdefault(small.target.value, small)
+        return out
+
+    def _class_nodes(self) -> dict[str, cst.ClassDef]:
+        if self._class_node_cache is None:
+            self._class_node_cache = {n.name.value: n for n in self.module.body if isinstance(n, cst.ClassDef)}
+        return self._class_node_cache
+
+    def method(self, class_name: str, name: str) -> FunctionInfo | None:
+        seen: set[str] = set()
+        todo = [class_name]
+        while todo:
+            c = todo.pop(0)
+            if c in seen:
+                continue
+            seen.add(c)
+            if name in self.classes.get(c, {}):
+                return self.classes[c][name]
+            todo.extend(self.class_bases.get(c, []))
+        return None
+
+
+class _Collector(cst.CSTVisitor):
+    """One cheap pass: functions, classes, imports (per scope), module-level facts."""
+
+    def __init__(self, facts: ModuleFacts):
+        super().__init__()
+        self.a = facts
+        self.func_stack: list[FunctionInfo] = []
+        self.class_stack: list[str] = []
+        self.scope_stack: list[Scope] = [facts.scope]
+        # How many classes enclosed each open function (a class nested in a function has methods too).
+        self._func_class_depth: list[int] = []
+
+    def collect(self) -> None:
+        # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse. Defs,
+        # classes and imports are statements: the expressions (most of the nodes) are not entered.
+        for k, stmt in enumerate(self.a.module.body):
+            self._statement = k  # (the top-level statement around the defs met)
+            walk_statements(stmt, self)
+
+    @property
+    def scope(self) -> Scope:
+        return self.scope_stack[-1]
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        self.scope.add_import(node)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.scope.add_import_from(node)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        name = node.name.value
+        if not self.func_stack:
+            self.a.classes.setdefault(name, {})
+            self.a.class_bases[name] = [b for b in (dotted(arg.value) for arg in node.bases) if b]
+        self.class_stack.append(name)
+        scope = Scope(self.scope)
+        self.a._scopes[node] = scope
+        self.scope_stack.append(scope)
+        return True
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+        self.scope_stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        parent = self.func_stack[-1] if self.func_stack else None
+        in_class = bool(self.class_stack) and (
+            not self.func_stack or self._class_is_inside(parent))
+        class_name = self.class_stack[-1] if in_class else None
+        name = node.name.value
+        if class_name:
+            qual = f"{class_name}.{name}"
+        elif parent:
+            qual = f"{parent.qualname}.<locals>.{name}"
+        else:
+            qual = name
+        scope = Scope(self.scope)
+        info = FunctionInfo(node, name, qual, parent, class_name, scope)
+        self.a._scopes[node] = scope
+        self.a.functions.append(info)
+        self.a.def_infos[node] = info
+        self.a._def_statements[node] = self._statement
+        if class_name and not self.func_stack:
+            self.a.classes.setdefault(class_name, {})[name] = info
+        elif parent is not None and not class_name:
+            parent.local_defs[name] = info
+        elif parent is None and not class_name:
+            self.a.module_defs[name] = info
+        self.parent_scope_shadow(name)
+        self.func_stack.append(info)
+        self.scope_stack.append(scope)
+        self._func_class_depth.append(len(self.class_stack))
+        return True
+
+    def _class_is_inside(self, parent: FunctionInfo | None) -> bool:
+        # A class nested in a function: methods of it are still methods of that class.
+        return bool(self._func_class_depth) and len(self.class_stack) > self._func_class_depth[-1]
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.func_stack.pop()
+        self.scope_stack.pop()
+        self._func_class_depth.pop()
+
+    def parent_scope_shadow(self, name: str) -> None:
+        if self.scope.lookup(name) is not None and name in self.scope.bindings:
+            self.scope.shadow(name)

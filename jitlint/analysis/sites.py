@@ -1,0 +1,58 @@
+"""Where the analysis saw things happen, for the rules: a traced node (``Site``), a call (``CallSite``), a jit
+wrapper created at run time (``JitCreation``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jitlint.analysis.contexts import Context
+from jitlint.analysis.names import Scope
+from jitlint.analysis.objects import FuncValue, FunctionInfo, Value
+
+
+@dataclass
+class Site:
+    """Where a node was evaluated in traced code."""
+
+    func: FunctionInfo
+    context: Context
+    level: int  # the strongest taint level of this function's tracing (for grad-only code)
+    scope: Scope
+    in_loop: bool
+    constants_traced: bool = True  # jnp on constants gives tracers here (jit, not ensure_compile_time_eval)
+
+
+@dataclass
+class CallSite:
+    """A call anywhere in the module (traced or not), for the recompile rules."""
+
+    node: cst.Call
+    func: FunctionInfo | None  # enclosing function, None at module level
+    scope: Scope
+    loop: cst.CSTNode | None  # the innermost enclosing loop in the same function
+    qualified: str | None
+    arg_values: list[Value]
+    traced: bool
+    callee: FuncValue | None  # a callable defined in this module, when resolved
+    varying: dict[str, str]  # names that change between iterations of the enclosing loops -> kind
+    loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
+
+    @property
+    def in_loop(self) -> bool:
+        return self.loop is not None
+
+
+@dataclass
+class JitCreation:
+    """A jit wrapper created at run time: `jax.jit(f)` (call form) or a jit-decorated nested def."""
+
+    node: cst.CSTNode  # where to report: the call, or the decorator
+    wrapped: cst.CSTNode  # the wrapped expression, or the FunctionDef
+    transform: str
+    func: FunctionInfo | None  # enclosing function
+    loop: cst.CSTNode | None  # innermost enclosing loop in the same function
+    target: FuncValue | None
+    loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
+    varying: dict[str, str] = field(default_factory=dict)  # names rebound in those loops -> kind (as CallSite)

@@ -1,0 +1,179 @@
+"""The worklist: walks a module's code until the recorded values stop growing (``Scheduler``'s implementation).
+
+Functions are evaluated from a worklist: module-level code and untraced functions once, eagerly (to
+find transforms); trace contexts with their parameters' values; helpers called from traced code with
+the values their callers pass, until nothing grows. Values only grow, so the walk terminates, and the
+per-node results (in ``jitlint.analysis.model.ModuleFacts``) are the union over every way the code is traced.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable
+
+from jitlint.analysis.contexts import Context
+from jitlint.analysis.eval import Evaluator
+from jitlint.analysis.model import ModuleFacts
+from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, Value, Variant, merge_values, value_taint,
+                                     variant_key)
+from jitlint.analysis.scheduler import ContextStart
+from jitlint.analysis.values import Const, Taint, join
+
+MAX_SETTLE_DEPTH = 6  # callees walked at once, nested; deeper call chains fall back to the worklist
+
+
+class Solver:
+    """Runs the evaluator over one module's facts, per function and calling context, to a fixed point."""
+
+    def __init__(self, facts: ModuleFacts):
+        self.facts = facts
+        self._worklist: list[tuple[FunctionInfo, Variant]] = []
+        self._queued: set[tuple[int, tuple]] = set()
+        # fact -> the (reader, reader's context key) pairs whose walks read it (dicts as ordered sets: the
+        # order re-walks are queued in must not depend on memory addresses)
+        self._readers: dict[Hashable, dict[tuple[FunctionInfo, tuple], None]] = {}
+        # How each context was started, to restart it when a defaulted parameter turns out passed.
+        self._starts: dict[int, list[ContextStart]] = {}
+        self._budget = self._budget_total = 0
+        self._settle_depth = 0
+
+    # ---------------------------------------------------------------- the run
+    def run(self) -> None:
+        facts = self.facts
+        Evaluator(facts, self, None).run_module()
+        self._budget = 50 * (len(facts.functions) + 10)  # bounds re-walks, whatever the code looks like
+        self._budget_total = self._budget
+        # Eager code first: what it passes to jitted functions (objects of known classes, factories'
+        # arguments) is then known when the traced bodies are walked, so no walk sees less than the run.
+        # Every function not reached by tracing is walked once, eagerly, to find transforms; walking may
+        # create lambda infos, so iterate by position, and again after tracing reached more code.
+        # Constructors first: what `self.x = ...` stores is read by the other methods.
+        for info in facts.functions:
+            if info.class_name and info.name in ("__init__", "setup", "__post_init__") and not info.traced:
+                info.eager_done = True
+                Evaluator(facts, self, info).run_function()
+        i = 0
+        while True:
+            while i < len(facts.functions):
+                info = facts.functions[i]
+                i += 1
+                if not info.eager_done and not info.traced:
+                    info.eager_done = True
+                    Evaluator(facts, self, info).run_function()
+            if not self._worklist:
+                return
+            self._drain()
+            if self._budget <= 0:
+                return
+
+    def _drain(self) -> None:
+        """Walk queued (function, context) pairs until values stop growing (or the budget runs out)."""
+        while self._worklist and self._budget > 0:
+            self._budget -= 1
+            info, variant = self._worklist.pop()
+            self._queued.discard((id(info), variant.key))
+            Evaluator(self.facts, self, info, variant).run_function()
+
+    @property
+    def out_of_budget(self) -> bool:
+        """Did the worklist stop at its budget (`run`) rather than when nothing grew?"""
+        return self._budget <= 0
+
+    @property
+    def budget_used(self) -> int:
+        return self._budget_total - self._budget
+
+    # ---------------------------------------------------------------- Scheduler
+    def settle(self, info: FunctionInfo, variant: Variant | None) -> None:
+        """Walk a just-requested callee now, so its caller reads its real return value on this walk (a
+        guess now would stay in the recorded values, which only grow). Bounded: deep call chains fall
+        back to the worklist."""
+        if variant is None or variant.returns_known or info.callback or self._settle_depth >= MAX_SETTLE_DEPTH \
+                or self._budget <= 0:
+            return
+        self._settle_depth += 1
+        self._budget -= 1
+        try:
+            Evaluator(self.facts, self, info, variant).run_function()
+        finally:
+            self._settle_depth -= 1
+
+    def enqueue(self, info: FunctionInfo, variant: Variant | None = None) -> None:
+        """Queue one context of `info` (or every context, when something all of them read changed)."""
+        for v in ([variant] if variant is not None else list(info.variants.values())):
+            if (id(info), v.key) not in self._queued:
+                self._queued.add((id(info), v.key))
+                self._worklist.append((info, v))
+
+    def reads(self, fact: Hashable, reader: FunctionInfo, key: tuple) -> None:
+        self._readers.setdefault(fact, {})[(reader, key)] = None
+
+    def changed(self, fact: Hashable) -> None:
+        for reader, key in self._readers.get(fact, ()):
+            if key in reader.variants:  # walked with what the fact was before
+                self.enqueue(reader, reader.variants[key])
+
+    def started(self, info: FunctionInfo, start: ContextStart) -> None:
+        self._starts.setdefault(id(info), []).append(start)
+
+    def request(self, info: FunctionInfo, context: Context, params: dict[str, Value],
+                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> Variant | None:
+        """Trace `info` in the calling context these parameter values describe; returns that context's
+        summary (shared with earlier callers of the same kind)."""
+        if info.callback:
+            return None
+        every = not info.traced  # what every context reads changed: re-walk them all
+        info.traced = True
+        if context not in info.contexts:
+            info.contexts.append(context)
+            every = True
+        if traces_constants and not info.traces_constants:
+            info.traces_constants = True
+            every = True
+        if closure:
+            for name, value in closure.items():
+                if name not in info.closure:
+                    info.closure[name] = value
+                    every = every or isinstance(value, (Taint, Const))
+                    continue
+                old = info.closure[name]
+                merged = merge_values(old, value)
+                if merged is not old and not (isinstance(old, Taint) and old == merged):
+                    info.closure[name] = merged
+                    every = every or isinstance(merged, Taint) or isinstance(old, Const)
+        variant, changed = self._variant(info, params)
+        if every:
+            self.enqueue(info)
+        elif changed:
+            self.enqueue(info, variant)
+        return variant
+
+    def _variant(self, info: FunctionInfo, params: dict[str, Value]) -> tuple[Variant, bool]:
+        key = variant_key(info.params, params)
+        variant = info.variants.get(key)
+        if variant is None and len(info.variants) >= MAX_VARIANTS:
+            key = JOINED
+            variant = info.variants.get(key)
+        if variant is None:
+            variant = info.variants[key] = Variant(key, {n: params.get(n) for n in info.params})
+            return variant, True
+        changed = False
+        for name in info.params:
+            old, new = variant.params.get(name), params.get(name)
+            if key == JOINED:
+                merged = join(value_taint(old), value_taint(new)) or (old if old == new else None)
+            else:
+                merged = join(old, new) if isinstance(old, Taint) else old
+            if merged != old:
+                variant.params[name] = merged
+                changed = True
+        return variant, changed
+
+    def refresh(self, info: FunctionInfo) -> None:
+        """A caller told more about the parameters (a default is passed, a Module's class): restart its
+        contexts. Contexts not walked yet are replaced, not kept beside the better ones."""
+        if not any(v.returns_known for v in info.variants.values()):
+            self._worklist = [(i, v) for i, v in self._worklist if i is not info]
+            self._queued = {(q, key) for q, key in self._queued if q != id(info)}
+            info.variants.clear()
+        for start in self._starts.get(id(info), []):
+            Evaluator(self.facts, self, start.parent).restart_context(start)
