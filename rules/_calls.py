@@ -7,13 +7,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
-
-from jitlint.analysis import runs
+from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.cardinality import built_by, class_hash_kind
 from jitlint.analysis.facade import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
-from jitlint.source.cstwalk import children, descendants
 from jitlint.analysis.index import JitSignature
 from jitlint.rules.base import RuleContext
+from jitlint.source.cstwalk import children, descendants
 
 
 @dataclass
@@ -135,15 +134,25 @@ def _counter_of(site: CallSite, name: str) -> bool:
 def jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[BoundArg]]]:
     """Every call of a jitted function in this file (in any code), with its bound arguments: worked out
     once per file, for the seven rules that ask."""
-    found = ctx.__dict__.get("_jitted_calls")
-    if found is None:
-        found = ctx.__dict__["_jitted_calls"] = []
-        for site in ctx.analysis.call_sites.values():
-            target = signature_for(ctx, site)
-            if target is not None:
-                sig, bound, skip_self = target
-                found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)))
+    return ctx.memo(jitted_calls, lambda: _jitted_calls(ctx))
+
+
+def _jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[BoundArg]]]:
+    found = []
+    for site in ctx.analysis.call_sites.values():
+        target = signature_for(ctx, site)
+        if target is not None:
+            sig, bound, skip_self = target
+            found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)))
     return found
+
+
+def static_arguments(ctx: RuleContext):
+    """(site, signature, argument) of every argument bound to a static parameter of a jitted call."""
+    for site, sig, args in jitted_calls(ctx):
+        for arg in args:
+            if arg.static is True:
+                yield site, sig, arg
 
 
 def callee_name(sig: JitSignature) -> str:
@@ -152,16 +161,13 @@ def callee_name(sig: JitSignature) -> str:
 
 # ------------------------------------------------------------------------------ what runs more than once
 
-def repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
+def repeated_functions(ctx: RuleContext) -> dict[FunctionInfo, str]:
     """Functions whose body runs more than once with the same meaning, with the reason, for messages.
 
     Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
     different computation per item, and `{k: make(v) for ...}` keeps one result per item. No function is
     assumed repeated for its name. Worked out once per file (four rules ask); read only."""
-    reasons = a.__dict__.get("_repeated_functions")
-    if reasons is None:
-        reasons = a.__dict__["_repeated_functions"] = _repeated_functions(a)
-    return reasons
+    return ctx.memo(repeated_functions, lambda: _repeated_functions(ctx.analysis))
 
 
 def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
@@ -370,12 +376,6 @@ def non_jax_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -
     return None
 
 
-def built_by(a: ModuleAnalysis, func: FunctionInfo | None, expr: cst.BaseExpression, makers: set[str]) -> bool:
-    """`expr` is a call of one of `makers` (qualified names), or a name only ever bound to such calls."""
-    sources = runs.bound_values(a, func, expr)
-    return bool(sources) and all(isinstance(s, cst.Call) and a.call_names.get(s) in makers for s in sources)
-
-
 def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression, value,
                            repeated: dict) -> str | None:
     """An object built per call whose hash is its identity (so it never hits the compile cache)."""
@@ -395,37 +395,6 @@ def identity_hashed_object(ctx: RuleContext, site: CallSite, expr: cst.BaseExpre
     return None
 
 
-def class_hash_kind(a: ModuleAnalysis, class_name: str) -> str:
-    """How instances of a module-local class hash: "value" (frozen dataclass, NamedTuple, Enum, pytree
-    modules, `__hash__`), "unhashable" (a plain `@dataclass` or `__eq__` without `__hash__`: Python sets
-    `__hash__ = None`), or "identity" (the default object hash)."""
-    for stmt in a.module.body:
-        if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name):
-            continue
-        methods = a.classes.get(class_name, {})
-        if "__hash__" in methods:
-            return "value"
-        for base in stmt.bases:
-            text = a.module.code_for_node(base.value)
-            if any(k in text for k in ("NamedTuple", "Enum", "tuple", "str", "int", "Module", "PyTreeNode",
-                                       "struct")):
-                return "value"
-        for dec in stmt.decorators:
-            d = dec.decorator
-            name = a.module.code_for_node(d.func if isinstance(d, cst.Call) else d)
-            if not name.endswith("dataclass"):
-                continue
-            options = {arg.keyword.value: a.module.code_for_node(arg.value) for arg in
-                       (d.args if isinstance(d, cst.Call) else ()) if arg.keyword is not None}
-            if options.get("frozen") == "True" or options.get("unsafe_hash") == "True":
-                return "value"
-            if options.get("eq") == "False":
-                return "identity"
-            return "unhashable"
-        return "unhashable" if "__eq__" in methods else "identity"
-    return "value"  # not defined here: assume it hashes by value
-
-
 @dataclass
 class JittedMethodCall:
     """`t.update(p)` (or `t(p)`, its `__call__`): `t` certainly an instance of a local class, the method
@@ -440,11 +409,8 @@ class JittedMethodCall:
 
 def jitted_method_calls(ctx: RuleContext) -> list[JittedMethodCall]:
     """Every such call in this file: worked out once per file, for JIT204 and JIT304."""
-    found = ctx.__dict__.get("_jitted_method_calls")
-    if found is None:
-        found = ctx.__dict__["_jitted_method_calls"] = [
-            call for site in ctx.analysis.call_sites.values() if (call := _jitted_method_call(ctx, site)) is not None]
-    return found
+    return ctx.memo(jitted_method_calls, lambda: [
+        call for site in ctx.analysis.call_sites.values() if (call := _jitted_method_call(ctx, site)) is not None])
 
 
 def _jitted_method_call(ctx: RuleContext, site: CallSite) -> JittedMethodCall | None:
@@ -459,7 +425,7 @@ def _jitted_method_call(ctx: RuleContext, site: CallSite) -> JittedMethodCall | 
     if binding is None or binding.bound_self or not isinstance(binding.node, cst.Decorator) or \
             binding.transform not in jaxapi.TRANSFORMS or jaxapi.TRANSFORMS[binding.transform].filtered:
         return None
-    if name != "__call__" and _attribute_stored(a, name):
+    if name != "__call__" and _attribute_stored(ctx, name):
         return None  # an instance attribute of that name would shadow the method (not a special method)
     static = binding.static_params()
     return JittedMethodCall(site, receiver, class_name, info,
@@ -470,9 +436,8 @@ def traced_self_calls(ctx: RuleContext) -> list[JittedMethodCall]:
     """The jitted method calls whose method does not make `self` static, on an instance of a plain class
     of this module. The receiver's class must be known (built by `Cls(...)` here): `self.update(...)`
     inside the class may run on a subclass that is a pytree."""
-    a = ctx.analysis
     return [call for call in jitted_method_calls(ctx) if call.self_static is False
-            and plain_class(a, call.class_name) and plain_class(a, call.method.class_name, call.method)]
+            and plain_class(ctx, call.class_name) and plain_class(ctx, call.method.class_name, call.method)]
 
 
 def instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> str | None:
@@ -485,11 +450,12 @@ def instance_of(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression) -> 
     return name if name in a.classes else None
 
 
-def plain_class(a: ModuleAnalysis, class_name: str, method: FunctionInfo | None = None, depth: int = 0) -> bool:
+def plain_class(ctx: RuleContext, class_name: str, method: FunctionInfo | None = None, depth: int = 0) -> bool:
     """Instances of this module-level class are certainly not JAX types: no decorator (a pytree or dataclass
     registration), no metaclass, only `object` or such plain local classes as bases, no `__jax_array__`,
     and the module uses its name only to build instances and in annotations (not in a
     `register_pytree_node(Cls, ...)`, nor as a base: a subclass may be a pytree). `method`: defined in it."""
+    a = ctx.analysis
     found = [s for s in a.module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name]
     if len(found) != 1 or depth > 8:
         return False
@@ -505,10 +471,10 @@ def plain_class(a: ModuleAnalysis, class_name: str, method: FunctionInfo | None 
         value = base.value
         if isinstance(value, cst.Name) and value.value == "object" and "object" not in a.module_assignments:
             continue
-        if isinstance(value, cst.Name) and value.value in a.classes and plain_class(a, value.value, None, depth + 1):
+        if isinstance(value, cst.Name) and value.value in a.classes and plain_class(ctx, value.value, None, depth + 1):
             continue
         return False
-    return depth > 0 or _only_instantiated(a, class_name)
+    return depth > 0 or _only_instantiated(ctx, class_name)
 
 
 def _assigns_in_body(node: cst.ClassDef, names: tuple[str, ...]) -> bool:
@@ -519,14 +485,12 @@ def _assigns_in_body(node: cst.ClassDef, names: tuple[str, ...]) -> bool:
     return False
 
 
-def _attribute_stored(a: ModuleAnalysis, attr: str) -> bool:
+def _attribute_stored(ctx: RuleContext, attr: str) -> bool:
     """Whether the module stores into an attribute of this name anywhere (`self.update = ...`), or
     calls `setattr`."""
-    cached = a.__dict__.setdefault("_attribute_stored", {})
-    if attr not in cached:
-        cached[attr] = any(isinstance(node, cst.Name) and node.value == "setattr" or
-                           any(_stores_attr(t, attr) for t in _targets(node)) for node in descendants(a.module))
-    return cached[attr]
+    return ctx.memo((_attribute_stored, attr), lambda: any(
+        isinstance(node, cst.Name) and node.value == "setattr" or any(_stores_attr(t, attr) for t in _targets(node))
+        for node in descendants(ctx.module)))
 
 
 def _targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
@@ -550,13 +514,14 @@ def _stores_attr(target: cst.BaseExpression, attr: str) -> bool:
     return False
 
 
-def _only_instantiated(a: ModuleAnalysis, class_name: str) -> bool:
+def _only_instantiated(ctx: RuleContext, class_name: str) -> bool:
     """Every use of the name in the module builds an instance (`Cls(...)`) or is an annotation."""
-    cached = a.__dict__.setdefault("_only_instantiated", {})
-    if class_name in cached:
-        return cached[class_name]
+    return ctx.memo((_only_instantiated, class_name), lambda: _only_instantiated_in(ctx.module, class_name))
+
+
+def _only_instantiated_in(module: cst.Module, class_name: str) -> bool:
     allowed: set[int] = set()
-    stack: list[cst.CSTNode] = [a.module]
+    stack: list[cst.CSTNode] = [module]
     ok = True
     while stack and ok:
         node = stack.pop()
@@ -569,7 +534,6 @@ def _only_instantiated(a: ModuleAnalysis, class_name: str) -> bool:
         elif isinstance(node, cst.Name) and node.value == class_name and id(node) not in allowed:
             ok = False
         stack.extend(children(node))
-    cached[class_name] = ok
     return ok
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.analysis.facade import TRACED, ModuleAnalysis, Site, Taint
+from jitlint.analysis.facade import TRACED, ContextKind, ModuleAnalysis, Site, Taint
+from jitlint.analysis.names import dotted
+from jitlint.rules.base import InsertBefore
 
 
 def traced_in(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int = TRACED,
@@ -70,13 +72,11 @@ def where(site: Site) -> str:
     func = site.func
     name = f"`{func.name}`" if func.name != "<lambda>" else "a lambda"
     ctx = site.context
-    if ctx.kind == "helper":
-        return f"in {name} ({ctx.via})"
-    if ctx.kind == "lax":
-        return f"in {name} (a {ctx.via})"
-    if ctx.kind == "nested":
-        return f"in {name} ({ctx.via})"
-    return f"in {name} (traced by `{ctx.via}`)"
+    if ctx.kind is ContextKind.LAX:
+        return f"in {name} (a {ctx.describe()})"
+    if ctx.kind in (ContextKind.HELPER, ContextKind.NESTED):
+        return f"in {name} ({ctx.describe()})"
+    return f"in {name} (traced by `{ctx.describe()}`)"
 
 
 def calls(analysis: ModuleAnalysis, call: cst.Call, *names: str) -> bool:
@@ -164,8 +164,6 @@ def jax_module(ctx, at: cst.CSTNode) -> tuple[str, "object | None"] | None:
         for small in stmt.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    from jitlint.analysis.names import dotted
-
                     full = dotted(alias.name) or ""
                     if alias.asname is None and full.split(".")[0] == "jax":
                         names.append("jax")
@@ -186,8 +184,6 @@ def _top_level_index(ctx, node: cst.CSTNode) -> int | None:
 
 def _add_import_jax(ctx):
     """`import jax` before the first statement that is not the docstring or a `from __future__` import."""
-    from jitlint.rules.base import InsertBefore
-
     for k, stmt in enumerate(ctx.module.body):
         if k == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
                 stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):

@@ -1,24 +1,27 @@
 """What a rule is: its code, message, docs and examples in one place.
 
 A rule module under ``rules/`` defines ``Rule`` subclasses. The class body carries everything a user
-sees about the rule (ruff's *What it does / Why is this bad? / Example / Use instead*); ``invalid``
-examples must trigger the rule and ``valid`` ones must not (tests run them, and the docs show them).
+sees about the rule (ruff's *What it does / Why is this bad? / Example / Use instead*, and ``messages``,
+the words of its findings); ``invalid`` examples must trigger the rule and ``valid`` ones must not (tests
+run them, and the docs show them).
 """
 
 from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterator
+from typing import TYPE_CHECKING, Callable, ClassVar, Hashable, Iterator, Mapping, TypeVar
 
 import libcst as cst
 
+from jitlint.analysis.whole_file import WholeFile
 from jitlint.core.finding import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis.facade import ModuleAnalysis
-    from jitlint.analysis.whole_file import WholeFile
     from jitlint.analysis.index import ProjectIndex
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -58,6 +61,29 @@ class FixSpec:
     applicability: Applicability = Applicability.SAFE
 
 
+_UNSET = object()
+
+
+class Memo:
+    """Answers the rules work out once per file and share (every call of a jitted function, the functions
+    that run repeatedly, ...). One is made with each `RuleContext`, so an answer lives as long as the
+    file's analysis and no longer: every path that lints a text (the per-file pipeline, the language
+    server's incremental re-lint in jitlint.project.incremental) makes one context per analysis."""
+
+    __slots__ = ("_answers",)
+
+    def __init__(self) -> None:
+        self._answers: dict = {}
+
+    def __call__(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """The answer to `key`, from `compute()` the first time it is asked. The key names the question: by
+        convention the function that asks it, with its arguments (`(_outputs, func)`)."""
+        answer = self._answers.get(key, _UNSET)
+        if answer is _UNSET:
+            answer = self._answers[key] = compute()
+        return answer
+
+
 class RuleContext:
     """What a rule sees of a module."""
 
@@ -73,6 +99,7 @@ class RuleContext:
         self.read_file_facts = False
         self.asked_file: set = set()  # the file_fact questions asked since the language server last looked
         self._whole_file = whole_file  # (the language server passes one built on the ast it has)
+        self.memo = Memo()  # what rules work out once for this file: `ctx.memo(key, compute)`
 
     def file_fact(self, question):
         """A fact of the whole file (jitlint.analysis.whole_file.WholeFile.answer: "parsed", "star", "stages",
@@ -81,8 +108,6 @@ class RuleContext:
         self.read_file_facts = True
         self.asked_file.add(question)
         if self._whole_file is None:
-            from jitlint.analysis.whole_file import WholeFile
-
             self._whole_file = WholeFile(self._source if self._source is not None else self.module.code)
         return self._whole_file.answer(question)
 
@@ -128,9 +153,17 @@ class Rule:
     # The runtime evidence that confirms a finding (jitlint.runtime.confirm reads it; a `# noqa` for the
     # rule also silences the runtime-only finding of the same cause at that line).
     confirmed_by: ClassVar[Confirmation] = Confirmation()
+    # What the rule says at a finding: its message templates by case (`str.format` fields, filled in by
+    # `check` through `message`), and the pieces that vary within one (a remedy, a kind of value).
+    messages: ClassVar[Mapping[str, str]] = {}
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @classmethod
+    def message(cls, case: str, /, **fields: object) -> str:
+        """The template `messages[case]`, its fields filled in."""
+        return cls.messages[case].format(**fields)
 
     @classmethod
     def docs(cls) -> str:

@@ -1,10 +1,12 @@
-"""JIT4xx: Python control flow and concretization on traced values.
+"""JIT4xx: Python control flow on traced values: branches, asserts, truth values, comparisons, loops.
 
 Inside `jit` (and `vmap`, `lax` bodies, ...) a traced value has no concrete value, so anything that
 needs one -- a truth value, a Python int or float, a NumPy array -- raises while JAX traces the function.
 These are certain errors, not style: each rule names the exception JAX raises (measured on 0.10.2).
 Under plain `jax.grad` the primal is concrete, so `if`, `bool()`, `int()` and `.item()` work there and
-are not reported; `float()`, `math.*` and NumPy conversions still fail and are.
+are not reported; `float()`, `math.*` and NumPy conversions still fail and are. Here: Python control
+flow that takes a tracer's truth value (TracerBoolConversionError), and loops unrolled over a traced
+array; the conversions to a Python or NumPy value are in `concretization`.
 """
 
 from __future__ import annotations
@@ -13,21 +15,10 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
-
-from jitlint.analysis import runs
-from jitlint.analysis.facade import GRAD_TRACED
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
-from ._helpers import calls, certain_tracer, traced_in, condition_nodes, describe, membership_tested, truth_tested, where
-
-def _fix_cond(site) -> str:
-    """The remedy for a Python branch on a tracer; marking it static only helps where jit traces it."""
-    fix = "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`"
-    if site.context.kind == "jit" and site.func.jit_binding is not None:
-        fix += ", or make the value static with `static_argnames`"
-    return fix
+from ._helpers import certain_tracer, condition_nodes, describe, membership_tested, traced_in, truth_tested, where
 
 
 class IfOnTracedValue(Rule):
@@ -97,14 +88,23 @@ class IfOnTracedValue(Rule):
         """,
     )
 
+    messages = {
+        "branch": "`{kind}` on traced value {value} {where} raises TracerBoolConversionError at trace time; {remedy}",
+        "remedy": "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`",
+        # marking the value static only helps where jit traces the function itself
+        "remedy under jit": "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`, or make the value static with "
+                            "`static_argnames`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.If, cst.While):
             traced = truth_tested(a, node.test)
             if traced is not None:
-                kind = "while" if isinstance(node, cst.While) else "if"
-                yield Report(node.test, f"`{kind}` on traced value {describe(ctx, node.test, traced, site)} {where(site)} "
-                                        f"raises TracerBoolConversionError at trace time; {_fix_cond(site)}")
+                jitted = site.context.kind == "jit" and site.func.jit_binding is not None
+                yield Report(node.test, self.message("branch", kind="while" if isinstance(node, cst.While) else "if",
+                                                     value=describe(ctx, node.test, traced, site), where=where(site),
+                                                     remedy=self.messages["remedy under jit" if jitted else "remedy"]))
 
 
 class AssertOnTracedValue(Rule):
@@ -143,14 +143,18 @@ class AssertOnTracedValue(Rule):
         """,
     )
 
+    messages = {
+        "assert": "`assert` on traced value {value} {where} raises TracerBoolConversionError at trace time; assert on "
+                  "shapes, or check values with `equinox.error_if` / `jax.experimental.checkify`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Assert):
             traced = truth_tested(a, node.test)
             if traced is not None:
-                yield Report(node.test, f"`assert` on traced value {describe(ctx, node.test, traced, site)} {where(site)} "
-                                        "raises TracerBoolConversionError at trace time; assert on shapes, or "
-                                        "check values with `equinox.error_if` / `jax.experimental.checkify`")
+                yield Report(node.test, self.message("assert", value=describe(ctx, node.test, traced, site),
+                                                     where=where(site)))
 
 
 class BoolConversionInExpression(Rule):
@@ -206,21 +210,33 @@ class BoolConversionInExpression(Rule):
         """,
     )
 
+    messages = {
+        "conditional": "conditional expression on traced value {value} {where} raises TracerBoolConversionError; use "
+                       "`jnp.where(cond, a, b)`",
+        "filter": "comprehension filter on traced value {value} {where} raises TracerBoolConversionError; use "
+                  "`jnp.where` or a mask with a fixed size",
+        "and/or": "`{op}` takes the truth value of traced {value} {where} and raises TracerBoolConversionError; use "
+                  "`jnp.where` or `jnp.logical_and`/`jnp.logical_or`",
+        "not": "`not` on traced value {value} {where} raises TracerBoolConversionError; use `~mask` or "
+               "`jnp.logical_not`",
+        "in": "`in` compares traced value {value} {where} element by element and raises TracerBoolConversionError; "
+              "use `jnp.isin`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         in_condition = condition_nodes(a)
         for node, site in a.sites_of(cst.IfExp):
             traced = truth_tested(a, node.test)
             if traced is not None:
-                yield Report(node.test, f"conditional expression on traced value {describe(ctx, node.test, traced, site)} "
-                                        f"{where(site)} raises TracerBoolConversionError; use `jnp.where(cond, a, b)`")
+                yield Report(node.test, self.message("conditional", value=describe(ctx, node.test, traced, site),
+                                                     where=where(site)))
         for node, site in a.sites_of(cst.CompFor):
             for cond in node.ifs:
                 traced = truth_tested(a, cond.test)
                 if traced is not None:
-                    yield Report(cond.test, f"comprehension filter on traced value {describe(ctx, cond.test, traced, site)} "
-                                            f"{where(site)} raises TracerBoolConversionError; use `jnp.where` or a "
-                                            "mask with a fixed size")
+                    yield Report(cond.test, self.message("filter", value=describe(ctx, cond.test, traced, site),
+                                                         where=where(site)))
         inner_chain = {child for node, _ in a.sites_of(cst.BooleanOperation) for child in (node.left, node.right)}
         for node, site in a.sites_of(cst.BooleanOperation):
             if node in in_condition or node in inner_chain:
@@ -229,25 +245,22 @@ class BoolConversionInExpression(Rule):
             for operand in operands[:-1]:  # every operand but the last has its truth value taken
                 traced = truth_tested(a, operand)
                 if traced is not None:
-                    op = "and" if isinstance(node.operator, cst.And) else "or"
-                    yield Report(node, f"`{op}` takes the truth value of traced {describe(ctx, operand, traced, site)} "
-                                       f"{where(site)} and raises TracerBoolConversionError; use `jnp.where` or "
-                                       "`jnp.logical_and`/`jnp.logical_or`")
+                    yield Report(node, self.message("and/or", op="and" if isinstance(node.operator, cst.And) else "or",
+                                                    value=describe(ctx, operand, traced, site), where=where(site)))
                     break
         for node, site in a.sites_of(cst.UnaryOperation):
             if node in in_condition:
                 continue
             traced = truth_tested(a, node.expression)
             if traced is not None:
-                yield Report(node, f"`not` on traced value {describe(ctx, node.expression, traced, site)} {where(site)} "
-                                   "raises TracerBoolConversionError; use `~mask` or `jnp.logical_not`")
+                yield Report(node, self.message("not", value=describe(ctx, node.expression, traced, site),
+                                                where=where(site)))
         for node, site in a.sites_of(cst.Comparison):
             if node in in_condition:
                 continue
             traced = membership_tested(a, node)
             if traced is not None:
-                yield Report(node, f"`in` compares traced value {describe(ctx, node.left, traced, site)} {where(site)} "
-                                   "element by element and raises TracerBoolConversionError; use `jnp.isin`")
+                yield Report(node, self.message("in", value=describe(ctx, node.left, traced, site), where=where(site)))
 
 
 def _chain(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
@@ -259,87 +272,6 @@ def _chain(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
         else:
             out.append(side)
     return out
-
-
-class ConcreteValueOfTracer(Rule):
-    code = "JIT404"
-    name = "concrete-value-of-tracer"
-    summary = "`int()`, `float()`, `bool()`, `.item()`, `.tolist()` or `math.*` on a traced value"
-    severity = Severity.ERROR
-    raises = ("ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError")
-    what = """
-        Finds conversions of a traced value to a Python value inside traced code: `int(t)`, `float(t)`,
-        `bool(t)`, `complex(t)`, `operator.index(t)`, `t.item()`, `t.tolist()`, and `math.*(t)`.
-        """
-    why = """
-        A tracer has no concrete value, so JAX raises `ConcretizationTypeError` (or one of its
-        relatives) while tracing. Under plain `jax.grad`, `int()`, `bool()` and `.item()` work (the
-        primal is concrete) and are not reported there, but `float()`, `.tolist()` and `math.*` still
-        fail and are.
-        """
-    instead_note = """
-        Keep the value as an array (`x.astype(jnp.int32)`, `jnp.sqrt`), or make the argument static.
-        """
-    invalid = (
-        """
-        import jax
-
-        @jax.jit
-        def normalize(x):
-            return x / float(x.max())
-        """,
-        """
-        import math
-        import jax
-
-        @jax.jit
-        def log_norm(x):
-            return math.log(x.sum())
-        """,
-    )
-    valid = (
-        """
-        import jax
-
-        @jax.jit
-        def normalize(x):
-            return x / x.max()
-        """,
-        """
-        import jax
-
-        @jax.jit
-        def rows(x):
-            return int(x.shape[0]) * x  # a shape is static
-        """,
-    )
-
-    def check(self, ctx: RuleContext) -> Iterator[Report]:
-        a = ctx.analysis
-        for node, site in a.sites_of(cst.Call):
-            q = a.call_names.get(node)
-            if q in jaxapi.CONCRETIZERS and node.args:
-                min_level = GRAD_TRACED if q not in jaxapi.CONCRETE_UNDER_GRAD else None
-                traced = certain_tracer(a, node.args[0].value, min_level or 2)
-                if traced is not None:
-                    name = q.rsplit(".", 1)[-1]
-                    yield Report(node, f"`{name}()` of traced value {describe(ctx, node.args[0].value, traced, site)} "
-                                       f"{where(site)} needs a concrete value and raises "
-                                       f"{jaxapi.CONCRETIZERS[q]}; keep it an array (e.g. `.astype(...)`) or make "
-                                       "it a static argument")
-            elif q is not None and q.startswith("math.") and node.args:
-                traced = next((t for t in (certain_tracer(a, arg.value, GRAD_TRACED) for arg in node.args) if t), None)
-                if traced is not None:
-                    yield Report(node, f"`{q}` on traced value `{traced.origin}` {where(site)} converts it to a "
-                                       f"Python float and raises ConcretizationTypeError; use the `jnp` "
-                                       f"equivalent (`jnp.{q.split('.', 1)[1]}`)")
-            elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("item", "tolist") and not node.args:
-                min_level = 2 if node.func.attr.value == "item" else GRAD_TRACED
-                traced = certain_tracer(a, node.func.value, min_level)
-                if traced is not None:
-                    yield Report(node, f"`.{node.func.attr.value}()` of traced value "
-                                       f"{describe(ctx, node.func.value, traced, site)} {where(site)} needs a concrete value "
-                                       "and raises ConcretizationTypeError; keep it an array")
 
 
 class BuiltinMaxMinOfTracer(Rule):
@@ -382,6 +314,15 @@ class BuiltinMaxMinOfTracer(Rule):
         """,
     )
 
+    messages = {
+        "builtin": "builtin `{name}` compares traced value {value} {where} in Python and raises "
+                   "TracerBoolConversionError; use {instead}",
+        # what to use instead, by builtin
+        "max": "`jnp.maximum`/`jnp.max`",
+        "min": "`jnp.minimum`/`jnp.min`",
+        "sorted": "`jnp.sort`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Call):
@@ -396,9 +337,8 @@ class BuiltinMaxMinOfTracer(Rule):
                     traced = certain_tracer(a, arg.value)
                     found = (arg.value, traced) if traced is not None else None
                 if found is not None:
-                    fix = {"max": "`jnp.maximum`/`jnp.max`", "min": "`jnp.minimum`/`jnp.min`", "sorted": "`jnp.sort`"}[name]
-                    yield Report(node, f"builtin `{name}` compares traced value {describe(ctx, *found, site)} "
-                                       f"{where(site)} in Python and raises TracerBoolConversionError; use {fix}")
+                    yield Report(node, self.message("builtin", name=name, value=describe(ctx, *found, site),
+                                                    where=where(site), instead=self.messages[name]))
                     break
 
 
@@ -410,228 +350,6 @@ def _traced_elements(a, expr):
             if t is not None:
                 return el.value, t
     return None
-
-
-class NumpyOnTracer(Rule):
-    code = "JIT406"
-    name = "numpy-on-tracer"
-    summary = "NumPy conversion or ufunc (`np.asarray`, `np.sin`, ...) applied to a traced value"
-    severity = Severity.ERROR
-    raises = ("TracerArrayConversionError",)
-    what = """
-        Finds NumPy functions that convert their argument to a NumPy array -- `np.asarray(t)`,
-        `np.array(t)`, `np.float32(t)`, and ufuncs such as `np.sin(t)`, `np.exp(t)` -- applied to traced
-        values, and module-level NumPy arrays indexed by a traced value (`TABLE[i]`).
-        """
-    why = """
-        NumPy cannot hold a tracer: JAX raises `TracerArrayConversionError` while tracing (under plain
-        `grad` too). Reductions that NumPy delegates to the array's own method (`np.sum(t)`,
-        `np.mean(t)`) happen to work and are not reported; NumPy on constants is fine.
-        """
-    instead_note = "Use the `jax.numpy` function of the same name (`jnp.asarray`, `jnp.sin`)."
-    invalid = (
-        """
-        import jax
-        import numpy as np
-
-        @jax.jit
-        def activation(x):
-            return np.tanh(x)
-        """,
-    )
-    valid = (
-        """
-        import jax
-        import jax.numpy as jnp
-
-        @jax.jit
-        def activation(x):
-            return jnp.tanh(x)
-        """,
-        """
-        import jax
-        import numpy as np
-
-        TABLE = np.linspace(0.0, 1.0, 8)
-
-        @jax.jit
-        def lookup(x):
-            return x * np.sin(TABLE).sum()  # NumPy on a constant
-        """,
-    )
-
-    def check(self, ctx: RuleContext) -> Iterator[Report]:
-        a = ctx.analysis
-        for node, site in a.sites_of(cst.Subscript):
-            if not (isinstance(node.value, cst.Name) and _is_module_numpy_array(a, site, node.value.value)):
-                continue
-            for el in node.slice:
-                index = el.slice.value if isinstance(el.slice, cst.Index) else None
-                traced = certain_tracer(a, index, GRAD_TRACED) if index is not None else None
-                if traced is not None:
-                    yield Report(node, f"indexing the NumPy array `{node.value.value}` with traced value "
-                                       f"{describe(ctx, index, traced, site)} {where(site)} converts the tracer to "
-                                       f"NumPy and raises TracerArrayConversionError; use "
-                                       f"`jnp.asarray({node.value.value})[...]`")
-                    break
-        for node, site in a.sites_of(cst.Call):
-            q = a.call_names.get(node)
-            if q is None or not q.startswith("numpy.") or q in jaxapi.NUMPY_DELEGATING or q in jaxapi.STATIC_FUNCS:
-                continue
-            if q.startswith(("numpy.random.", "numpy.testing.")):
-                continue
-            for arg in node.args:
-                traced = certain_tracer(a, arg.value, GRAD_TRACED)
-                if traced is not None:
-                    short = q.replace("numpy.", "np.")
-                    yield Report(node, f"`{short}` on traced value {describe(ctx, arg.value, traced, site)} {where(site)} "
-                                       f"converts it to a NumPy array and raises TracerArrayConversionError; use "
-                                       f"`{short.replace('np.', 'jnp.')}`")
-                    break
-
-
-def _is_module_numpy_array(a, site, name: str) -> bool:
-    """A module-level name only ever assigned NumPy arrays (and not rebound in the function)."""
-    if name in site.func.assignments or name in site.func.params:
-        return False
-    sources = a.module_assignments.get(name, [])
-    return bool(sources) and all(
-        isinstance(src, cst.Call) and (a.call_names.get(src) or "").startswith("numpy.")
-        and (a.call_names.get(src) or "").rsplit(".", 1)[-1] in _NUMPY_ARRAY_MAKERS for src in sources)
-
-
-_NUMPY_ARRAY_MAKERS = {"array", "asarray", "arange", "linspace", "zeros", "ones", "full", "eye", "stack",
-                       "concatenate", "load", "empty", "random", "normal", "uniform", "rand", "randn"}
-
-
-class RangeOfTracer(Rule):
-    code = "JIT407"
-    name = "python-index-of-tracer"
-    summary = "`range(t)` or a Python list indexed by a traced value needs a concrete integer"
-    severity = Severity.ERROR
-    raises = ("TracerIntegerConversionError",)
-    what = """
-        Finds `range(...)` with a traced bound and Python lists/tuples indexed by a traced value
-        (`[a, b, c][i]`) inside traced code.
-        """
-    why = """
-        Both call `__index__` on the tracer, which has no concrete value: JAX raises
-        `TracerIntegerConversionError` at trace time. `range(x.shape[0])` and static arguments are
-        fine.
-        """
-    instead_note = """
-        Loop with `lax.fori_loop(0, n, body, init)` (traced bounds are allowed there) or make `n` static;
-        index arrays instead of lists (`jnp.array([a, b, c])[i]`) or use `lax.switch`.
-        """
-    invalid = (
-        """
-        import jax
-
-        @jax.jit
-        def power(x, n):
-            out = x
-            for _ in range(n):
-                out = out * x
-            return out
-        """,
-    )
-    valid = (
-        """
-        import jax
-        from jax import lax
-
-        @jax.jit
-        def power(x, n):
-            return lax.fori_loop(0, n, lambda i, out: out * x, x)
-        """,
-        """
-        import jax
-
-        @jax.jit
-        def row_sums(x):
-            return [x[i].sum() for i in range(x.shape[0])]
-        """,
-    )
-
-    def check(self, ctx: RuleContext) -> Iterator[Report]:
-        a = ctx.analysis
-        for node, site in a.sites_of(cst.Call):
-            if not calls(a, node, "range"):
-                continue
-            for arg in node.args:
-                traced = certain_tracer(a, arg.value)
-                if traced is not None:
-                    yield Report(node, f"`range()` over traced value {describe(ctx, arg.value, traced, site)} {where(site)} "
-                                       "raises TracerIntegerConversionError; use `lax.fori_loop` (traced bounds are "
-                                       "fine there) or make the bound a static argument")
-                    break
-        for node, site in a.sites_of(cst.Subscript):
-            if not _python_sequence(a, site, node.value):
-                continue
-            for el in node.slice:
-                if isinstance(el.slice, cst.Index):
-                    traced = certain_tracer(a, el.slice.value)
-                    if traced is not None:
-                        yield Report(node, f"indexing a Python list with traced value "
-                                           f"{describe(ctx, el.slice.value, traced, site)} {where(site)} raises "
-                                           "TracerIntegerConversionError; index a `jnp.array` or use `lax.switch`")
-                        break
-
-
-def _python_sequence(a, site, expr: cst.BaseExpression) -> bool:
-    """A Python list or tuple: a display, or a name only ever bound to displays (`WEIGHTS = [1.0, 2.0]`)."""
-    sources = runs.bound_values(a, site.func, expr) if isinstance(expr, cst.Name) else [expr]
-    return bool(sources) and all(isinstance(s, (cst.List, cst.Tuple, cst.ListComp)) for s in sources)
-
-
-class TracedSliceBound(Rule):
-    code = "JIT408"
-    name = "traced-slice-bound"
-    summary = "A slice with a traced start/stop/step (`x[i:i+k]`) is a dynamic shape"
-    severity = Severity.ERROR
-    raises = ("IndexError", "TracerIntegerConversionError")
-    what = "Finds slices whose bounds are traced values inside traced code: `x[i:i + k]`, `x[:n]`."
-    why = """
-        A slice's bounds decide the result's shape, and shapes must be static under `jit`: JAX raises
-        `IndexError: Slice entries must be static integers` while tracing. Slices by static values
-        (`x[:x.shape[0] // 2]`, static arguments) and integer indexing by a tracer (`x[i]`) are fine.
-        """
-    instead_note = """
-        Use `lax.dynamic_slice(x, (i,), (k,))` / `lax.dynamic_slice_in_dim` with a static size `k`, or
-        make the bound a static argument.
-        """
-    invalid = (
-        """
-        import jax
-
-        @jax.jit
-        def window(x, i):
-            return x[i:i + 4]
-        """,
-    )
-    valid = (
-        """
-        import jax
-        from jax import lax
-
-        @jax.jit
-        def window(x, i):
-            return lax.dynamic_slice_in_dim(x, i, 4)
-        """,
-    )
-
-    def check(self, ctx: RuleContext) -> Iterator[Report]:
-        a = ctx.analysis
-        for node, site in a.sites_of(cst.Slice):
-            for bound in (node.lower, node.upper, node.step):
-                if bound is None:
-                    continue
-                traced = certain_tracer(a, bound)
-                if traced is not None:
-                    yield Report(node, f"slice bound {describe(ctx, bound, traced, site)} is traced {where(site)}: the "
-                                       "result's shape would depend on it, so JAX raises IndexError; use "
-                                       "`lax.dynamic_slice` with a static size, or a static argument")
-                    break
 
 
 class LoopOverTracedArray(Rule):
@@ -671,6 +389,11 @@ class LoopOverTracedArray(Rule):
         """,
     )
 
+    messages = {
+        "loop": "Python loop over traced array {value} {where} is unrolled: compile time grows with its length; use "
+                "`jax.vmap`, `lax.map` or `lax.scan`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.For, cst.CompFor):
@@ -684,7 +407,5 @@ class LoopOverTracedArray(Rule):
             for expr in candidates:
                 traced = certain_tracer(a, expr)
                 if traced is not None and traced.is_array:
-                    yield Report(expr, f"Python loop over traced array {describe(ctx, expr, traced, site)} {where(site)} "
-                                       "is unrolled: compile time grows with its length; use `jax.vmap`, "
-                                       "`lax.map` or `lax.scan`")
+                    yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
@@ -72,8 +71,16 @@ class FreshCallableStaticArg(Rule):
         """,
     )
 
+    messages = {
+        "passed": "{value} is passed to static parameter `{param}` of jitted `{callee}`: a new object on every call "
+                  "misses the compile cache, so each call recompiles; define it once and pass the same object",
+        "forwarded": "{value} is passed to `{via}`, which hands it to static parameter `{param}` of jitted `{callee}`: "
+                     "a new object on every call misses the compile cache, so each call recompiles; define it once "
+                     "and pass the same object",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis)
+        repeated = repeated_functions(ctx)
         for site, sig, args in jitted_calls(ctx):
             if site.func is None and site.loop is None:
                 continue  # module-level one-off call: one compile
@@ -82,18 +89,15 @@ class FreshCallableStaticArg(Rule):
                     continue
                 fresh = fresh_callable(ctx, site, arg.expr, arg.value, repeated)
                 if fresh is not None:
-                    yield Report(arg.expr, f"{fresh} is passed to static parameter `{arg.param}` of jitted "
-                                           f"`{callee_name(sig)}`: a new object on every call misses the compile cache, "
-                                           "so each call recompiles; define it once and pass the same object")
+                    yield Report(arg.expr, self.message("passed", value=fresh, param=arg.param,
+                                                        callee=callee_name(sig)))
                     continue
                 # Through a helper's parameter: report where the new object is built.
                 for outer, expr, value, via in forwarded(ctx.analysis, site, arg.expr):
                     fresh = fresh_callable(ctx, outer, expr, value, repeated)
                     if fresh is not None:
-                        yield Report(expr, f"{fresh} is passed to `{via}`, which hands it to static parameter "
-                                           f"`{arg.param}` of jitted `{callee_name(sig)}`: a new object on every call "
-                                           "misses the compile cache, so each call recompiles; define it once and "
-                                           "pass the same object")
+                        yield Report(expr, self.message("forwarded", value=fresh, via=via, param=arg.param,
+                                                        callee=callee_name(sig)))
 
 
 class CallableToTracedArg(Rule):
@@ -145,22 +149,27 @@ class CallableToTracedArg(Rule):
         """,
     )
 
+    messages = {
+        "function": "function `{value}` is passed to non-static parameter `{param}` of jitted `{callee}`: functions "
+                    "are not JAX types, so the call raises TypeError; add `static_argnames=\"{param}\"`",
+        "object": "`{value}`, {what}, is passed to non-static parameter `{param}` of jitted `{callee}`: it is not a "
+                  "JAX type, so the call raises TypeError; close over it, or mark it static "
+                  "(`static_argnames=\"{param}\"`)",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         for site, sig, args in jitted_calls(ctx):
             for arg in args:
                 if arg.static is not False:
                     continue
                 if is_function_value(ctx, arg.expr, arg.value) or loops_over_functions(ctx, site, arg.expr):
-                    yield Report(arg.expr, f"function `{ctx.short(arg.expr)}` is passed to non-static parameter "
-                                           f"`{arg.param}` of jitted `{callee_name(sig)}`: functions are not JAX types, "
-                                           f"so the call raises TypeError; add `static_argnames=\"{arg.param}\"`")
+                    yield Report(arg.expr, self.message("function", value=ctx.short(arg.expr), param=arg.param,
+                                                        callee=callee_name(sig)))
                     continue
                 described = non_jax_object(ctx, site, arg.expr)
                 if described is not None:
-                    yield Report(arg.expr, f"`{ctx.short(arg.expr)}`, {described}, is passed to non-static "
-                                           f"parameter `{arg.param}` of jitted `{callee_name(sig)}`: it is not a JAX "
-                                           "type, so the call raises TypeError; close over it, or mark it static "
-                                           f"(`static_argnames=\"{arg.param}\"`)")
+                    yield Report(arg.expr, self.message("object", value=ctx.short(arg.expr), what=described,
+                                                        param=arg.param, callee=callee_name(sig)))
 
 
 class IdentityHashedStaticArg(Rule):
@@ -220,17 +229,21 @@ class IdentityHashedStaticArg(Rule):
         """,
     )
 
+    messages = {
+        "passed": "{value} is passed to static parameter `{param}` of jitted `{callee}`: each new object is a new "
+                  "cache key, so every call recompiles; build it once, or make its class hash by value",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis)
+        repeated = repeated_functions(ctx)
         for site, sig, args in jitted_calls(ctx):
             for arg in args:
                 if arg.static is not True:
                     continue
                 described = identity_hashed_object(ctx, site, arg.expr, arg.value, repeated)
                 if described is not None:
-                    yield Report(arg.expr, f"{described} is passed to static parameter `{arg.param}` of jitted "
-                                           f"`{callee_name(sig)}`: each new object is a new cache key, so every call "
-                                           "recompiles; build it once, or make its class hash by value")
+                    yield Report(arg.expr, self.message("passed", value=described, param=arg.param,
+                                                        callee=callee_name(sig)))
 
 
 class PlainObjectAsTracedSelf(Rule):
@@ -292,11 +305,14 @@ class PlainObjectAsTracedSelf(Rule):
         """,
     )
 
+    messages = {
+        "self": "`{receiver}` is passed as `self` to `{cls}.{method}`, whose `@{transform}` traces it: a `{cls}` (a "
+                "plain class, not a pytree) is not a JAX type, so the call raises TypeError; jit the bound method "
+                "once in `__init__`, make `self` static (`static_argnums=0`), or register the class as a pytree",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         for call in traced_self_calls(ctx):
             receiver, class_name, info = call.receiver, call.class_name, call.method
-            yield Report(receiver, f"`{ctx.short(receiver)}` is passed as `self` to `{class_name}.{info.name}`, "
-                                   f"whose `@{info.jit_binding.transform}` traces it: a "
-                                   f"`{class_name}` (a plain class, not a pytree) is not a JAX type, so the call "
-                                   "raises TypeError; jit the bound method once in `__init__`, make `self` static "
-                                   "(`static_argnums=0`), or register the class as a pytree")
+            yield Report(receiver, self.message("self", receiver=ctx.short(receiver), cls=class_name, method=info.name,
+                                                transform=info.jit_binding.transform))

@@ -12,12 +12,11 @@ from typing import Iterator
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
-
-from jitlint.analysis import runs
+from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.finding import Applicability, Severity
+from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
 from ._calls import repeated_functions
@@ -126,9 +125,9 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
     return None
 
 
-def _rewrap_remedy(creation: JitCreation) -> str:
-    """Hoist a wrapper whose options are fixed; memoize one whose options vary per call (computed in the
-    function, or passed to it)."""
+def _options_vary(creation: JitCreation) -> bool:
+    """Does the jit take options that vary per call (computed in the function, or passed to it)? Then the
+    wrapper is to be memoized on them, not hoisted."""
     node = creation.node
     func = creation.func
     local = set(func.params) | set(func.assignments) if func is not None else set()
@@ -140,10 +139,7 @@ def _rewrap_remedy(creation: JitCreation) -> str:
             return value.value in local
         return True
 
-    varying = isinstance(node, cst.Call) and any(arg.keyword is not None and varies(arg.value) for arg in node.args)
-    if varying:
-        return "its options vary per call, so memoize the wrapper on them (e.g. `functools.lru_cache`)"
-    return "hoist the wrapper out of the loop"
+    return isinstance(node, cst.Call) and any(arg.keyword is not None and varies(arg.value) for arg in node.args)
 
 
 class JitOfFreshFunction(Rule):
@@ -228,8 +224,14 @@ class JitOfFreshFunction(Rule):
         """,
     )
 
+    messages = {
+        "fresh": "`{transform}` of {what} {place}: JAX retraces and recompiles every time; create the {made} "
+                 "function once (module level or `__init__`) and pass what varies as an argument",
+        "retraces": "{what} (`{transform}` retraces on every re-wrap)",  # (a stable function, under nnx.jit)
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis)
+        repeated = repeated_functions(ctx)
         for creation in ctx.analysis.jit_creations.values():
             kind = _wrapped_kind(ctx, creation)
             if kind is None:
@@ -240,11 +242,10 @@ class JitOfFreshFunction(Rule):
             place = _where_repeated(ctx, creation, repeated)
             if place is None:
                 continue
-            why = kind[1] if kind[0] == "fresh" else f"{kind[1]} (`{creation.transform}` retraces on every re-wrap)"
-            made = "pmapped" if "pmap" in creation.transform else "jitted"
-            yield Report(creation.node, f"`{creation.transform}` of {why} {place}: JAX retraces and recompiles "
-                                        f"every time; create the {made} function once (module level or `__init__`) "
-                                        "and pass what varies as an argument")
+            what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],
+                                                                   transform=creation.transform)
+            yield Report(creation.node, self.message("fresh", transform=creation.transform, what=what, place=place,
+                                                     made="pmapped" if "pmap" in creation.transform else "jitted"))
 
 
 class JitRewrapInLoop(Rule):
@@ -335,8 +336,20 @@ class JitRewrapInLoop(Rule):
         """,
     )
 
+    messages = {
+        # `what` is stable: a re-wrap costs dispatch; unknown: perhaps a bound method, which also recompiles
+        "stable": "`{transform}` of {what} is re-created {place}: wrappers of one function with the same options "
+                  "share a compile cache, so it does not recompile, but {overhead}; {remedy}",
+        "unknown": "`{transform}` of {what} is re-created {place}: {overhead}, and if {what} is a bound method it "
+                   "also recompiles every time; {remedy}",
+        "overhead": "each new wrapper adds about 0.03-0.3 ms of dispatch per call (up to about 10x a hoisted call on "
+                    "small arguments, less on large pytrees)",
+        "hoist": "hoist the wrapper out of the loop",
+        "memoize": "its options vary per call, so memoize the wrapper on them (e.g. `functools.lru_cache`)",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        repeated = repeated_functions(ctx.analysis)
+        repeated = repeated_functions(ctx)
         for creation in ctx.analysis.jit_creations.values():
             if jaxapi.TRANSFORMS[creation.transform].rewrap_retraces:
                 continue
@@ -346,16 +359,10 @@ class JitRewrapInLoop(Rule):
             place = _where_repeated(ctx, creation, repeated, stable=True)
             if place is None:
                 continue
-            name = creation.transform
-            overhead = ("each new wrapper adds about 0.03-0.3 ms of dispatch per call (up to about 10x a hoisted "
-                        "call on small arguments, less on large pytrees)")
-            if kind[0] == "unknown":
-                cost = f"{overhead}, and if {kind[1]} is a bound method it also recompiles every time"
-            else:
-                cost = ("wrappers of one function with the same options share a compile cache, so it does not "
-                        f"recompile, but {overhead}")
-            yield Report(creation.node, f"`{name}` of {kind[1]} is re-created {place}: {cost}; "
-                                        f"{_rewrap_remedy(creation)}",
+            yield Report(creation.node, self.message(kind[0], transform=creation.transform, what=kind[1], place=place,
+                                                     overhead=self.messages["overhead"],
+                                                     remedy=self.messages["memoize" if _options_vary(creation) else
+                                                                          "hoist"]),
                          fix=_hoist_fix(ctx, creation) if place == "inside a loop" else None)
 
 
@@ -392,8 +399,6 @@ def _hoist_fix(ctx: RuleContext, creation: JitCreation) -> FixSpec | None:
         return None
     if any(a.star or a.keyword is None or not _constant_option(a.value) for a in node.args[1:]):
         return None
-    from jitlint.core.fixes import comments
-
     code = ctx.code(node)
     if comments(code) != [] or "\n" in code or "\r" in code:
         return None

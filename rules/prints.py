@@ -11,9 +11,11 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi
+from jitlint.analysis.facade import ContextKind
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
+from jitlint.source.cstwalk import descendants
 
 from ._debug_print import Converter, Message, debug_print_call, escape, literal_text
 from ._helpers import calls, describe, jax_module, mentions_traced, where
@@ -205,6 +207,11 @@ class PrintTracedValue(Rule):
         """,
     )
 
+    messages = {
+        "print": "`print` of traced value {value} {where}: it runs once, at trace time, and shows a tracer instead of "
+                 "the values (and nothing on later calls); use `jax.debug.print`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for call, site in a.sites_of(cst.Call):
@@ -220,12 +227,8 @@ class PrintTracedValue(Rule):
                     break
             if shown is None:
                 continue
-            yield Report(
-                call,
-                f"`print` of traced value {shown} {where(site)}: it runs once, at trace time, and shows "
-                f"a tracer instead of the values (and nothing on later calls); use `jax.debug.print`",
-                fix=_debug_print_fix(ctx, call, site),
-            )
+            yield Report(call, self.message("print", value=shown, where=where(site)),
+                         fix=_debug_print_fix(ctx, call, site))
 
 
 class LogTracedValue(Rule):
@@ -318,6 +321,11 @@ class LogTracedValue(Rule):
         """,
     )
 
+    messages = {
+        "log": "`{call}` of traced value {value} {where}: it runs once, at trace time, and records a tracer, not the "
+               "values; log through `jax.debug.callback` or use `jax.debug.print`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for call, site in a.sites_of(cst.Call):
@@ -333,13 +341,9 @@ class LogTracedValue(Rule):
             for arg in call.args:
                 traced = mentions_traced(a, arg.value)
                 if traced is not None:
-                    yield Report(
-                        call,
-                        f"`{ctx.short(func)}` of traced value {describe(ctx, arg.value, traced, site)} {where(site)}: it runs once, at "
-                        f"trace time, and records a tracer, not the values; log through "
-                        f"`jax.debug.callback` or use `jax.debug.print`",
-                        fix=_log_fix(ctx, call, site),
-                    )
+                    yield Report(call, self.message("log", call=ctx.short(func), where=where(site),
+                                                    value=describe(ctx, arg.value, traced, site)),
+                                 fix=_log_fix(ctx, call, site))
                     break
 
 
@@ -353,8 +357,7 @@ def _applicability(ctx: RuleContext, site) -> Applicability:
     unsafe: who traces them, and whether the output is per element, is not known here."""
     contexts = site.func.contexts or [site.context]
     for c in contexts:
-        q = c.via.removeprefix("@").removesuffix("(...)")
-        if c.kind != "jit" or q not in jaxapi.JIT_WRAPPERS or "pmap" in q:
+        if c.kind is not ContextKind.JIT or c.transform not in jaxapi.JIT_WRAPPERS or "pmap" in c.transform:
             return Applicability.UNSAFE  # (pmap: ordered effects over several devices are not measured here)
     if ctx.file_fact("stages"):
         return Applicability.UNSAFE
@@ -363,21 +366,15 @@ def _applicability(ctx: RuleContext, site) -> Applicability:
 
 def _outputs(ctx: RuleContext, func: cst.CSTNode) -> int:
     """How many calls in this function's body write output (print, logging, jax.debug.*), counted once."""
-    cache = ctx.__dict__.setdefault("_outputs", {})
-    if func not in cache:
-        from jitlint.source.cstwalk import descendants
+    return ctx.memo((_outputs, func), lambda: sum(1 for node in descendants(func) if _writes_output(ctx, node)))
 
-        a = ctx.analysis
-        n = 0
-        for node in descendants(func):
-            if not isinstance(node, cst.Call):
-                continue
-            q = a.call_names.get(node) or ""
-            attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if q == "print" or q.startswith("jax.debug.") or attr in jaxapi.LOGGING_METHODS:
-                n += 1
-        cache[func] = n
-    return cache[func]
+
+def _writes_output(ctx: RuleContext, node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    q = ctx.analysis.call_names.get(node) or ""
+    attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+    return q == "print" or q.startswith("jax.debug.") or attr in jaxapi.LOGGING_METHODS
 
 
 def _debug_print(ctx: RuleContext, call: cst.Call, msg: Message | None, sep: str, site, title: str,
@@ -389,7 +386,7 @@ def _debug_print(ctx: RuleContext, call: cst.Call, msg: Message | None, sep: str
     if named is None:
         return None
     jax_name, import_edit = named
-    pmapped = any("pmap" in c.via for c in site.func.contexts)
+    pmapped = any(c.transform is not None and "pmap" in c.transform for c in site.func.contexts)
     replacement = debug_print_call(jax_name, msg, sep, ordered=_outputs(ctx, site.func.node) > 1 and not pmapped)
     if replacement is None:
         return None

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from jitlint import rules
+from jitlint.catalog import unknown_selectors  # noqa: F401  (the one list of codes, which needs no libcst)
 from jitlint.core.config import Config
 from jitlint.rules.base import Rule
 
 
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
-    from jitlint import rules
-
     return tuple(sorted(rules.RULES, key=lambda r: r.code))
 
 
@@ -24,12 +24,6 @@ def rule_by_code(code: str) -> type[Rule] | None:
 
 def all_codes() -> list[str]:
     return ["JIT000", *(r.code for r in all_rules())]
-
-
-def unknown_selectors(selectors) -> list[str]:
-    from jitlint.catalog import unknown_selectors as unknown  # the one list of codes that needs no libcst
-
-    return unknown(selectors)
 
 
 def enabled_rules(config: Config, path: str | None = None) -> list[Rule]:

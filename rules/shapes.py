@@ -12,9 +12,10 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi
-from jitlint.analysis.facade import positional_args
+from jitlint.analysis.literals import kwarg, positional_args
+from jitlint.analysis.names import dotted
 from jitlint.core.finding import Applicability, Severity
-from jitlint.analysis.literals import kwarg
+from jitlint.core.fixes import comments
 from jitlint.rules.base import FixSpec, Replace, Report, Rule, RuleContext
 
 from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
@@ -148,6 +149,11 @@ class BooleanMaskIndex(Rule):
         """,
     )
 
+    messages = {
+        "mask": "boolean mask {value} is traced {where}: the result's size depends on the data, so JAX raises "
+                "NonConcreteBooleanIndexError; use `jnp.where(mask, x, 0)` or a reduction with `where=mask`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Subscript):
@@ -156,9 +162,7 @@ class BooleanMaskIndex(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, f"boolean mask {describe(ctx, mask, traced, site)} is traced {where(site)}: the "
-                                   "result's size depends on the data, so JAX raises NonConcreteBooleanIndexError; "
-                                   "use `jnp.where(mask, x, 0)` or a reduction with `where=mask`",
+                yield Report(node, self.message("mask", value=describe(ctx, mask, traced, site), where=where(site)),
                              fix=_reduction_fix(ctx, node, mask))
 
 
@@ -174,24 +178,25 @@ _ELEMENTWISE_TESTS = {"jax.numpy.isnan", "jax.numpy.isfinite", "jax.numpy.isinf"
 
 def _reduction_of(ctx: RuleContext, sub: cst.Subscript) -> tuple[cst.Call, str, bool] | None:
     """The reduction applied to `x[mask]` right there: (the call, its name, method form)."""
-    cache = ctx.__dict__.get("_reductions")
-    if cache is None:
-        cache = ctx._reductions = {}
-        for call, _ in ctx.analysis.sites_of(cst.Call):
-            func = call.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) and not call.args:
-                cache[func.value] = (call, func.attr.value, True)
-            q = ctx.analysis.call_names.get(call) or ""
-            if q.startswith("jax.numpy.") and len(call.args) == 1 and call.args[0].keyword is None \
-                    and not call.args[0].star and isinstance(call.args[0].value, cst.Subscript):
-                cache[call.args[0].value] = (call, q.rsplit(".", 1)[-1], False)
-    return cache.get(sub)
+    return ctx.memo(_reduction_of, lambda: _reductions(ctx)).get(sub)
+
+
+def _reductions(ctx: RuleContext) -> dict[cst.Subscript, tuple[cst.Call, str, bool]]:
+    """Every subscript a reduction is applied to in traced code, with the reduction (as `_reduction_of`)."""
+    found = {}
+    for call, _ in ctx.analysis.sites_of(cst.Call):
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) and not call.args:
+            found[func.value] = (call, func.attr.value, True)
+        q = ctx.analysis.call_names.get(call) or ""
+        if q.startswith("jax.numpy.") and len(call.args) == 1 and call.args[0].keyword is None \
+                and not call.args[0].star and isinstance(call.args[0].value, cst.Subscript):
+            found[call.args[0].value] = (call, q.rsplit(".", 1)[-1], False)
+    return found
 
 
 def _same_expr(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     """The same plain name or attribute chain (`x`, `self.w`): the same value both times it is read."""
-    from jitlint.analysis.names import dotted
-
     return dotted(a) is not None and dotted(a) == dotted(b) and not a.lpar and not b.lpar
 
 
@@ -234,8 +239,6 @@ def _reduction_fix(ctx: RuleContext, sub: cst.Subscript, mask: cst.BaseExpressio
         return None
     if not _elementwise_of(ctx, mask, x) or (name in _INITIAL and not builtin_usable(ctx, "float")):
         return None
-    from jitlint.core.fixes import comments
-
     if comments(ctx.code(call)) != []:
         return None
     eq = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
@@ -286,6 +289,11 @@ class BooleanMaskAt(Rule):
         """,
     )
 
+    messages = {
+        "at": "`.at[]` with traced boolean mask {value} {where} raises NonConcreteBooleanIndexError; use "
+              "`jnp.where(mask, new, x)`",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Subscript):
@@ -294,8 +302,7 @@ class BooleanMaskAt(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, f"`.at[]` with traced boolean mask {describe(ctx, mask, traced, site)} {where(site)} "
-                                   "raises NonConcreteBooleanIndexError; use `jnp.where(mask, new, x)`")
+                yield Report(node, self.message("at", value=describe(ctx, mask, traced, site), where=where(site)))
 
 
 class SizeDependentOutput(Rule):
@@ -347,6 +354,15 @@ class SizeDependentOutput(Rule):
         """,
     )
 
+    messages = {
+        "size": "`{call}` of {what} {where} has a data-dependent output size and fails at trace time; pass a static "
+                "`size=` (and `fill_value=`)",
+        # what the call is applied to
+        "traced": "traced value {value}",
+        "computed": "`{expr}`, computed from traced `{origin}`",
+        "constant": "a constant (inside `jit`, `jnp` turns it into a tracer too)",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Call):
@@ -370,15 +386,14 @@ class SizeDependentOutput(Rule):
             maybe = next(((e, t) for e, t in ((e, traced_in(a, e, array_argument=True)) for e in checked) if t),
                          None)
             if traced is not None:
-                what = f"traced value {describe(ctx, traced[0], traced[1], site)}"
+                what = self.message("traced", value=describe(ctx, traced[0], traced[1], site))
             elif maybe is not None:
-                what = f"`{ctx.short(maybe[0], 30)}`, computed from traced `{maybe[1].origin}`"
+                what = self.message("computed", expr=ctx.short(maybe[0], 30), origin=maybe[1].origin)
             elif checked and site.constants_traced:
-                what = "a constant (inside `jit`, `jnp` turns it into a tracer too)"
+                what = self.message("constant")
             else:
                 continue
-            yield Report(node, f"`{short}` of {what} {where(site)} has a data-dependent output size and fails "
-                               "at trace time; pass a static `size=` (and `fill_value=`)")
+            yield Report(node, self.message("size", call=short, what=what, where=where(site)))
 
 
 class TracedShape(Rule):
@@ -435,6 +450,15 @@ class TracedShape(Rule):
         """,
     )
 
+    messages = {
+        "shape": "shape argument {value} is traced {where}: shapes must be static, so JAX raises at trace time; make "
+                 "it a static argument or derive it from `x.shape`",
+        "int": "`{keyword}` argument {value} is traced {where}: it must be a Python int, so JAX raises at trace time; "
+               "make it a static argument",  # (an axis, an offset: jaxapi.STATIC_INT_ARGS)
+        "repeats": "repeat counts {value} are traced {where}: they set the result's size, so JAX raises at trace "
+                   "time; pass `total_repeat_length=` (a static bound) or make them a static argument",
+    }
+
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.Call):
@@ -457,19 +481,10 @@ class TracedShape(Rule):
             for expr in shape_exprs:
                 traced = _traced_in_shape(a, expr)
                 if traced is not None:
-                    yield Report(node, _shape_message(q, keyword, describe(ctx, expr, traced, site), where(site)))
+                    case = "repeats" if keyword == "repeats" else "int" if q in jaxapi.STATIC_INT_ARGS else "shape"
+                    yield Report(node, self.message(case, keyword=keyword, value=describe(ctx, expr, traced, site),
+                                                    where=where(site)))
                     break
-
-
-def _shape_message(q: str | None, keyword: str, what: str, place: str) -> str:
-    if keyword == "repeats":
-        return (f"repeat counts {what} are traced {place}: they set the result's size, so JAX raises at trace "
-                "time; pass `total_repeat_length=` (a static bound) or make them a static argument")
-    if q in jaxapi.STATIC_INT_ARGS:
-        return (f"`{keyword}` argument {what} is traced {place}: it must be a Python int, so JAX raises at trace "
-                "time; make it a static argument")
-    return (f"shape argument {what} is traced {place}: shapes must be static, so JAX raises at trace time; make "
-            "it a static argument or derive it from `x.shape`")
 
 
 def _traced_in_shape(a, expr: cst.BaseExpression):
