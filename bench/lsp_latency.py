@@ -319,7 +319,7 @@ def find_ruff(given: str | None) -> str:
 
 def engine_alone(source: str, path: Path, edits: int, edit=edited) -> tuple[float, float]:
     """Median ms of a full `check_source` and of an incremental one, on the same edits."""
-    from jitlint.lint.engine import check_source
+    from jitlint.lint.pipeline import check_source
     from jitlint.project.incremental import Document
 
     full, incremental = [], []

@@ -6,7 +6,7 @@ round trip, so that every edit before it was handled).
     python bench/lsp_memory.py [--edits 10000]
 
 pygls 2.1.1 kept one future per notification for ever (about 3 KB per edit: openlawlibrary/pygls#608,
-#611); jitlint.frontends.lsp.server.JitlintProtocol drops them. Prints the RSS series and the growth from the first
+#611); jitlint.frontends.lsp.protocol.JitlintProtocol drops them. Prints the RSS series and the growth from the first
 sample to the last; exit status 1 when it grew by more than --limit-kb per 1,000 edits on average.
 Not a timed test: it needs a quiet machine to say anything about speed, and it says nothing about it.
 """

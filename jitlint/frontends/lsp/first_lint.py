@@ -149,6 +149,7 @@ def _lint(project, source: str, path: str, config, exclude: bool, key=None, upda
         project.update(updated, text)
     state = None
     if key is not None:
+        # why: only the standard library at the top: `jitlint lsp` imports this module before it starts the helper
         from jitlint.project.incremental import state_of
 
         uri, generation = key
@@ -160,6 +161,7 @@ def main() -> None:
     requests, answers = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but answers goes to the server
     try:
+        # why: only the standard library at the top: `jitlint lsp` imports this module before it starts the helper
         from jitlint.project.project import Project
 
         # the first lint's one-time costs (imports the engine makes lazily, the rules' tables), paid now
