@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-PROBE = Path(__file__).with_name("probe.py")
-EXIT_JAX_MISSING = 97  # the probe's exit status when `import jax` fails (probe.EXIT_JAX_MISSING)
+PROBE = Path(__file__).with_name("probe") / "__main__.py"  # run by path: it must not import jitlint
+EXIT_JAX_MISSING = 97  # the probe's exit status when `import jax` fails (probe/session.py, EXIT_JAX_MISSING)
 GRACE_SECONDS = 5.0
 
 
