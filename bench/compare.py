@@ -106,7 +106,7 @@ def jitlint_facts(jitlint: Path, tree: Path) -> dict:
                            capture_output=True, text=True, check=True).stdout
     per_rule = [line.split(None, 2) for line in stats.splitlines() if line.strip()]
     code = ("import json, sys\nfrom dataclasses import asdict\nfrom jitlint.core.config import Config\n"
-            "from jitlint.lint.engine import lint_paths, default_jobs\n"
+            "from jitlint.project.runner import lint_paths, default_jobs\n"
             "cold = lint_paths(['.'], Config(), jobs=default_jobs())\n"
             "print(json.dumps(asdict(cold.stats)))\n")
     python = jitlint.parent / "python"

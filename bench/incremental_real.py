@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jitlint.core.config import Config  # noqa: E402
-from jitlint.lint.engine import check_source  # noqa: E402
+from jitlint.lint.pipeline import check_source  # noqa: E402
 from jitlint.project.incremental import Document  # noqa: E402
 from jitlint.analysis.prefilter import mentions_trace_token  # noqa: E402
 

@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jitlint.source.cstparse import parse_module  # noqa: E402
-from jitlint.lint.engine import read_source, decode_source, module_name_for  # noqa: E402
+from jitlint.project.discovery import module_name_for  # noqa: E402
+from jitlint.source.reading import decode_source, read_source  # noqa: E402
 from jitlint.source.fromast import Unsupported, differences, quick_module  # noqa: E402
 
 

@@ -23,21 +23,26 @@ a dropped chunk binds nothing the kept ones read and reads nothing they bind: th
 is the whole module's restricted to them. Where this cannot be shown the whole file is parsed: a
 `from m import *` (binds names nobody can list), a text with `\r` line breaks, a run libcst does not
 parse alone, a syntax tree too deep to walk, or (engine) an analysis that ran out of its work budget
-(which counts the module's functions). tests/test_slicing.py compares both ways on every fixture,
+(which counts the module's functions). tests/lint/test_slicing.py compares both ways on every fixture,
 example and rule example, alone, padded and mixed; on the corpus, `bench/compare.py --jitlint-before`.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.names import extend, import_bindings
+from jitlint.analysis.prefilter import TRACE_NAMES
 from jitlint.analysis.prefilter import _child_fields  # the one walk order of pass 1's name walk
 from jitlint.analysis.qualnames import canonical
+from jitlint.source import cstparse  # cstparse.parse_module, looked up per call: tests patch it
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -273,8 +278,6 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
     starts (the facts do not depend on it)."""
     words = set(_WORD.findall(chunk_text))
     if not chunk_text.isascii():  # identifiers are compared after NFKC normalisation
-        import unicodedata
-
         words |= {unicodedata.normalize("NFKC", w) for w in words if not w.isascii()}
     found: list = []
     stores, changed, refs, defs, scopes = _scan(group, found)
@@ -334,9 +337,6 @@ def _starts_logical_line(stmt: ast.stmt, head: ast.stmt, lines: list[str], text_
     n = head.lineno - text_line
     if n < 1 or not lines[n - 1].endswith("\\"):
         return True
-    import io
-    import tokenize
-
     text = "\n".join(lines[stmt.lineno - text_line:n + 1]) + "\n"
     row = head.lineno - stmt.lineno + 1
     try:  # (rare: a backslash ends the line before; a comment's backslash does not continue it)
@@ -470,9 +470,6 @@ def _seeds(chunks: list[Chunk], imports: dict[str, set[str]], index) -> set[int]
     """Chunks whose code refers to a transform or lax loop (a name or attribute chain resolved through the
     file's imports, as pass 1 resolves them), or to a name the project index resolves to a jitted
     function; and chunks that spell a constructor keyword whose value every traced body may read."""
-    from jitlint.analysis.names import extend
-    from jitlint.analysis.prefilter import TRACE_NAMES
-
     keywords = {keyword for _, keyword in jaxapi.CONSTRUCTORS.values() if keyword}
     seeds = set()
     cache: dict[str, bool] = {}
@@ -559,9 +556,8 @@ class SlicedModule:
 def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_package: bool,
                  index=None) -> SlicedModule | None:
     """The kept chunks parsed with libcst, run by run, as one module; None: parse the whole file."""
+    # why: the language server's pass 1 chunks with this module before its engine loads; libcst (0.2 s) is for parses
     import libcst as cst
-
-    from jitlint.source.cstparse import parse_module
 
     found = plan(text, tree, module_name, is_package, index)
     if found is None:
@@ -571,7 +567,7 @@ def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_packag
     indent = default_indent(found.chunks)
     for span in found.spans:
         try:
-            part = parse_module(found.span_text(text, span))
+            part = cstparse.parse_module(found.span_text(text, span))
         except Exception:  # not parsed alone (libcst's parser differs from CPython's here): whole file
             return None
         if len(part.body) != span[1] - span[0]:

@@ -22,12 +22,18 @@ old file or the new one.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+
+import jitlint
+from jitlint.analysis.prefilter import Facts
+from jitlint.core.finding import Finding
 
 FORMAT = 1
 FOLDER_NAME = ".jitlint_cache"
@@ -42,10 +48,6 @@ def content_hash(data: bytes) -> str:
 
 def engine_key() -> str:
     """What else decides a file's results: the jitlint build (version and its own sources) and Python."""
-    import importlib.util
-
-    import jitlint
-
     folders = [Path(jitlint.__file__).parent]
     spec = importlib.util.find_spec("jitlint.rules")  # finds the folder without importing the rules
     if spec is not None and spec.submodule_search_locations:
@@ -144,8 +146,6 @@ class Cache:
                 and entry.get("package") is package)
 
     def get_facts(self, path: str, digest: str, module: str | None, package: bool):
-        from jitlint.analysis.prefilter import Facts
-
         entry = self.facts.get(path)
         if not self._matches(entry, digest, module, package):
             return None
@@ -158,8 +158,6 @@ class Cache:
                  display: str | None = None):
         """(findings, warnings) when the entry matches and the names it depends on resolve as before;
         the findings are reported at `display` (default: `path`)."""
-        from jitlint.core.finding import Finding
-
         entry = self.lint.get(path)
         if not self._matches(entry, digest, module, package):
             return None
@@ -240,8 +238,6 @@ class Cache:
 
     def _prune_other_builds(self) -> None:
         """Results of other jitlint builds can never be used again (their key is in the folder name)."""
-        import shutil
-
         for entry in os.scandir(self.root):
             if entry.is_dir(follow_symlinks=False) and entry.name != self.engine and "-py" in entry.name:
                 shutil.rmtree(entry.path, ignore_errors=True)

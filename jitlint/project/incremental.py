@@ -17,7 +17,7 @@ a group's analysis alone equals the whole module's analysis restricted to it. `D
 
 Which chunks form which group is decided afresh on every text (CPython's `ast`, cheap), so a change that
 joins or splits groups (a new name read, a helper renamed) only changes which groups are looked up. The
-findings equal those of a full lint of the same text, always (tests/test_incremental.py checks that after
+findings equal those of a full lint of the same text, always (tests/project/test_incremental.py checks that after
 every edit of random edit sequences); where slicing does not apply, or a group's analysis runs out of its
 budget, or positions cannot be checked, the engine lints the whole text.
 """
@@ -26,6 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING
+
+from jitlint.analysis import prefilter  # prefilter.references, looked up per call: tests patch it
+from jitlint.analysis.whole_file import WholeFile
+from jitlint.source import cstparse  # cstparse.parse_module, likewise
+from jitlint.source import python as python_source
+from jitlint.source.python import parse_python
 
 if TYPE_CHECKING:
     from jitlint.core.finding import Finding
@@ -116,9 +122,8 @@ class Document:
         """Pass 1's `references_of` and `compile_check` (jitlint.analysis.prefilter.file_facts) for this document's
         texts, from its chunks: what each refers to and whether it compiles are remembered by its text,
         so an edit walks and compiles only the chunks it changed. The chunks are kept for `findings`."""
-        from jitlint.analysis import prefilter
+        # why: the server imports this module at start-up, and slicing costs 2 ms more (its preload loads it)
         from jitlint.lint import slicing
-        from jitlint.source import python as python_source
 
         def references(text: str, tree) -> set[str]:
             chunked = self._chunk(text, tree, module_name, is_package)
@@ -145,7 +150,7 @@ class Document:
 
     def _chunk(self, text: str, tree, module_name: str | None, is_package: bool):
         """`slicing.chunk_file` of the text, its chunks' facts from those remembered; None: not chunked."""
-        from jitlint.lint import slicing
+        from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         last = self._chunked
         if last is not None and last[0] is text and last[1] is tree and last[2:4] == (module_name, is_package):
@@ -172,8 +177,7 @@ class Document:
         return out
 
     def _findings(self, rules, source, path, module_name, is_package, index) -> list["Finding"] | None:
-        from jitlint.lint import slicing
-        from jitlint.source.python import parse_python
+        from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         tree, error = parse_python(source)
         if error is not None:
@@ -228,12 +232,13 @@ class Document:
         """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
         imports and first statements (and their groups) beside them as fixes read them
         (`slicing.file_context`); None: lint the text whole."""
+        # why: the server starts without libcst, the analysis and the rules (0.2 s): its preload loads them
         import libcst as cst
 
-        from jitlint.lint import slicing
-        from jitlint.analysis.facade import analyze
-        from jitlint.lint.engine import _SliceMismatch, _to_findings
-        from jitlint.rules.base import RuleContext
+        from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
+        from jitlint.analysis.facade import analyze  # why: as libcst above
+        from jitlint.lint.positions import SliceMismatch, to_findings  # why: it imports libcst, as above
+        from jitlint.rules.base import RuleContext  # why: likewise
 
         chunks = found.chunks
         context = slicing.file_context(chunks)
@@ -255,8 +260,8 @@ class Document:
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, read_facts, anywhere = _reports(rules, ctx)
         try:
-            findings = _to_findings(module, path, reports, source, starts, analysis.top_level) if reports else []
-        except _SliceMismatch:
+            findings = to_findings(module, path, reports, source, starts, analysis.top_level) if reports else []
+        except SliceMismatch:
             return None
         owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
         for g, (_, members) in enumerate(missing):
@@ -296,8 +301,7 @@ class Document:
         changed, from the pieces of it that did not (`_by_pieces`); the rest parsed run by run.
         None where a statement's indented blocks were parsed with another default indent than the whole
         text's (`slicing.default_indent`): its code would not be its own in a module of that indent."""
-        from jitlint.lint import slicing
-        from jitlint.source.cstparse import parse_module
+        from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         indent = slicing.default_indent(found.chunks)
         out = {}
@@ -332,7 +336,7 @@ class Document:
                 runs.append([k])
         for run in runs:
             try:
-                part = parse_module(found.span_text(source, (run[0], run[-1] + 1)))
+                part = cstparse.parse_module(found.span_text(source, (run[0], run[-1] + 1)))
             except Exception:
                 return None
             if len(part.body) != len(run):
@@ -364,9 +368,7 @@ class Document:
         with the header, the others in a wrapper `async def` whose block has their indentation); None
         where a piece does not parse to the one statement it should. `used`: the statements (by id) in
         the module already: a piece written twice in the file (`return x`) is two statements."""
-        import libcst as cst
-
-        from jitlint.source.cstparse import parse_module
+        import libcst as cst  # why: the server starts without libcst (0.2 s): its preload loads it
 
         statements = []
         taken: set[int] = set()  # added to `used` once the statement is whole
@@ -380,7 +382,7 @@ class Document:
                 stmt = pieces.get(key)
             if not free(stmt, n):
                 try:
-                    part = parse_module(key[1] if n == 0 else _WRAPPER + key[1])
+                    part = cstparse.parse_module(key[1] if n == 0 else _WRAPPER + key[1])
                 except Exception:
                     return None
                 if len(part.body) != 1 or part.default_indent != key[0]:
@@ -410,7 +412,7 @@ def _pieces(source: str, found, k: int, indent: str) -> list[tuple] | None:
     statement with the lines before it; as (indent, text) keys. None where libcst could give a line
     between two body statements to the first one's block (a comment indented deeper than the second),
     or where the chunk is not such a statement."""
-    from jitlint.lint.slicing import first_line, leading_whitespace, lone_def, statement_lines
+    from jitlint.lint.slicing import first_line, leading_whitespace, lone_def, statement_lines  # why: as in pass_one
 
     chunk = found.chunks[k]
     stmt = lone_def(chunk)
@@ -439,7 +441,7 @@ def _pieces(source: str, found, k: int, indent: str) -> list[tuple] | None:
 
 
 def _member_ids(stmt) -> list[int]:
-    import libcst as cst
+    import libcst as cst  # why: the server starts without libcst (0.2 s): its preload loads it
 
     block = getattr(stmt, "body", None)
     return [id(member) for member in block.body] if block.__class__ is cst.IndentedBlock else []
@@ -452,7 +454,7 @@ def _piece_id(stmt, n: int) -> int:
 
 def _remember_pieces(stmt, texts: list[tuple], pieces: dict) -> None:
     """The pieces of a def or class parsed whole (the first: its header with its first body statement)."""
-    import libcst as cst
+    import libcst as cst  # why: the server starts without libcst (0.2 s): its preload loads it
 
     block = stmt.body
     if block.__class__ is not cst.IndentedBlock or len(block.body) != len(texts):
@@ -488,8 +490,6 @@ class _FileKey:
     of the group's chunks come before it (is `jax` imported before the print?)."""
 
     def __init__(self, source: str, tree, texts: list[str], context: set[int]) -> None:
-        from jitlint.analysis.whole_file import WholeFile
-
         self.whole_file = WholeFile(source, tree)  # answers worked out once per text, shared with the rules
         self._texts, self._context = texts, sorted(context)
 

@@ -20,15 +20,19 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-from jitlint.lint import engine
-from jitlint.project.cache import FOLDER_NAME
+from jitlint.analysis.index import ProjectIndex, summarize
 from jitlint.core.config import Config, Overrides, find_root, resolve_config
-from jitlint.lint.engine import FileResult, RunResult
-
-if TYPE_CHECKING:
-    from jitlint.analysis.index import ProjectIndex
+from jitlint.core.fixes import write_atomically
+from jitlint.core.noqa import add_noqa
+from jitlint.lint import pipeline
+from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult
+from jitlint.project.cache import FOLDER_NAME
+from jitlint.project.discovery import discover, module_name_for
+from jitlint.project.runner import index_files, lint_paths
+from jitlint.source.python import parse_python
+from jitlint.source.reading import decode_source, read_source, source_encoding
 
 
 class Project:
@@ -48,8 +52,6 @@ class Project:
             self.cache_dir = Path(cache_dir) if cache_dir is not None else \
                 (self.root or self.config.root or Path.cwd()) / FOLDER_NAME
         self.jobs = jobs
-        from jitlint.analysis.index import ProjectIndex
-
         # Until it is built (on first use), the index holds only what `update` gave it.
         self._index: "ProjectIndex" = ProjectIndex()
         self._built = False
@@ -60,7 +62,7 @@ class Project:
     def __getstate__(self) -> dict:
         # Pickled for the language server's first-lint helper (jitlint.frontends.lsp.first_lint): the index as it is
         # now (`update` may change it from another thread meanwhile), without the locks
-        import pickle
+        import pickle  # only the language server pickles a project: a `jitlint check` does not load it
 
         state = dict(self.__dict__)
         del state["_lock"], state["_build_lock"]
@@ -69,7 +71,7 @@ class Project:
         return state
 
     def __setstate__(self, state: dict) -> None:
-        import pickle
+        import pickle  # (as in __getstate__)
 
         self.__dict__.update(state, _index=pickle.loads(state["_index"]))
         self._lock = threading.Lock()
@@ -92,7 +94,7 @@ class Project:
         nothing imports (they are linted, not indexed)."""
         # `loose` (what flake8 was asked to check) last: on a module name two files claim, they win
         where = [str(self.root)] if self.root is not None else []
-        return [p for p in engine.discover([*where, *self.loose], self.config)
+        return [p for p in discover([*where, *self.loose], self.config)
                 if isinstance(p, Path) and not p.name.endswith(".ipynb")]
 
     @property
@@ -109,8 +111,8 @@ class Project:
         """`index`, reporting the files indexed to `progress` (start/advance/done, as `lint_paths`)."""
         with self._build_lock:
             if not self._built:
-                index, run = engine.index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
-                                                config=self.config, progress=progress)
+                index, run = index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
+                                         config=self.config, progress=progress)
                 self.messages.extend(run.messages)
                 with self._lock:
                     for summary in self._index.modules.values():
@@ -121,18 +123,14 @@ class Project:
     def update(self, path: str, text: str | None) -> bool:
         """A file's text changed (an editor buffer; None: read it from disk again). Its entry in the index
         is replaced; True when the jitted functions or re-exports that other files see changed."""
-        from jitlint.analysis.index import summarize
-
-        module, is_package = engine.module_name_for(Path(path))
+        module, is_package = module_name_for(Path(path))
         if not module:
             return False
         if text is None:
             try:
-                text = engine.decode_source(Path(path).read_bytes())
+                text = decode_source(Path(path).read_bytes())
             except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
                 text = ""
-        from jitlint.source.python import parse_python
-
         tree, error = parse_python(text)  # (remembered: the lint of this text that follows parses it again)
         summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package)
         with self._lock:
@@ -151,8 +149,8 @@ class Project:
     # ---- linting
     def lint(self, paths: Iterable[str], *, progress=None) -> RunResult:
         """Discover and lint `paths` (files or folders) against the whole project's index."""
-        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
-                                cache_dir=self.cache_dir, progress=progress)
+        run = lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                         cache_dir=self.cache_dir, progress=progress)
         run.messages[:0] = self.messages
         return run
 
@@ -169,17 +167,17 @@ class Project:
         module, is_package = None, False
         p = Path(path)
         if p.is_absolute() or p.is_file():
-            module, is_package = engine.module_name_for(p)
-        return engine.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
-                                   is_package=is_package, index=self.index if build else self._index, state=state)
+            module, is_package = module_name_for(p)
+        return pipeline.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
+                                     is_package=is_package, index=self.index if build else self._index, state=state)
 
     def fix(self, paths: Iterable[str], *, unsafe: bool = False, write: bool = True, progress=None) -> RunResult:
         """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only
         text this Python compiles), re-linting each fixed text against the index (FileResult.fixes_applied
         and .fixed, or FileResult.fix_error). `write=False`: write nothing; FileResult.diff shows the change."""
-        run = engine.lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
-                                cache_dir=self.cache_dir, progress=progress, fix="unsafe" if unsafe else "safe",
-                                write=write)
+        run = lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+                         cache_dir=self.cache_dir, progress=progress, fix="unsafe" if unsafe else "safe",
+                         write=write)
         run.messages[:0] = self.messages
         for r in run.files:
             if r.fixes_applied and write:
@@ -190,29 +188,22 @@ class Project:
         """`jitlint check --add-noqa`: lint `paths`, then suppress each finding on the line its `# noqa` is
         read from (its first line), writing each file atomically. (the codes added, the lines that cannot
         carry one, the files that could not be written, the run)"""
-        import io
-        import tokenize
-
-        from jitlint.core.fixes import write_atomically
-        from jitlint.core.noqa import add_noqa
-
         run = self.lint(paths)
         by_file: dict[str, dict[int, list[str]]] = {}
         for f in run.findings:
-            if f.code == engine.PARSE_ERROR_CODE or f.cell is not None:
+            if f.code == PARSE_ERROR_CODE or f.cell is not None:
                 continue  # a file that does not parse gets no comments; a notebook's cells are not its lines
             by_file.setdefault(f.path, {}).setdefault(f.line, []).append(f.code)
         total, errors, refusals = 0, [], []
         for path, lines in by_file.items():
             try:
-                data = engine.read_source(path, self.config.max_file_size)
-                new_text, n, refused = add_noqa(engine.decode_source(data), lines)
+                data = read_source(path, self.config.max_file_size)
+                new_text, n, refused = add_noqa(decode_source(data), lines)
                 refusals += [f"{path}:{line}: cannot carry a `# noqa` comment (the line ends inside a string, or "
                            "continues with `\\`)" for line in refused]
                 if not n:
                     continue
-                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-                write_atomically(Path(path), new_text.encode(encoding))  # "utf-8-sig" writes the BOM back
+                write_atomically(Path(path), new_text.encode(source_encoding(data)))  # "utf-8-sig" writes the BOM back
             except (OSError, UnicodeError, SyntaxError, LookupError) as exc:
                 errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
                 continue

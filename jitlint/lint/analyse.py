@@ -1,0 +1,130 @@
+"""Pass 2's analysis and rules for one file the pre-filter keeps (jitlint.lint.pipeline):
+
+    the quick tree (jitlint.source.fromast): analysis (jitlint.analysis.facade) -> rules: nothing? done
+    libcst parse (whole, or sliced: jitlint.lint.slicing) -> analysis -> rules -> findings (jitlint.lint.positions)
+
+Imports libcst, the analysis and the rules: the pipeline loads this module only for a file that needs it,
+so a run whose results all come from the cache never does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from jitlint.analysis.facade import analyze
+from jitlint.core.deep import run_deep
+from jitlint.core.finding import Finding
+from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: tests count the parses through it
+from jitlint.lint.positions import SliceMismatch, to_findings
+from jitlint.lint.results import file_error
+from jitlint.lint.unit import LintUnit
+from jitlint.rules.base import RuleContext
+from jitlint.rules.registry import enabled_rules
+from jitlint.source import cstparse  # cstparse.parse_module, likewise
+from jitlint.source.fromast import quick_module
+from jitlint.source.python import parse_python
+
+# Sliced parsing (jitlint.lint.slicing) in `jitlint check`: exact, but on the benchmark corpus it saves about
+# as much libcst parsing as its planning costs (docs/performance.md), so whole files are parsed. The
+# language server's incremental re-lint slices always (jitlint.project.incremental).
+SLICED_PARSE = False
+# The quick tree (jitlint.source.fromast): the analysis and the rules run first on libcst's tree as built from
+# CPython's parse, without layout; only a file where they report something is parsed by libcst, whose
+# exact tree then gives the findings. Off: every relevant file is parsed by libcst.
+QUICK_TREE = True
+
+
+def analyse(unit: LintUnit) -> list[Finding]:
+    """The enabled rules' findings on the file (before `# noqa` and selection). `unit.state`: reuse what
+    the file's earlier texts left (jitlint.project.incremental.Document)."""
+    rules = enabled_rules(unit.config, unit.path)
+    if not rules:
+        return []
+    try:
+        return analyse_with(rules, unit)
+    except RecursionError:
+        pass  # nesting CPython accepts (it compiled in pass 1): again, with room to recurse
+    try:
+        return run_deep(analyse_with, rules, dataclasses.replace(unit, state=None), True)
+    except RecursionError:
+        return [file_error(unit.path, "file is too deeply nested to analyse")]
+
+
+def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
+    """libcst, the analysis and the rules; RecursionError escapes (see `analyse`). `whole`: parse the whole
+    file with libcst, not only the statements that matter (jitlint.lint.slicing)."""
+    state = unit.state
+    if state is not None and not whole:
+        try:
+            found = state.findings(rules, unit.text, unit.path, unit.module_name, unit.is_package, unit.index)
+        except RecursionError:
+            raise
+        except Exception as exc:  # a jitlint bug must not hide the other files' findings
+            return [_internal_error(unit, exc)]
+        if found is not None:
+            return found
+
+    if state is None and QUICK_TREE and not reports_on_quick_tree(rules, unit):
+        return []
+    sliced = None if whole or not SLICED_PARSE else _parse_sliced(unit)
+    try:  # CPython's parser has accepted the file (pass 1): its messages are the ones users know
+        module = sliced.module if sliced is not None else cstparse.parse_module(unit.text)
+    except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
+        message = exc.message.replace("parser error: ", "")
+        return [file_error(unit.path, f"syntax not supported by libcst: {message}", exc.raw_line,
+                           exc.raw_column + 1)]
+    except RecursionError:
+        raise
+    except Exception as exc:  # libcst raises a few other errors on odd input (e.g. NUL bytes)
+        return [file_error(unit.path, f"cannot parse file: {type(exc).__name__}: {exc}")]
+    try:
+        analysis = analyze(module, unit.module_name, unit.is_package)
+        if sliced is not None and analysis.out_of_budget:
+            raise SliceMismatch  # the budget counts the module's functions: the whole module's is larger
+        ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
+        reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
+        if not reports:
+            return []
+        return to_findings(module, unit.path, reports, unit.text, sliced.starts if sliced is not None else None,
+                           analysis.top_level)
+    except SliceMismatch:
+        return analyse_with(rules, dataclasses.replace(unit, state=None), True)
+    except RecursionError:
+        raise
+    except Exception as exc:  # a jitlint bug must not hide the other files' findings
+        return [_internal_error(unit, exc)]
+
+
+def _internal_error(unit: LintUnit, exc: Exception) -> Finding:
+    return file_error(unit.path, f"internal error while analysing this file ({type(exc).__name__}: {exc}); "
+                                 "please report it")
+
+
+def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
+    """Whether the rules report anything on the quick tree of the file; True where that tree cannot be
+    built or the analysis fails on it (libcst's parse decides). RecursionError escapes (see `analyse`)."""
+    tree, error = parse_python(unit.text)  # pass 1's tree, when this process made it
+    if error is not None:
+        return True
+    try:
+        with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
+            module = quick_module(tree, unit.text)
+            ctx = RuleContext(analyze(module, unit.module_name, unit.is_package), unit.path, unit.index, unit.text)
+            return any(True for rule in rules for _ in rule.check(ctx))
+    except RecursionError:
+        raise
+    except Exception:  # fromast.Unsupported, or anything else: libcst's exact tree goes the usual way
+        return True
+
+
+def _parse_sliced(unit: LintUnit):
+    """The statements that matter, parsed with libcst (jitlint.lint.slicing), or None: parse the whole file."""
+    tree, error = parse_python(unit.text)
+    if error is not None:
+        return None
+    try:
+        return slicing.parse_sliced(unit.text, tree, unit.module_name, unit.is_package, unit.index)
+    except RecursionError:
+        return None
