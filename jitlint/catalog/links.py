@@ -8,6 +8,7 @@ as a file when it is there, and nothing otherwise: no link is better than one th
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urljoin
 
 _PAGES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
@@ -23,8 +24,6 @@ def docs_index_url(template: str | None = None) -> str | None:
     """Where all the rule pages are (SARIF's `informationUri`): the folder of the configured pages, else the
     checkout's index page (docs/rules/README.md), else nothing."""
     if template:
-        from urllib.parse import urljoin
-
         return urljoin(template.replace("{code}", "JIT000"), ".")
     page = _PAGES / "README.md"
     return page.as_uri() if page.is_file() else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import difflib
 import os
 import re
 import tempfile
@@ -54,8 +56,6 @@ def compiles(text: str, top_level_await: bool = False) -> bool:
     """Does the running interpreter compile this text? (libcst also accepts grammar of newer Pythons,
     e.g. f"{f("x")}", which 3.11 refuses: only what this Python compiles may be written.)
     `top_level_await`: a notebook's code, which IPython runs with `await` allowed at the top level."""
-    import ast
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -159,8 +159,6 @@ def write_atomically(path: Path, text: str | bytes, encoding: str = "utf-8") -> 
 
 def unified_diff(path: str, old: str, new: str) -> str:
     """What a fix changes, as a unified diff (`patch -p0` applies it; line endings are kept)."""
-    import difflib
-
     def lines(text: str) -> list[str]:
         # patch's lines, each with its own ending: they end at \n only (a lone \r is part of the line, as
         # GNU diff and patch read it), so a file with lone-\r endings is one line to them

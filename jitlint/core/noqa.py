@@ -8,6 +8,7 @@ import tokenize
 from dataclasses import dataclass
 
 from jitlint.core.finding import LINE_BREAK, python_readline  # Python's lines (`str.splitlines` also breaks at \f, \x85 ...)
+from jitlint.core.fixes import comments as all_comments, compiles
 
 # `# noqa`, `# NOQA`, `# noqa: JIT501`, `# noqa:JIT5,JIT401`
 _NOQA = re.compile(r"#\s*noqa(?P<sep>\s*:\s*(?P<codes>[^#]*))?", re.IGNORECASE)
@@ -151,8 +152,6 @@ def add_noqa(text: str, codes_by_line: dict[int, list[str]]) -> tuple[str, int, 
     """The text with `# noqa: CODE` for each (line, code), how many codes were added, and the lines that
     cannot carry a comment; each line keeps its own line ending. Unchanged (0) where the result would not
     compile as the text did, or would lose a comment."""
-    from jitlint.core.fixes import comments as all_comments, compiles
-
     parts = LINE_BREAK.split(text)
     breaks = LINE_BREAK.findall(text)
     comments = LineComments(text)

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from jitlint import __version__
 from jitlint.core.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from jitlint.output.reporters import printable
+from jitlint.core.finding import LINE_BREAK, Applicability
+from jitlint.output.progress import Progress
+from jitlint.output.reporters import (printable, write_github, write_grouped, write_json, write_statistics,
+                                      write_text)
 
 
 def _csv(value: str) -> list[str]:
@@ -130,18 +135,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rules":
             return _rules(args)
         if args.command == "lsp":
+            # why: `jitlint check` and `--version` start without it (subprocess, pickle)
             from jitlint.frontends.lsp.first_lint import FirstLints
 
             first_lints = FirstLints.start()  # before pygls loads: the helper loads the engine meanwhile
-            from jitlint.frontends.lsp.server import main as lsp_main
+            # why: pygls loads only now, once the helper has started (it loads the engine meanwhile)
+            from jitlint.frontends.lsp.main import main as lsp_main
 
             return lsp_main(args.args, first_lints)
         if args.command == "run":
-            from jitlint.runtime import main as run_main
+            from jitlint.runtime import main as run_main  # why: the runtime and its project, for `run` only
 
             return run_main(args.args)
         if args.command == "docs":
-            from jitlint.frontends.docs import main as docs_main
+            from jitlint.frontends.docs import main as docs_main  # why: it imports the rules (libcst)
 
             return docs_main(Path(args.out), check=args.check, readme=Path(args.readme))
         parser.print_help()
@@ -167,7 +174,7 @@ def _warn_selection(config) -> None:
 
 def overrides(args):
     """The settings given on the command line (also `jitlint run`'s)."""
-    from jitlint.core.config import Overrides
+    from jitlint.core.config import Overrides  # why: `--version` starts without the config layer
 
     def t(value):
         return tuple(value) if value is not None else None
@@ -180,12 +187,14 @@ def overrides(args):
 
 
 def _check(args) -> int:
-    from jitlint.core.config import ConfigError
-    from jitlint.lint.engine import default_jobs, read_source, tune_gc
+    from jitlint.core.config import ConfigError  # why: `--version` starts without the config layer
+    # why: `--version`, `jitlint rule` and `jitlint rules` start without the project and its lint pipeline
     from jitlint.project.project import Project
+    from jitlint.project.runner import default_jobs, tune_gc  # why: as above
+    from jitlint.source.reading import read_source  # why: `--version` starts without the source layer
 
     if args.output_file:
-        from jitlint.output.output_file import target_problem
+        from jitlint.output.output_file import target_problem  # why: for -o only (it loads tempfile)
 
         problem = target_problem(args.output_file)
         if problem:
@@ -222,14 +231,12 @@ def _check(args) -> int:
         if show_source or args.fix or args.format in ("sarif", "gitlab"):
             sources[name] = _decoded_lines(data)
             if name.endswith(".ipynb"):
-                from jitlint.source.notebook import cell_lines
+                from jitlint.source.notebook import cell_lines  # why: `--version` starts without the source layer
 
                 sources.update(((name, n), lines) for n, lines in cell_lines(data).items())
     if named:
         progress = None
         if not args.quiet and sys.stderr.isatty():
-            from jitlint.output.progress import Progress
-
             progress = Progress(sys.stderr)
         run = project.fix(named, unsafe=unsafe, progress=progress) if args.fix else \
             project.lint(named, progress=progress)
@@ -256,35 +263,29 @@ def _check(args) -> int:
                 except OSError:
                     continue
                 if f.path.endswith(".ipynb"):
-                    from jitlint.source.notebook import cell_lines
+                    from jitlint.source.notebook import cell_lines  # why: as above
 
                     sources.update(((f.path, n), lines) for n, lines in cell_lines(data).items())
                 else:
                     sources[f.path] = _decoded_lines(data)
     out = io.StringIO() if args.output_file else sys.stdout
     if args.format == "json":
-        from jitlint.output.reporters import write_json
-
         write_json(findings, out)
     elif args.format == "github":
-        from jitlint.output.reporters import write_github
-
         write_github(findings, out)
     elif args.format == "sarif":
-        from jitlint.output.ci_formats import write_sarif
+        from jitlint.output.ci_formats import write_sarif  # why: the CI formats load hashlib and the catalogue
 
         write_sarif(findings, out, sources, config.docs_url)
     elif args.format == "gitlab":
-        from jitlint.output.ci_formats import write_gitlab
+        from jitlint.output.ci_formats import write_gitlab  # why: as for sarif
 
         write_gitlab(findings, out, sources)
     elif args.format == "junit":
-        from jitlint.output.ci_formats import write_junit
+        from jitlint.output.ci_formats import write_junit  # why: as for sarif
 
         write_junit(findings, out, [r.path for r in results])
     else:
-        from jitlint.output.reporters import write_grouped, write_statistics, write_text
-
         if not args.statistics or show_source:
             if args.format == "grouped":
                 write_grouped(findings, out)
@@ -293,7 +294,7 @@ def _check(args) -> int:
         if args.statistics:
             write_statistics(findings, out)
     if args.output_file:
-        from jitlint.output.output_file import write_report
+        from jitlint.output.output_file import write_report  # why: for -o only (it loads tempfile)
 
         try:
             write_report(args.output_file, out.getvalue())
@@ -323,15 +324,13 @@ def _plural(n: int, word: str) -> str:
 
 def _hidden(findings, unsafe: bool) -> str:
     """How many more fixes --unsafe-fixes would apply."""
-    from jitlint.core.finding import Applicability
-
     n = 0 if unsafe else sum(1 for f in findings if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
     return f"{_plural(n, 'more fix')} available with `--unsafe-fixes`" if n else ""
 
 
 def _summary(findings, fixed, fixing: bool, unsafe: bool) -> str:
     """ruff's: "Found 3 findings (2 fixed, 1 remaining)." and how many more fixes there are."""
-    from jitlint.core.fixes import applies
+    from jitlint.core.fixes import applies  # why: `--version` starts without it (tempfile, difflib)
 
     hidden = _hidden(findings, unsafe)
     if fixing:
@@ -345,9 +344,7 @@ def _summary(findings, fixed, fixing: bool, unsafe: bool) -> str:
 
 def _show_fixes(findings, fixing: bool, unsafe: bool, out) -> None:
     """--show-fixes: per file, the fixes applied (with --fix), or each available fix and its safety."""
-    from collections import Counter
-
-    from jitlint.catalog import NAMES
+    from jitlint.catalog import NAMES  # why: `--version` starts without the catalogue
 
     if not findings:
         out.write("No fixes applied.\n" if fixing else "No fixes available.\n")
@@ -403,8 +400,7 @@ def _add_noqa(project, paths: list[str]) -> int:
 def _decoded_lines(data: bytes) -> list[str]:
     """The lines as Python numbers them: broken at \n, \r\n and \r only (`str.splitlines` also breaks
     at \f, \x1c-\x1e, \x85, \u2028 ..., which would show the wrong line)."""
-    from jitlint.lint.engine import decode_source
-    from jitlint.core.finding import LINE_BREAK
+    from jitlint.source.reading import decode_source  # why: `--version` starts without the source layer
 
     try:
         return LINE_BREAK.split(decode_source(data))
@@ -413,8 +409,8 @@ def _decoded_lines(data: bytes) -> list[str]:
 
 
 def _rule(args) -> int:
-    from jitlint.catalog import lookup
-    from jitlint.frontends.docs import page
+    from jitlint.catalog import lookup  # why: `--version` starts without the catalogue
+    from jitlint.frontends.docs import page  # why: the pages come from the rules (libcst)
 
     codes = lookup(args.code)
     if not codes:
@@ -424,11 +420,9 @@ def _rule(args) -> int:
 
 
 def _rules(args) -> int:
-    from jitlint.rules.registry import all_rules
+    from jitlint.rules.registry import all_rules  # why: the rules import libcst, which a cached check never loads
 
     if args.format == "json":
-        import json
-
         json.dump([{"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary,
                     "fixable": r.fixable} for r in all_rules()], sys.stdout, indent=2)
         sys.stdout.write("\n")

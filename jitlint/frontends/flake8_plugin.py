@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from jitlint import __version__
-from jitlint.core.config import Config
+from jitlint.core.config import Config, ConfigError, check_selectors, find_root, load_config
 
 if TYPE_CHECKING:
     from jitlint.project.project import Project
@@ -35,8 +35,6 @@ FLAKE8_OPTIONS: dict[str, dict[str, Any]] = {
 
 
 def _config_from_options(options: argparse.Namespace) -> Config:
-    from jitlint.core.config import ConfigError, check_selectors, load_config
-
     config = Config()
     if options.jitlint_config:
         path = Path(options.jitlint_config)
@@ -76,20 +74,18 @@ class JitlintChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
-        from jitlint.core.config import ConfigError
-
         try:
             cls.config = _config_from_options(options)
             cls.filenames = tuple(p for p in getattr(options, "filenames", None) or () if p != "-")
             cls._projects = {}
         except ConfigError as exc:
-            from flake8.exceptions import ExecutionError
+            from flake8.exceptions import ExecutionError  # why: flake8 is optional; this module imports without it
 
             raise ExecutionError(f"jitlint: {exc}") from None
 
     @classmethod
     def project_for(cls, path: Path) -> "Project":
-        from jitlint.core.config import find_root
+        # why: flake8 loads every plugin at start-up; the project and its engine load at the first file checked
         from jitlint.project.project import Project
 
         root = find_root(path if path.exists() else Path.cwd())

@@ -19,6 +19,8 @@ from typing import Iterable, TextIO
 from urllib.parse import quote
 
 from jitlint import __version__
+from jitlint.catalog.codes import CODES
+from jitlint.catalog.links import docs_index_url, rule_docs_url
 from jitlint.core.finding import Finding, Severity
 from jitlint.output.reporters import position, write_json_document
 
@@ -90,11 +92,9 @@ def _section(page: str, title: str) -> str:
 
 
 def _sarif_rule(code: str, docs_url: str | None) -> dict:
-    from jitlint.catalog.codes import CODES
-    from jitlint.catalog.pages import PAGES
-    from jitlint.catalog.links import rule_docs_url
+    from jitlint.catalog.pages import PAGES  # why: every code's page, for SARIF only: gitlab and junit skip it
 
-    # Every code jitlint reports is in the catalogue (tests/test_docs.py); a stale one still gives a report.
+    # Every code jitlint reports is in the catalogue (tests/rules/test_docs.py); a stale one still gives a report.
     name, kind, severity, summary = CODES.get(code, (f"rule-{code.lower()}", "static", "warning", code))
     page = PAGES.get(code, "")
     level = _SARIF_LEVELS[Severity(severity)]
@@ -153,8 +153,6 @@ def _sarif_result(f: Finding, rule_index: int, fingerprint: str) -> dict:
 
 
 def sarif_report(findings: list[Finding], sources: dict[str, list[str]], docs_url: str | None = None) -> dict:
-    from jitlint.catalog.links import docs_index_url
-
     codes = sorted({f.code for f in findings})
     index = {code: i for i, code in enumerate(codes)}
     driver = {"name": "jitlint", "version": __version__, "semanticVersion": __version__,
@@ -203,7 +201,7 @@ def _xml_text(text: str) -> str:
 def write_junit(findings: list[Finding], out: TextIO, checked: Iterable[str]) -> None:
     """One test suite for the run; a failing test case per finding (named by its code and position, its class
     the file) and a passing one per checked file without findings, so a CI test view lists every file."""
-    import xml.etree.ElementTree as ET
+    import xml.etree.ElementTree as ET  # why: only junit writes XML: sarif and gitlab runs skip loading it
 
     by_path: dict[str, list[Finding]] = {path: [] for path in checked}
     for f in findings:

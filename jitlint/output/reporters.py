@@ -72,7 +72,8 @@ def write_json(findings: list[Finding], out: TextIO) -> None:
 
 
 def write_statistics(findings: Iterable[Finding], out: TextIO) -> None:
-    from jitlint.catalog import NAMES  # not the registry: a cached run must not import libcst
+    # why: `jitlint --version` loads this module, not the catalogue (and never the registry: libcst)
+    from jitlint.catalog import NAMES
 
     counts = Counter(f.code for f in findings)
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -10,12 +10,21 @@ belongs to the program. Exit codes as for `jitlint check`: 0 no findings, 1 find
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from jitlint.core.config import ConfigError, Overrides, selection_warnings
 from jitlint.core.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from jitlint.core.noqa import Suppressions
+from jitlint.output.output_file import target_problem, write_report
+from jitlint.project.discovery import discover
+from jitlint.runtime import launch
+from jitlint.runtime.evidence import norm
+from jitlint.runtime.probe.specs import SpecError, parse_trace_arg
+from jitlint.source.reading import decode_source
 
 USAGE = """\
 usage: jitlint run [options] script.py [args...]
@@ -134,8 +143,6 @@ def parse(argv: list[str]) -> SimpleNamespace:
         raise UsageError("--arg and --args are for --trace")
     if opts.trace_args and opts.example_args:
         raise UsageError("give the arguments with --arg or with --args, not both")
-    from jitlint.runtime.probe.specs import SpecError, parse_trace_arg
-
     for raw in opts.trace_args:  # bad specs are usage errors, said before anything runs
         try:
             parse_trace_arg(raw)
@@ -212,8 +219,6 @@ def main(argv: list[str]) -> int:
     if opts.mode == "script" and not os.path.exists(opts.target):
         return _error(f"can't open file {opts.target!r}: no such file")
     if opts.output:
-        from jitlint.output.output_file import target_problem
-
         problem = target_problem(opts.output)
         if problem:
             return _error(f"--output-file {opts.output}: {problem}")
@@ -227,8 +232,6 @@ def main(argv: list[str]) -> int:
             if not os.path.exists(module_part):
                 return _error(f"can't open file {module_part!r}: no such file")
             trace_file = module_part
-
-    from jitlint.runtime import launch
 
     python = opts.python or launch.default_python()
     target = launch.Target(opts.mode, opts.target, opts.args, opts.trace_args, opts.example_args)
@@ -261,9 +264,9 @@ def main(argv: list[str]) -> int:
 
 def _project(opts):
     """The project of the program (or of the first --path), with its settings; an exit code when bad."""
-    from jitlint.core.config import ConfigError, Overrides, selection_warnings
-    from jitlint.lint.engine import default_jobs
+    # why: jitlint.runtime loads this module for its codes too (`jitlint rule`): the project loads for `run` only
     from jitlint.project.project import Project
+    from jitlint.project.runner import default_jobs  # why: likewise, the project layer
 
     start = (opts.paths or ([opts.target] if opts.mode == "script" else ["."]))[0]
     overrides = Overrides(*(tuple(v) if v is not None else None
@@ -279,9 +282,10 @@ def _project(opts):
 
 
 def _load_linter() -> None:
-    """Import the engine and the rules (libcst) while the program starts, not after it ends."""
-    from jitlint.lint import engine  # noqa: F401
-    from jitlint.rules.registry import all_rules
+    """Import the linting pipeline and the rules (libcst) while the program starts, not after it ends."""
+    # why: this function's purpose: libcst and the rules load while the program runs, not before it starts
+    from jitlint.lint import analyse  # noqa: F401
+    from jitlint.rules.registry import all_rules  # why: as above
 
     all_rules()
 
@@ -295,12 +299,10 @@ def _display(path: str) -> str:
 
 
 def _report(opts, argv, project, outcome, python, trace_file) -> int:
-    from jitlint.lint import engine
-    from jitlint.core.noqa import Suppressions
+    # why: libcst and the rules load while the program runs (_load_linter), not before it starts
     from jitlint.rules.registry import all_rules
-    from jitlint.runtime import report
-    from jitlint.runtime.confirm import Observations, Result, Thresholds
-    from jitlint.runtime.evidence import norm
+    from jitlint.runtime import report  # why: it loads the rules (libcst), as above
+    from jitlint.runtime.confirm import Observations, Result, Thresholds  # why: likewise
 
     config = project.config
     data = outcome.data
@@ -310,7 +312,7 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     obs = Observations(data, thresholds)
     # which files to lint: the --path ones, else every user file the program executed
     if opts.paths:
-        files = [str(p) for p in engine.discover([*opts.paths], config) if not isinstance(p, tuple)]
+        files = [str(p) for p in discover([*opts.paths], config) if not isinstance(p, tuple)]
         files = [_display(norm(f)) for f in files]
     else:
         executed = [p for p in obs.executed_files() if os.path.isfile(p) and p.endswith((".py", ".pyw"))]
@@ -346,8 +348,6 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     run_seconds = program.run_seconds
     functions = report.function_dicts(obs.functions, lambda p: _display(p) if p else p, run_seconds, linted)
     cost = report.cost_dict(obs.functions, (data or {}).get("other_cost") or {}, run_seconds)
-    import io
-
     out = io.StringIO() if opts.output else sys.stdout
     if opts.format == "json":
         report.write_json(out, program, results, functions, cost)
@@ -356,8 +356,6 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
     else:
         report.write_text(out, program, results, functions, cost, quiet=opts.quiet)
     if opts.output:
-        from jitlint.output.output_file import write_report
-
         try:
             write_report(opts.output, out.getvalue())
         except OSError as exc:
@@ -369,20 +367,16 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
 
 def _suppressions(cache: dict, path: str):
     """The `# noqa` comments of a file (read once; none when it cannot be read)."""
-    from jitlint.lint import engine
-    from jitlint.core.noqa import Suppressions
-
     if path not in cache:
         try:
-            cache[path] = Suppressions(engine.decode_source(Path(path).read_bytes()))
+            cache[path] = Suppressions(decode_source(Path(path).read_bytes()))
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError, ValueError):
             cache[path] = Suppressions("")
     return cache[path]
 
 
 def _program(opts, argv, outcome, python, files, obs):
-    from jitlint.runtime.evidence import norm
-    from jitlint.runtime.report import Program
+    from jitlint.runtime.report import Program  # why: it loads the rules (libcst): after the program ran
 
     data = outcome.data or {}
     if outcome.timed_out:

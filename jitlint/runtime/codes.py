@@ -13,6 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from jitlint.core.finding import Severity
+from jitlint.rules.registry import rule_by_code
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,6 @@ def code_for_cause(cause: str) -> RuntimeCode:
 
 def related_rule(code: RuntimeCode, traces=(), error_types=(), output_kind: str | None = None):
     """The static rule (a jitlint.rules.base.Rule) that predicts what this runtime finding saw, or None."""
-    from jitlint.rules.registry import rule_by_code
-
     rules = [r for r in map(rule_by_code, code.related) if r is not None]
     if code.causes:
         causes = {c for t in traces for c in t.causes()}

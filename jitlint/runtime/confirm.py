@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jitlint.core.finding import Finding
 from jitlint.rules.base import Confirmation
+from jitlint.rules.registry import rule_by_code
 from jitlint.runtime import codes
 from jitlint.runtime.evidence import (FunctionRecord, Trace, build_functions, describe, grows, is_jax_error,
                                       is_staging_tracer, norm, site_calls)
@@ -72,8 +73,6 @@ class Result:
 
 
 def _rule(code: str):
-    from jitlint.rules.registry import rule_by_code
-
     return rule_by_code(code)
 
 

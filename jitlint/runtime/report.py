@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TextIO
 
+from jitlint.output.ci_formats import sarif_report
 from jitlint.output.reporters import text_line
 from jitlint.runtime.confirm import Result, summarize
 from jitlint.runtime.evidence import FunctionRecord
+from jitlint.source.reading import decode_source, read_source
 
 STATUS_WORDS = {"confirmed": "confirmed", "not_confirmed": "not confirmed", "not_reached": "not reached",
                 "unknown": "unknown"}
@@ -193,10 +196,6 @@ def _causes_text(causes: dict) -> str:
 def _source_lines(paths, max_file_size: int) -> dict[str, list[str]]:
     """Each file's lines as Python numbers them (SARIF's fingerprints hash a finding's line); none for a file
     that cannot be read."""
-    import re
-
-    from jitlint.lint.engine import decode_source, read_source
-
     sources = {}
     for path in dict.fromkeys(paths):
         try:
@@ -209,8 +208,6 @@ def _source_lines(paths, max_file_size: int) -> dict[str, list[str]]:
 def write_sarif(out: TextIO, program: Program, results: list[Result], config) -> None:
     """The findings as `jitlint check --format sarif` writes them (jitlint.output.ci_formats), each result with its
     runtime status in `properties.runtime`, and how the program ran in the run's invocation."""
-    from jitlint.output.ci_formats import sarif_report
-
     findings = [r.finding for r in results]
     log = sarif_report(findings, _source_lines([f.path for f in findings], config.max_file_size), config.docs_url)
     run = log["runs"][0]

@@ -8,7 +8,7 @@ blocks as libcst groups them, `elif` chains, argument order, operators, paramete
 field holding one shared default and every literal written by `repr` (its value is exact, its spelling
 is not). A file whose quick tree gives the rules nothing to report has no findings; a file where they
 report anything is parsed by libcst and linted as before, so every position, message and fix still
-comes from libcst's exact tree (jitlint.lint.engine).
+comes from libcst's exact tree (jitlint.lint.analyse).
 
 The quick tree is never written out as the file's code. What `code_for_node` gives for its nodes is
 the code re-spelt with default layout, which the rules only compare and search (no message from it is
@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import unicodedata
 
 import libcst as cst
 
@@ -581,8 +582,6 @@ def quick_module(tree: ast.Module, text: str):
 def _normalized_identifiers(tree: ast.Module, text: str) -> bool:
     """Whether an identifier of the text may be spelt otherwise than in CPython's tree: a word that NFKC
     changes (in a string or a comment, mostly) whose normal form is one of the tree's names."""
-    import unicodedata
-
     changed = set()
     for word in set(_NON_ASCII_WORD.findall(text)):
         normal = unicodedata.normalize("NFKC", word)

@@ -22,6 +22,7 @@ Notebooks are not in the project index: they are not imported (their cells see t
 from __future__ import annotations
 
 import ast
+import bisect
 import codecs
 import difflib
 import functools
@@ -31,6 +32,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 from jitlint.core.finding import LINE_BREAK, Finding, Severity
+from jitlint.source.python import syntax_error
 
 SUFFIX = ".ipynb"
 SEPARATOR = "# jitlint: next notebook cell"
@@ -190,8 +192,6 @@ class Notebook:
             if skipped is None:
                 exc = compile_cell(python, f"<cell {k + 1}>")
                 if exc is not None:
-                    from jitlint.source.python import syntax_error
-
                     c.error = syntax_error(exc)
                     c.skipped = "it does not compile"
                     c.python = "".join(_break(line) or "\n" for line in _lines(python))
@@ -218,8 +218,6 @@ class Notebook:
     # ---- positions
     def cell_at(self, line: int) -> Cell | None:
         """The cell holding a line of `source` (a separator line: the cell before it)."""
-        import bisect
-
         k = bisect.bisect_right(self._starts, line) - 1
         return self.cells[k] if k >= 0 else None
 

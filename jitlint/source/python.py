@@ -6,9 +6,11 @@ accepts a text. Everything above the source layer asks here.
 
 from __future__ import annotations
 
+import __future__
 import ast
 import warnings
 
+from jitlint.core.deep import run_deep
 
 _last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
 
@@ -30,8 +32,6 @@ def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
         pass
     except Exception as exc:  # SyntaxError; ValueError (NUL bytes); MemoryError
         return None, exc
-    from jitlint.core.deep import run_deep
-
     try:
         return run_deep(_parse, text), None
     except Exception as exc:  # RecursionError: the parser's own limit
@@ -61,8 +61,6 @@ def compile_error(tree: ast.Module, text: str, path: str) -> Exception | None:
             try:
                 compile(tree, path, "exec", flags, dont_inherit=True)
             except RecursionError:  # as `python` would: from the text, at the usual limit, on a fresh stack
-                from jitlint.core.deep import run_deep
-
                 run_deep(compile, text, path, "exec", flags, True, same_as_script=True)
     except Exception as exc:  # SyntaxError; RecursionError, MemoryError ("too complex")
         return exc
@@ -79,8 +77,6 @@ def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compil
     after the module's first statements, and a module-level `global`/`nonlocal` after the name is used
     (`x = 1` then `global x`); where those can occur the module is compiled whole. Where a part does not
     compile, so is the module, for the very error CPython reports first."""
-    import __future__
-
     flags = _compile_flags(path)
     leading = True  # still in the docstring and `from __future__` imports that may start the module
     for n, stmt in enumerate(tree.body):
