@@ -8,7 +8,7 @@ Every .py/.pyi file under LIBDIR but site-packages/ (installed packages, not the
 linted (`--exclude site-packages`: none of the other default excludes, so no `build/`-named folder is
 skipped), with `--no-cache -q --format json`. Exit status 0 when the
 two sets agree and stderr holds no traceback; the differences are listed otherwise.
-tests/test_robustness.py runs the same comparison on a sample (`compare`).
+tests/robustness/test_robustness.py runs the same comparison on a sample (`compare`).
 """
 
 from __future__ import annotations

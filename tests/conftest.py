@@ -32,6 +32,17 @@ def run_jitlint():
     return run
 
 
+# Fixtures that start a jitlint process: any test using one is `slow` (deselected by `pytest -m "not slow"`),
+# wherever it is and whether or not its module says so.
+SLOW_FIXTURES = {"run_jitlint", "wire_lsp"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())) and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-snapshots", action="store_true", default=False,
                      help="rewrite tests/snapshots/ from what jitlint reports now (then review the diff)")

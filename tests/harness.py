@@ -111,7 +111,7 @@ def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
 
     from jitlint.core.fixes import apply_edits
 
-    out = [f"# {title}", "# Regenerate with `pytest tests/test_fixtures.py --update-snapshots`, then review the diff.", ""]
+    out = [f"# {title}", "# Regenerate with `pytest tests/rules/test_fixtures.py --update-snapshots`, then review the diff.", ""]
     for f in sorted(findings):
         out.append(f"{f.path}:{f.line}:{f.col}-{f.end_line}:{f.end_col} {f.code} {f.severity.value}")
         out.append(f"    {f.message}")
@@ -134,7 +134,7 @@ def check_snapshot(name: str, text: str, update: bool) -> str:
         path.write_text(text, encoding="utf-8")
         return ""
     if not path.is_file():
-        return f"no snapshot {path}: run `pytest tests/test_fixtures.py --update-snapshots`"
+        return f"no snapshot {path}: run `pytest tests/rules/test_fixtures.py --update-snapshots`"
     committed = path.read_text(encoding="utf-8")
     if committed == text:
         return ""

@@ -1,5 +1,5 @@
 """A bare JSON-RPC client for `jitlint lsp` over stdio, byte for byte: for framing that a real client would
-never send (tests/test_fuzz.py, tests/test_robustness.py) and for long edit runs (bench/lsp_memory.py)."""
+never send (tests/robustness/test_fuzz.py, tests/robustness/test_robustness.py) and for long edit runs (bench/lsp_memory.py)."""
 
 from __future__ import annotations
 

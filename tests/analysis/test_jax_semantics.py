@@ -12,7 +12,7 @@ each fixture this test asserts that:
 "Where it raised" is the innermost traceback frame in the fixture file: for errors raised deep inside
 jax.numpy (slicing, ``jnp.zeros``, ``.item()``), jax frames sit below the user's line.
 
-This checks the fixtures against JAX, independently of the rules; tests/test_fixtures.py checks the rules
+This checks the fixtures against JAX, independently of the rules; tests/rules/test_fixtures.py checks the rules
 against the same fixtures.
 """
 
@@ -33,6 +33,8 @@ import pytest  # noqa: E402
 
 from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
 from jitlint.rules.registry import rule_by_code  # noqa: E402
+
+pytestmark = pytest.mark.slow  # runs the fixtures under real JAX
 
 SEMANTIC_FIXTURES = sorted([*FIXTURES.glob("JIT4*.py"), *FIXTURES.glob("JIT6*.py")])
 

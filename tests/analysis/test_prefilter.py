@@ -18,12 +18,14 @@ from pathlib import Path
 import pytest
 
 from harness import FIXTURES, expected_findings, fixture_files
-from jitlint.lint import engine
+from jitlint.lint import positions
 from jitlint.analysis import jaxapi
 from jitlint.analysis import prefilter
 from jitlint.source import python as python_source
 from jitlint.core.config import Config
-from jitlint.lint.engine import check_source, index_files, lint_paths, lint_source, module_name_for
+from jitlint.lint.pipeline import check_source, lint_source
+from jitlint.project.discovery import module_name_for
+from jitlint.project.runner import index_files, lint_paths
 from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
@@ -162,6 +164,7 @@ def _run_in_subprocess(args, cwd):
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_files_without_jax_are_never_parsed_with_libcst_but_syntax_errors_are_reported(tmp_path):
     (tmp_path / "plain.py").write_text(PLAIN)
     (tmp_path / "words.py").write_text(WORDS_ONLY)
@@ -173,6 +176,7 @@ def test_files_without_jax_are_never_parsed_with_libcst_but_syntax_errors_are_re
     assert "Found 1 finding" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_file_with_jit_is_parsed_with_libcst(tmp_path):
     (tmp_path / "bad.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n")
     result = _run_in_subprocess(["check", "--no-cache", "-j", "1", "."], tmp_path)
@@ -212,7 +216,7 @@ def test_statement_positions_equal_whole_module_positions(path):
     ctx = RuleContext(analyze(module), "x.py")
     nodes = [report.node for rule in enabled_rules(ALL) for report in rule.check(ctx)]
     assert nodes
-    fast = engine._statement_positions(module, source, nodes)
+    fast = positions._statement_positions(module, source, nodes)
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert fast is not None and {n: fast[n] for n in nodes} == {n: full[n] for n in nodes}
 
@@ -250,9 +254,9 @@ def test_member_positions_equal_whole_module_positions(name, monkeypatch):
               and isinstance(stmt.body, cst.IndentedBlock) else [stmt] for stmt in module.body]
     nodes = [n for members in blocks for member in members for n in descendants(member)]
     used = []
-    members = engine._member_positions
-    monkeypatch.setattr(engine, "_member_positions", lambda *args: used.append(members(*args)) or used[-1])
-    fast = engine._statement_positions(module, source, nodes)
+    members = positions._member_positions
+    monkeypatch.setattr(positions, "_member_positions", lambda *args: used.append(members(*args)) or used[-1])
+    fast = positions._statement_positions(module, source, nodes)
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert fast is not None and {n: fast[n] for n in nodes} == {n: full[n] for n in nodes}
     assert bool(used and None not in used) == (name != "one-line members")

@@ -6,12 +6,12 @@ parameters) live in one module; other modules call them through a package re-exp
 (`import pkg.model as m; m.train_step(...)`), a renamed re-export, or two levels of `__init__.py`. The
 calling lines carry `# expect: CODE` markers, exactly as single-file fixtures do.
 
-* Linting a folder with `engine.lint_paths` (which indexes every file first) reports exactly the markers of
+* Linting a folder with `runner.lint_paths` (which indexes every file first) reports exactly the markers of
   all its files, as (file, line, code): a missing finding and an extra one both fail.
 * Linting a calling file on its own reports none of them: they exist only through the index.
 * Editing the defining file (in a copy under tmp_path) changes the callers' findings.
 
-tests/test_fixtures.py covers only tests/fixtures/*.py, so the folders are checked here.
+tests/rules/test_fixtures.py covers only tests/fixtures/*.py, so the folders are checked here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import pytest
 
 from harness import FIXTURES, expected_findings
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_paths, lint_source
+from jitlint.lint.pipeline import lint_source
+from jitlint.project.runner import lint_paths
 
 ALL = Config(select=("ALL",))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())

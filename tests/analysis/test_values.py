@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 
 from jitlint.analysis.values import Taint, _join2, _join_all
+
+pytestmark = pytest.mark.slow  # a 3,000-example hypothesis sweep
 
 flags = st.booleans()
 

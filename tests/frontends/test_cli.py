@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow  # every test runs the installed jitlint command
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BAD = textwrap.dedent("""\
     import jax

@@ -7,6 +7,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the jitlint command on real files
+
 # One safe fix (a print in a jitted function) and one unsafe (a print in a helper: who traces it, and
 # whether under `eval_shape`, where jax.debug.print prints nothing, is not known).
 MIXED = """import jax

@@ -1,8 +1,12 @@
-"""The flake8 plugin, through the real `flake8` command (installed next to this interpreter)."""
+"""The flake8 plugin, through flake8 itself: flake8's Application in this process (as the `flake8` command
+runs it: the plugin found through its entry point, the same options and output), and for what is about the
+command itself (the installed executable, `-j`, stdin, the whole project) the real `flake8` command, marked slow."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
+import io
 import json
 import re
 import subprocess
@@ -15,7 +19,7 @@ import pytest
 from conftest import jitlint_exe
 from harness import fixture_files
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+[0-9]+) (?P<text>.*)$")
 
 BAD = textwrap.dedent("""\
@@ -46,9 +50,34 @@ def flake8_exe() -> str:
     return str(exe)
 
 
-def flake8(*args, cwd, input=None) -> subprocess.CompletedProcess:
+def flake8_command(*args, cwd, input=None) -> subprocess.CompletedProcess:
+    """The real `flake8` executable installed next to this interpreter."""
     return subprocess.run([flake8_exe(), *map(str, args)], cwd=cwd, input=input, capture_output=True,
                           text=True, timeout=120)
+
+
+def flake8(*args, cwd) -> subprocess.CompletedProcess:
+    """flake8 in this process: its Application run on `args` in `cwd`, as the `flake8` command would run it,
+    with stdout, stderr and the exit code it would have. Serial (`-j 1`) unless `args` ask for jobs: forking
+    the test process is the real command's job (`flake8_command`); so is stdin, which flake8 reads only once
+    per process."""
+    from flake8.main.application import Application
+
+    assert "-" not in map(str, args), "stdin: use flake8_command"
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout, stderr = io.TextIOWrapper(out, encoding="utf-8"), io.TextIOWrapper(err, encoding="utf-8")
+    app = Application()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            app.run(["--jobs", "1", *map(str, args)])
+            code = app.exit_code()
+        except SystemExit as exc:  # argparse's errors and --version
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            stdout.flush()
+            stderr.flush()
+    return subprocess.CompletedProcess(["flake8", *map(str, args)], code, out.getvalue().decode("utf-8"),
+                                       err.getvalue().decode("utf-8"))
 
 
 def reported(result: subprocess.CompletedProcess) -> set[tuple[str, int, int, str]]:
@@ -208,27 +237,29 @@ def test_noqa_is_flake8s(tmp_path):
     assert "`# noqa: JIT` is not a valid code list" in own.stderr
 
 
+@pytest.mark.slow
 def test_parallel_jobs(tmp_path):
     names = []
     for i in range(6):
         names.append(write(tmp_path, f"m{i}.py", BAD if i % 2 else BAD_LOGGING).name)
     serial = flake8("-j", "1", *names, cwd=tmp_path)
-    parallel = flake8("-j", "2", *names, cwd=tmp_path)
+    parallel = flake8_command("-j", "2", *names, cwd=tmp_path)
     assert parallel.returncode == 1, parallel.stderr
     assert parallel.stdout == serial.stdout
     assert reported(parallel) == {(f"m{i}.py", 6 if i % 2 else 8, 5, "JIT501" if i % 2 else "JIT502")
                                   for i in range(6)}
 
 
+@pytest.mark.slow
 def test_stdin(tmp_path):
-    result = flake8("--stdin-display-name", "src/model.py", "-", cwd=tmp_path, input=BAD)
+    result = flake8_command("--stdin-display-name", "src/model.py", "-", cwd=tmp_path, input=BAD)
     assert result.returncode == 1, result.stderr
     assert reported(result) == {("src/model.py", 6, 5, "JIT501")}
-    result = flake8("-", cwd=tmp_path, input=BAD)
+    result = flake8_command("-", cwd=tmp_path, input=BAD)
     assert reported(result) == {("stdin", 6, 5, "JIT501")}
     # flake8's per-file-ignores see the display name.
-    result = flake8("--stdin-display-name", "src/model.py", "--per-file-ignores", "src/*:JIT", "-",
-                    cwd=tmp_path, input=BAD)
+    result = flake8_command("--stdin-display-name", "src/model.py", "--per-file-ignores", "src/*:JIT", "-",
+                            cwd=tmp_path, input=BAD)
     assert result.returncode == 0 and result.stdout == ""
 
 
@@ -273,12 +304,13 @@ def test_jitlint_config_option_from_flake8_config(tmp_path, config_file, key):
     assert codes(flake8("generated/model_pb.py", cwd=tmp_path)) == {"F401"}
 
 
+@pytest.mark.slow
 def test_jitlint_config_on_command_line_with_parallel_jobs(tmp_path):
     _project_with_generated_code(tmp_path)
     for i in range(3):
         write(tmp_path, f"generated/more_{i}.py", BAD)
         write(tmp_path, f"src/more_{i}.py", BAD)
-    result = flake8("-j", "2", "--jitlint-config", "pyproject.toml", "src", "generated", cwd=tmp_path)
+    result = flake8_command("-j", "2", "--jitlint-config", "pyproject.toml", "src", "generated", cwd=tmp_path)
     assert {p for p, *_ in reported(result)} == {"src/model.py", *(f"src/more_{i}.py" for i in range(3))}
 
 
@@ -291,12 +323,13 @@ def test_jitlint_config_relative_to_the_config_file(tmp_path):
     assert reported(result) == {("model.py", 6, 5, "JIT501")}
 
 
+@pytest.mark.slow
 def test_jitlint_config_excludes_apply_to_stdin_display_name(tmp_path):
     _project_with_generated_code(tmp_path)
     args = ("--jitlint-config", "pyproject.toml", "-")
-    hidden = flake8("--stdin-display-name", "generated/x.py", *args, cwd=tmp_path, input=BAD)
+    hidden = flake8_command("--stdin-display-name", "generated/x.py", *args, cwd=tmp_path, input=BAD)
     assert hidden.returncode == 0 and hidden.stdout == "", hidden.stderr
-    shown = flake8("--stdin-display-name", "src/x.py", *args, cwd=tmp_path, input=BAD)
+    shown = flake8_command("--stdin-display-name", "src/x.py", *args, cwd=tmp_path, input=BAD)
     assert reported(shown) == {("src/x.py", 6, 5, "JIT501")}
 
 
@@ -319,6 +352,7 @@ def test_pyproject_selection_does_not_hide_codes_from_flake8(tmp_path):
     assert reported(result) == {("bad.py", 6, 5, "JIT501")}
 
 
+@pytest.mark.slow
 def test_plugin_registered_twice_does_not_crash(tmp_path):
     # Installed, and also listed as a local plugin: the option must not be registered twice.
     write(tmp_path, "setup.cfg", textwrap.dedent("""\
@@ -330,7 +364,7 @@ def test_plugin_registered_twice_does_not_crash(tmp_path):
         """))
     write(tmp_path, "pyproject.toml", "[tool.jitlint]\n")
     write(tmp_path, "bad.py", BAD)
-    result = flake8("bad.py", cwd=tmp_path)
+    result = flake8_command("bad.py", cwd=tmp_path)
     assert "Traceback" not in result.stderr and "critical error" not in result.stdout, result.stdout + result.stderr
     assert reported(result) == {("bad.py", 6, 5, "JIT501")}
 
@@ -338,10 +372,11 @@ def test_plugin_registered_twice_does_not_crash(tmp_path):
 # ------------------------------------------------------------------ packaging
 
 
+@pytest.mark.slow
 def test_version_lists_jitlint():
     from jitlint import __version__
 
-    result = flake8("--version", cwd=ROOT)
+    result = flake8_command("--version", cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert f"jitlint: {__version__}" in result.stdout
 
@@ -357,8 +392,9 @@ def test_entry_point_name_is_a_valid_flake8_code_prefix():
     assert all(re.fullmatch(prefix + r"[0-9]{3}", code) for code in all_codes()), all_codes()
 
 
+@pytest.mark.slow
 def test_project_lints_itself():
-    result = flake8("jitlint", "rules", "tests", cwd=ROOT)
+    result = flake8_command("jitlint", "rules", "tests", cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
 

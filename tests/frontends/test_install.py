@@ -11,13 +11,16 @@ import sys
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args, cwd=None, timeout=600):
     return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow  # builds a wheel and installs it in a fresh virtualenv
 def test_wheel_in_a_fresh_venv(tmp_path):
     wheels = tmp_path / "wheels"
     built = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", wheels, ROOT)

@@ -23,6 +23,8 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
 from jitlint.catalog.links import rule_docs_url
 
+pytestmark = pytest.mark.slow  # a `jitlint lsp` server process per test
+
 SERVER = [sys.executable, "-m", "jitlint", "lsp"]
 CLIENTS = ["neovim@v0.7.0", "neovim@v0.11.0", "visual_studio_code", "emacs"]
 TIMEOUT = 20.0
@@ -385,11 +387,11 @@ async def test_pyproject_settings_and_bad_client_settings(client: LanguageClient
 
 
 BROKEN_ENGINE = [sys.executable, "-c", (
-    "import jitlint.lint.engine as engine\n"
+    "import jitlint.lint.pipeline as pipeline\n"
     "def check_source(*args, **kwargs):\n"
     "    raise RuntimeError('engine exploded')\n"
-    "engine.check_source = check_source\n"
-    "from jitlint.frontends.lsp.server import main\n"
+    "pipeline.check_source = check_source\n"
+    "from jitlint.frontends.lsp.main import main\n"
     "raise SystemExit(main([]))\n")]
 
 
@@ -497,7 +499,9 @@ def test_noqa_comment_merging():
 def test_noqa_is_not_offered_where_a_comment_would_change_the_code():
     from pygls.workspace.position_codec import PositionCodec
 
-    from jitlint.frontends.lsp.server import LineComments, Positions, noqa_edit
+    from jitlint.core.noqa import LineComments
+    from jitlint.frontends.lsp.actions import noqa_edit
+    from jitlint.frontends.lsp.convert import Positions
 
     source = 'print("""a\nb""", x)\ny = 1 + \\\n    2\nz = 3  # why\nw = f"""{x}\n"""\n'
     positions = Positions(PositionCodec(types.PositionEncodingKind.Utf16), source)
@@ -512,7 +516,7 @@ def test_noqa_is_not_offered_where_a_comment_would_change_the_code():
 
 def test_client_settings_override_pyproject_like_flags():
     from jitlint.core.config import Config
-    from jitlint.frontends.lsp.server import settings_table, with_client_settings
+    from jitlint.frontends.lsp.settings import settings_table, with_client_settings
 
     base = Config(select=("JIT",), ignore=("JIT409",), extend_select=("JIT9",))
     assert with_client_settings(base, {}) == base

@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
-from jitlint.lint import engine
+from jitlint.lint import pipeline
 from jitlint.frontends.lsp.first_lint import FirstLints
 from jitlint.project.project import Project
 from lspwire import WireClient
 
-FIXTURES = Path(__file__).parent / "fixtures"
+pytestmark = pytest.mark.slow  # `jitlint lsp` server and first-lint helper processes
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SOURCE = (FIXTURES / "JIT501_frameworks.py").read_text()
 EDITED = SOURCE + "\n\n@jax.jit\ndef added(x):\n    print(x)\n    return x\n"
 
@@ -26,7 +28,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 
 
 def expected(text: str, path: Path) -> list[tuple[int, int, str]]:
-    return [(f.line - 1, f.col - 1, f.code) for f in engine.check_source(text, str(path)).findings]
+    return [(f.line - 1, f.col - 1, f.code) for f in pipeline.check_source(text, str(path)).findings]
 
 
 def diagnostics(client: WireClient, uri: str) -> list[tuple[int, int, str]]:

@@ -14,6 +14,9 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from test_lsp import SERVER, TIMEOUT, Document, apply, pulls, recording_client, text_at
+import pytest
+
+pytestmark = pytest.mark.slow  # a `jitlint lsp` server process per test
 
 DEFINE = (
     "%matplotlib inline\n"

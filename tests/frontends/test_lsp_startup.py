@@ -10,8 +10,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+import pytest
+
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
 from test_lsp import SERVER, TIMEOUT, Document, recording_client, start
+
+pytestmark = pytest.mark.slow  # a `jitlint lsp` server process per test
 
 # a workspace of many files, so that the index has something to report progress on
 FILES = {**CROSS_FILE, **{f"pkg/extra_{i}.py": f"import jax\n\n\n@jax.jit\ndef f_{i}(x):\n    return x + {i}\n"

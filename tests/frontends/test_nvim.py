@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-E2E = Path(__file__).parent / "nvim" / "e2e.lua"
+pytestmark = pytest.mark.slow  # headless Neovim driving `jitlint lsp`
+
+E2E = Path(__file__).resolve().parents[1] / "nvim" / "e2e.lua"
 SERVER = [sys.executable, "-m", "jitlint", "lsp"]
 
 SOURCE = (

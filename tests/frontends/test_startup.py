@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from conftest import jitlint_exe
 from harness import FIXTURES
 from jitlint.catalog import NAMES, unknown_selectors
@@ -46,12 +48,14 @@ def imported_modules(*args, cwd=None) -> tuple[set[str], subprocess.CompletedPro
     return modules, result
 
 
+@pytest.mark.slow
 def test_version_does_not_import_libcst():
     modules, result = imported_modules("--version")
     assert result.returncode == 0 and result.stdout.startswith("jitlint ")
     assert "jitlint.frontends.cli" in modules and "libcst" not in modules
 
 
+@pytest.mark.slow
 def test_cached_check_does_not_import_libcst(tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "fixtures")
     cold, first = imported_modules("check", "--statistics", ".", cwd=tmp_path)
@@ -68,6 +72,7 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     assert '"name": "print-traced-value"' in (tmp_path / "r.sarif").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_progress_bar_draws_and_erases_itself():
     out = io.StringIO()
     bar = Progress(out, delay=0, interval=0)
@@ -80,6 +85,7 @@ def test_progress_bar_draws_and_erases_itself():
     assert text.endswith("\r\x1b[K")
 
 
+@pytest.mark.slow
 def test_progress_bar_waits_before_drawing():
     out = io.StringIO()
     bar = Progress(out, delay=60)
@@ -114,6 +120,7 @@ def _run_with_stderr_on_a_terminal(args, cwd) -> tuple[str, str]:
         return stdout.read().decode(), seen.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_progress_on_a_terminal_only_and_not_with_quiet(tmp_path):
     for copy in "abc":  # a run long enough to pass the bar's delay
         shutil.copytree(FIXTURES, tmp_path / copy)

@@ -15,9 +15,9 @@ import pytest
 
 from conftest import jitlint_exe
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_paths
+from jitlint.project.runner import lint_paths
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _MARK = re.compile(r"#\s*(JIT\d{3})\b")
 FRAMEWORK_EXAMPLES = ["flax_linen_train.py", "flax_nnx_train.py", "equinox_train.py"]
 
@@ -35,6 +35,7 @@ def test_check_finds_every_planted_pitfall_and_nothing_else(name):
     assert found == planted(path), f"{name}: missing {planted(path) - found}, extra {found - planted(path)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FRAMEWORK_EXAMPLES)
 def test_run_confirms_every_planted_pitfall(name):
     out = Path(tempfile.mkdtemp(prefix="jitlint-example-")) / "report.json"

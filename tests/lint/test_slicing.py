@@ -20,15 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import FIXTURES, fixture_files
-from jitlint.lint import engine
-from jitlint.lint import slicing
+from jitlint.lint import analyse, slicing
 from jitlint.core.config import Config
-from jitlint.lint.engine import check_source, lint_paths
+from jitlint.lint.pipeline import check_source
+from jitlint.project.runner import lint_paths
 from jitlint.source.python import parse_python
 from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
 
 UNRELATED = '''
@@ -62,12 +62,12 @@ print(unrelated_helper(3), os.sep)
 
 @pytest.fixture(autouse=True)
 def sliced_parse(monkeypatch):
-    """`jitlint check` parses whole files by default (engine.SLICED_PARSE): here it slices."""
-    monkeypatch.setattr(engine, "SLICED_PARSE", True)
+    """`jitlint check` parses whole files by default (analyse.SLICED_PARSE): here it slices."""
+    monkeypatch.setattr(analyse, "SLICED_PARSE", True)
 
 
 def whole(monkeypatch):
-    monkeypatch.setattr(engine, "_parse_sliced", lambda *args, **kwargs: None)
+    monkeypatch.setattr(analyse, "_parse_sliced", lambda *args, **kwargs: None)
 
 
 def both(source: str, path: str, monkeypatch, **kwargs):
@@ -147,17 +147,17 @@ def test_shuffled_statements_of_the_fixtures(picks, rnd: random.Random):
         compile(source, "<mix>", "exec", dont_inherit=True)
     except SyntaxError:
         return  # `return` outside a function and the like: JIT000 either way, nothing to compare
-    saved_flag, engine.SLICED_PARSE = engine.SLICED_PARSE, True
+    saved_flag, analyse.SLICED_PARSE = analyse.SLICED_PARSE, True
     try:
         sliced = check_source(source, "mix.py", ALL)
     finally:
-        engine.SLICED_PARSE = saved_flag
-    saved = engine._parse_sliced
-    engine._parse_sliced = lambda *args, **kwargs: None
+        analyse.SLICED_PARSE = saved_flag
+    saved = analyse._parse_sliced
+    analyse._parse_sliced = lambda *args, **kwargs: None
     try:
         full = check_source(source, "mix.py", ALL)
     finally:
-        engine._parse_sliced = saved
+        analyse._parse_sliced = saved
     assert sliced.findings == full.findings
 
 

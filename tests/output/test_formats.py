@@ -54,6 +54,7 @@ def _validate(doc, schema):
     assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
 
 
+@pytest.mark.slow
 def test_sarif_is_valid_and_carries_rules_locations_fixes_and_stable_fingerprints(project, run_jitlint, sarif_schema):
     truth = json.loads(run_jitlint("check", "--format", "json", "src", cwd=project).stdout)
     result = run_jitlint("check", "--format", "sarif", "-o", "report.sarif", "src", cwd=project)
@@ -115,6 +116,7 @@ def test_sarif_is_valid_and_carries_rules_locations_fixes_and_stable_fingerprint
     assert sorted(r["partialFingerprints"]["primaryLocationLineHash"] for r in moved) == sorted(prints)
 
 
+@pytest.mark.slow
 def test_junit_is_xml_a_ci_renders(project, run_jitlint):
     truth = json.loads(run_jitlint("check", "--format", "json", "src", cwd=project).stdout)
     result = run_jitlint("check", "--format", "junit", "src", cwd=project)
@@ -133,6 +135,7 @@ def test_junit_is_xml_a_ci_renders(project, run_jitlint):
     assert ("src/odd\\x07name.py", "JIT402 6:12") in failures
 
 
+@pytest.mark.slow
 def test_gitlab_code_quality(project, run_jitlint):
     truth = json.loads(run_jitlint("check", "--format", "json", "src", cwd=project).stdout)
     result = run_jitlint("check", "--format", "gitlab", "src", cwd=project)
@@ -147,6 +150,7 @@ def test_gitlab_code_quality(project, run_jitlint):
         assert issue["location"] == {"path": f["path"], "lines": {"begin": f["line"], "end": f["end_line"]}}
 
 
+@pytest.mark.slow
 def test_concise_grouped_full_and_exit_codes(project, run_jitlint, sarif_schema):
     concise = run_jitlint("check", "--format", "concise", "--show-source", "src/train.py", cwd=project)
     assert concise.returncode == 1
@@ -175,6 +179,7 @@ def test_concise_grouped_full_and_exit_codes(project, run_jitlint, sarif_schema)
     assert json.loads(machine.stdout) == []
 
 
+@pytest.mark.slow
 def test_output_file_is_written_whole_with_the_users_permissions(project, run_jitlint):
     report = project / "out" / "report.txt"
     report.parent.mkdir()

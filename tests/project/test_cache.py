@@ -18,7 +18,9 @@ import pytest
 import jitlint
 from jitlint.project.cache import _write_json, read_file
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_paths
+from jitlint.project.runner import lint_paths
+
+pytestmark = pytest.mark.slow  # the jitlint command, run again and again on one project
 
 BAD = "import jax\n\n@jax.jit\ndef step(x):\n    print(x)\n    return x\n"
 GOOD = "import jax\n\n@jax.jit\ndef step(x):\n    return x * 2\n"

@@ -3,7 +3,7 @@
 * Random edit sequences on modules mixed from the fixtures' top-level statements: snippets typed
   anywhere (breaking and repairing the syntax), lines deleted, duplicated and moved, names renamed,
   statements inserted; after each edit the incremental lint, a full lint and a whole-file lint agree.
-  `JITLINT_FUZZ_EXAMPLES` multiplies the number of sequences (as in tests/test_fuzz.py).
+  `JITLINT_FUZZ_EXAMPLES` multiplies the number of sequences (as in tests/robustness/test_fuzz.py).
 * Random edits inside the defs and classes of whole fixture files (statements, prints and comments
   typed, statements deleted), in four- and two-space indentation: a def or class whose text changed is
   put together from the pieces that did not, and the findings equal a full lint's. Its tree equals
@@ -26,14 +26,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import fixture_files
-from jitlint.lint import engine
+from jitlint.lint import analyse
 from jitlint.core.config import Config
-from jitlint.lint.engine import check_source
+from jitlint.lint.pipeline import check_source
 from jitlint.project.incremental import Document
 
 SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
 ALL = Config(select=("ALL",))
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
 HEADER = "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom functools import partial\n\n\n"
 
 
@@ -68,12 +68,12 @@ def full_lint(text: str):
 
 
 def whole_lint(text: str):
-    saved = engine._parse_sliced
-    engine._parse_sliced = lambda *args, **kwargs: None
+    saved = analyse._parse_sliced
+    analyse._parse_sliced = lambda *args, **kwargs: None
     try:
         return data(check_source(text, "doc.py", ALL).findings)
     finally:
-        engine._parse_sliced = saved
+        analyse._parse_sliced = saved
 
 
 def edit(text: str, rnd: random.Random) -> str:
@@ -105,6 +105,7 @@ def edit(text: str, rnd: random.Random) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @settings(max_examples=60 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
           database=None if SCALE == 1 else settings().database)
 @given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=7),
@@ -227,6 +228,7 @@ def test_changed_settings_or_index_forget_the_findings():
 # ------------------------------------------------------------------------------------------ the server
 
 
+@pytest.mark.slow
 @settings(max_examples=8 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
           database=None)
 @given(st.lists(st.integers(0, len(STATEMENTS) - 1), min_size=2, max_size=5), st.randoms(use_true_random=False))
@@ -398,6 +400,7 @@ MODULES = [path.read_text(encoding="utf-8") for path in fixture_files() + EXAMPL
            if path.read_text(encoding="utf-8").count("\n") > 30]
 
 
+@pytest.mark.slow
 @settings(max_examples=25 * SCALE, deadline=None, derandomize=SCALE == 1, suppress_health_check=list(HealthCheck),
           database=None if SCALE == 1 else settings().database)
 @given(st.integers(0, len(MODULES) - 1), st.integers(3, 10), st.sampled_from(["    ", "  "]),

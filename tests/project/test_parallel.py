@@ -12,9 +12,13 @@ import shutil
 import pytest
 
 from harness import FIXTURES
-from jitlint.lint import engine
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_paths, lint_source
+from jitlint.lint.pipeline import lint_source
+from jitlint.lint.results import RunStats
+from jitlint.project import runner
+from jitlint.project.runner import lint_paths
+
+pytestmark = pytest.mark.slow  # the jitlint command and worker processes
 
 
 @pytest.fixture
@@ -57,17 +61,17 @@ def fails_in_workers(tasks):
     """A pass-2 batch function that works in the parent only."""
     if multiprocessing.parent_process() is not None:
         raise RuntimeError("worker trouble")
-    return engine._pass2_batch(tasks)
+    return runner._pass2_batch(tasks)
 
 
 def test_a_failing_worker_falls_back_to_this_process(monkeypatch):
     """A batch that fails in a worker (here: every one) is linted again in the parent: nothing is lost."""
     paths = sorted(FIXTURES.glob("*.py"))
-    files = [engine._File(i, str(p), None, False, data=p.read_bytes()) for i, p in enumerate(paths)]
+    files = [runner._File(i, str(p), None, False, data=p.read_bytes()) for i, p in enumerate(paths)]
     config = Config(select=("ALL",))
-    stats = engine.RunStats()
+    stats = RunStats()
     state = (config, None, False)  # (config, index, fix)
-    done = {id(f): out for f, out in engine._run(fails_in_workers, files, 2, state, None, "linting", stats)}
+    done = {id(f): out for f, out in runner._run(fails_in_workers, files, 2, state, None, "linting", stats)}
     assert stats.workers == 2 and len(done) == len(files)
     for f in files:
         result, _, _, fixed = done[id(f)]

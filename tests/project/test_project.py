@@ -2,17 +2,15 @@
 project defines (harness.CROSS_FILE: `pkg/train.py` passes a list to a static argument of
 `pkg/model.py`'s jitted `train_step`, a ValueError at the call), and one config serves both modes.
 
-The same project goes through flake8 (tests/test_flake8.py), pre-commit (tests/test_precommit.py) and
-the language server (tests/test_lsp.py); here: the Project itself, `jitlint check` and `jitlint run`.
+The same project goes through flake8 (tests/frontends/test_flake8.py), pre-commit (tests/frontends/test_precommit.py) and
+the language server (tests/frontends/test_lsp.py); here: the Project itself, `jitlint check` and `jitlint run`.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +18,10 @@ import pytest
 from conftest import jitlint_exe
 from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
 from jitlint.core.config import Config, ConfigError, Overrides, find_root
-from jitlint.lint.engine import lint_source
+from jitlint.lint.pipeline import lint_source
 from jitlint.project.project import Project
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -90,16 +88,16 @@ def test_unchanged_files_are_not_read_again(project, monkeypatch):
     for path in project.rglob("*.py"):
         os.utime(path, (old, old))
     Project.discover(".").lint(["pkg/train.py"])  # records the stats
-    from jitlint.lint import engine
+    from jitlint.project import runner
 
     read = []
-    real = engine.read_source
+    real = runner.read_source
 
     def counting(path, *args):
         read.append(Path(path).name)
         return real(path, *args)
 
-    monkeypatch.setattr(engine, "read_source", counting)
+    monkeypatch.setattr(runner, "read_source", counting)
     warm = Project.discover(".").lint(["pkg/train.py"])
     assert read == ["train.py"] and keys(warm.findings, project) == {CROSS_FILE_FINDING}
     model = project / "pkg" / "model.py"
@@ -150,6 +148,7 @@ def run(args, cwd, **kwargs) -> subprocess.CompletedProcess:
                           **kwargs)
 
 
+@pytest.mark.slow
 def test_check_of_one_file_reports_the_cross_file_finding(project):
     result = run(["check", "pkg/train.py"], project)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -163,6 +162,7 @@ def test_check_of_one_file_reports_the_cross_file_finding(project):
     assert bad.returncode == 2 and "unknown rule selector(s): JIT908" in bad.stderr
 
 
+@pytest.mark.slow
 def test_jitlint_run_of_a_script_importing_it(project):
     """`jitlint run` lints the executed files against the whole project: the static finding in
     pkg/train.py is there, and confirmed by the ValueError the call raised."""
@@ -175,6 +175,7 @@ def test_jitlint_run_of_a_script_importing_it(project):
     assert found["runtime"]["status"] == "confirmed" and "ValueError" in found["runtime"]["evidence"]
 
 
+@pytest.mark.slow
 def test_noqa_for_a_static_rule_silences_the_runtime_finding_of_the_same_cause(tmp_path):
     """A retrace per loop value of a static argument is JIT301 statically and JIT903 at runtime. With
     `# noqa: JIT301` on the call the run reports neither; `--ignore JIT301` (selection, not a noqa at the
@@ -189,96 +190,3 @@ def test_noqa_for_a_static_rule_silences_the_runtime_finding_of_the_same_cause(t
         result = run(["run", "--format", "json", "--isolated", *flags, str(script)], tmp_path)
         report = json.loads(result.stdout[result.stdout.index("{"):])
         assert [(f["line"], f["code"]) for f in report["findings"]] == [(16, c) for c in expected], (comment, flags)
-
-
-# ------------------------------------------------------------------------------------------ imports
-
-
-def _modules() -> list[str]:
-    names = []
-    for folder, package in ((ROOT / "jitlint", "jitlint"), (ROOT / "rules", "jitlint.rules")):
-        for path in sorted(folder.rglob("*.py")):
-            rel = path.relative_to(folder).with_suffix("")
-            parts = [p for p in rel.parts if p != "__init__"]
-            names.append(".".join([package, *parts]))
-    return names
-
-
-def _imports_of(module: str) -> set[str]:
-    """Every jitlint module `module` imports, at the top or inside functions (not under TYPE_CHECKING)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(module)
-    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    package = module if spec.submodule_search_locations else module.rpartition(".")[0]
-    out = set()
-    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-            for n in ast.walk(node)}
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, base] if base else parts)
-            out.add(base)
-            out |= {f"{base}.{a.name}" for a in node.names}
-    modules = set(_modules())
-    return {name for name in out if name in modules and name != module}
-
-
-def test_no_import_cycle_between_jitlint_modules():
-    """The module graph (lazy imports included) has no cycle: data flows one way."""
-    graph = {m: _imports_of(m) for m in _modules()}
-    graph = {m: {d for d in deps if not m.startswith(d + ".")} for m, deps in graph.items()}  # a package's own parent
-
-    def cycle_from(start):
-        stack, seen = [(start, [start])], set()
-        while stack:
-            node, path = stack.pop()
-            for dep in graph.get(node, ()):
-                if dep == start:
-                    return path + [dep]
-                if dep not in seen:
-                    seen.add(dep)
-                    stack.append((dep, path + [dep]))
-        return None
-
-    cycles = [c for c in map(cycle_from, graph) if c]
-    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
-
-
-def test_every_module_imports_first_in_a_fresh_interpreter():
-    """Each module imported first, alone, in a fresh interpreter: a cycle through `from x import y` at the
-    top of a module fails there, whatever order the rest of the suite imports them in."""
-    modules = [m for m in _modules() if m != "jitlint.__main__"]
-    code = ("import importlib, subprocess, sys\n"
-            "bad = []\n"
-            "for m in sys.argv[1:]:\n"
-            "    r = subprocess.run([sys.executable, '-c', f'import {m}'], capture_output=True, text=True)\n"
-            "    if r.returncode:\n"
-            "        bad.append(m + ': ' + r.stderr.strip().splitlines()[-1])\n"
-            "print('\\n'.join(bad))\n")
-    result = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True, text=True, timeout=600)
-    assert result.stdout.strip() == "", result.stdout
-
-
-# (jitlint.frontends.lsp.first_lint: the language server's helper process)
-FRONT_ENDS = {"jitlint.frontends.cli", "jitlint.frontends.flake8_plugin", "jitlint.frontends.lsp.server", "jitlint.frontends.lsp.first_lint", "jitlint.frontends.docs",
-              "jitlint.__main__"}
-
-
-def test_layers_import_only_downwards():
-    """Front ends (the CLI, flake8, the LSP, `jitlint run`) sit over jitlint.project.project; nothing below the
-    project imports it or a front end, and the engine, analysis and rules never import a front end."""
-    below = [m for m in _modules() if m not in FRONT_ENDS and not m.startswith("jitlint.runtime")
-             and m != "jitlint.project.project"]
-    wrong = {m: sorted(d for d in _imports_of(m)
-                       if d in FRONT_ENDS or d == "jitlint.project.project" or d.startswith("jitlint.runtime."))
-             for m in below}
-    assert not {m: d for m, d in wrong.items() if d}, wrong
-    for front in ("jitlint.frontends.cli", "jitlint.frontends.flake8_plugin", "jitlint.frontends.lsp.server", "jitlint.runtime.cli"):
-        assert "jitlint.project.project" in _imports_of(front), front

@@ -3,7 +3,7 @@ random byte damage to cache files, random LSP edit sequences against `check_sour
 JSON-RPC framing.
 
 Sized for CI (well under 3 minutes on 2 cores). For a longer run set JITLINT_FUZZ_EXAMPLES, a multiplier
-of every test's example count (e.g. `JITLINT_FUZZ_EXAMPLES=50 pytest tests/test_fuzz.py`, about an
+of every test's example count (e.g. `JITLINT_FUZZ_EXAMPLES=50 pytest tests/robustness/test_fuzz.py`, about an
 hour); hypothesis' database (.hypothesis/) keeps any failure found for the next run.
 """
 
@@ -23,11 +23,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jitlint.core.config import Config
-from jitlint.lint.engine import PARSE_ERROR_CODE, check_source, lint_paths
+from jitlint.lint.pipeline import check_source
+from jitlint.lint.results import PARSE_ERROR_CODE
+from jitlint.project.runner import lint_paths
 from jitlint.core.fixes import compiles
 
+pytestmark = pytest.mark.slow  # fuzzing: hypothesmith programs, cache damage, LSP edit sequences
+
 SCALE = max(1, int(os.environ.get("JITLINT_FUZZ_EXAMPLES", "1")))
-ROBUST = Path(__file__).parent / "fixtures" / "robustness"
+ROBUST = Path(__file__).resolve().parents[1] / "fixtures" / "robustness"
 
 
 def fuzz_settings(examples: int):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jitlint.lint.engine import check_source, lint_source
+from jitlint.lint.pipeline import check_source, lint_source
 
 
 def codes(findings):
@@ -68,7 +68,7 @@ class _TooManyWalks(BaseException):  # not an Exception: nothing in the engine t
 def _lint_counting_walks(monkeypatch, text: str, limit: int = 200_000):
     """The findings for `text`, and how many simple statements the evaluator walked for them; past `limit`
     (as the old 2**depth walks of a loop nest went) it stops the lint rather than hang the suite."""
-    from jitlint.analysis.evaluator import Evaluator
+    from jitlint.analysis.eval import Evaluator
 
     count = 0
     small = Evaluator.small
@@ -190,7 +190,7 @@ from pathlib import Path  # noqa: E402
 
 from conftest import jitlint_exe  # noqa: E402
 from jitlint.core.config import Config  # noqa: E402
-from jitlint.lint.engine import lint_paths  # noqa: E402
+from jitlint.project.runner import lint_paths  # noqa: E402
 from jitlint.project.project import Project  # noqa: E402
 
 
@@ -199,7 +199,7 @@ def lint_one(path: Path):
     [result] = Project(None, Config(), cache=False).lint([str(path)]).files
     return result
 
-ROBUST = Path(__file__).parent / "fixtures" / "robustness"
+ROBUST = Path(__file__).resolve().parents[1] / "fixtures" / "robustness"
 _EXPECT = re.compile(r"#\s*expect:\s*(JIT\d{3}(?:\s*,\s*JIT\d{3})*)")
 
 
@@ -219,6 +219,7 @@ def fix_copy(tmp_path: Path, name: str, *extra) -> tuple[Path, subprocess.Comple
     return target, proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fix_lone_cr.py", "fix_one_cr.py"])
 def test_fix_with_lone_cr_line_ends_rewrites_the_print_line(tmp_path, name):
     """1: line starts counted at \\r too: the print is replaced, nothing else."""
@@ -230,6 +231,7 @@ def test_fix_with_lone_cr_line_ends_rewrites_the_print_line(tmp_path, name):
     assert b"return x" in new and compile(new, name, "exec")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fix_fstring_quotes.py", "fix_inner_comment.py", "fix_shadowed_jax.py",
                                   "fix_shadowed_jax_module.py"])
 def test_fixes_that_would_be_wrong_are_not_written(tmp_path, name):
@@ -247,6 +249,7 @@ def test_comment_or_rebound_jax_means_no_fix_offered():
         assert [f.code for f in findings.findings] == ["JIT501"] and findings.findings[0].fix is None, name
 
 
+@pytest.mark.slow
 def test_fix_in_a_read_only_folder_is_reported_per_file(world_tmp):
     """5: a PermissionError from the temporary file becomes a message; the other file is fixed."""
     tmp_path = world_tmp
@@ -304,6 +307,7 @@ def test_fix_relints_in_the_workers(tmp_path):
     assert not any(r.fixes_applied for r in again.files)
 
 
+@pytest.mark.slow
 def test_unreadable_folder_is_reported(world_tmp):
     """7: a folder that cannot be listed (in a tree, and given itself) is reported; the rest is linted."""
     shutil.copyfile(ROBUST / "builtins_print.py", world_tmp / "ok.py")
@@ -317,6 +321,7 @@ def test_unreadable_folder_is_reported(world_tmp):
     assert proc.stdout.count("ok.py:") == 2 and proc.returncode == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config, message", [
     ("tool_jitlint_int.toml", "`tool.jitlint` must be a table"),
     ("tool_jitlint_list.toml", "`tool.jitlint` must be a table"),
@@ -335,6 +340,7 @@ def test_bad_pyproject_is_a_clear_error(tmp_path, config, message, how):
     assert proc.stderr.startswith("jitlint: error: ") and message in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_fifo_device_link_and_size_limit(tmp_path):
     """9: only regular files are read (a FIFO would block, /dev/zero never ends), up to max-file-size."""
     os.mkfifo(tmp_path / "pipe.py")
@@ -382,6 +388,7 @@ def test_damaged_cache_records_are_misses(tmp_path):
     assert second.findings == clean and second.stats.cached == 1
 
 
+@pytest.mark.slow
 def test_deep_nesting_that_cpython_accepts_is_linted():
     """13: 199 nested calls, and 2,900 nested unary operators, in a file with a finding."""
     for name in ("deep_call_nesting_199.py", "deep_unary_2900.py"):
@@ -393,6 +400,7 @@ def test_deep_nesting_that_cpython_accepts_is_linted():
         assert found == expected(path), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in ROBUST.glob("show_source_*.py")))
 def test_show_source_counts_lines_as_python(name):
     """14: \\x0c, \\x85, \\u2028, \\u2029, \\x1c are not line breaks for Python."""
@@ -415,11 +423,12 @@ def test_what_the_compiler_refuses_is_jit000(name):
     assert findings[0].message == f"syntax error: {refused.value.msg}"
 
 
+@pytest.mark.slow
 def test_stdlib_sample_jit000_exactly_where_compile_refuses():
     """15 (and the whole standard library, bench/stdlib_check.py): a sample of CPython's own test files."""
     import sysconfig
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from stdlib_check import compare
 
     lib = Path(sysconfig.get_paths()["stdlib"])
@@ -438,6 +447,7 @@ def test_builtins_print_is_print():
     assert {(f.line, f.code) for f in lint_one(path).findings} == expected(path)
 
 
+@pytest.mark.slow
 def test_names_are_escaped_in_text_output(tmp_path):
     """17: a newline or an escape sequence in a file name (or --stdin-filename) is not printed raw."""
     name = "evil\n\x1b[31mred.py"
@@ -458,6 +468,7 @@ def _hover(root: Path) -> dict:
     return {"textDocument": {"uri": (root / "a.py").as_uri()}, "position": {"line": 0, "character": 0}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["no_content_length", "length_too_small", "length_too_large", "lf_only",
                                   "garbage"])
 def test_lsp_recovers_after_a_framing_error(tmp_path, case):
@@ -518,6 +529,7 @@ async def test_lsp_forgets_notification_futures():
     assert futures == {}
 
 
+@pytest.mark.slow
 def test_sentinel_file_is_never_executed(tmp_path):
     """Static mode reads, never runs: a file that writes a sentinel when imported, decorated, called or
     run as a script is linted by `jitlint check`, flake8 and the LSP, and no sentinel appears."""

@@ -2,9 +2,11 @@
 
 from pathlib import Path
 
+import pytest
+
 from jitlint.frontends.docs import pages, rules_table_markdown
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rule_pages_are_up_to_date():
@@ -19,6 +21,7 @@ def test_rule_pages_are_up_to_date():
     assert CATALOG_PAGES.read_text(encoding="utf-8") == catalog_pages_source(), "run `jitlint docs`"
 
 
+@pytest.mark.slow
 def test_docs_check_command(run_jitlint):
     result = run_jitlint("docs", "--check", "--out", ROOT / "docs" / "rules", "--readme", ROOT / "README.md")
     assert result.returncode == 0, result.stderr
@@ -29,6 +32,7 @@ def test_readme_rules_table_is_current():
     assert rules_table_markdown() in readme, "README rules table is stale: run `jitlint docs`"
 
 
+@pytest.mark.slow
 def test_rule_command_prints_docs(run_jitlint):
     result = run_jitlint("rule", "JIT501")
     assert result.returncode == 0
@@ -38,6 +42,7 @@ def test_rule_command_prints_docs(run_jitlint):
     assert unknown.returncode == 2 and "unknown rule" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_rule_command_takes_every_code_a_name_or_a_prefix(run_jitlint):
     """JIT000, the runtime codes and the static rules all have a page; names and prefixes find them."""
     for query, first in [("JIT000", "# JIT000: file-not-linted"), ("JIT901", "# JIT901: recompiled-on-shape-change"),

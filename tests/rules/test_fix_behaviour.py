@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the jitlint command, then the fixed programs under real JAX
+
 PROGRAMS = {
     "prints": """
         import jax

@@ -1,13 +1,14 @@
 """Every fixture's findings are exactly its `# expect:` markers (nothing missing, nothing extra), and
 the whole of each finding - line and column range, code, severity, message, and what its fix does - is
-its committed snapshot in tests/snapshots/ (`pytest tests/test_fixtures.py --update-snapshots` rewrites
+its committed snapshot in tests/snapshots/ (`pytest tests/rules/test_fixtures.py --update-snapshots` rewrites
 them; the diff is then reviewed), so a changed message, column or fix cannot pass unnoticed."""
 
 import pytest
 
 from harness import FIXTURES, check_snapshot, compare, expected_findings, fixture_files, snapshot_text
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_paths, lint_source
+from jitlint.lint.pipeline import lint_source
+from jitlint.project.runner import lint_paths
 
 ALL = Config(select=("ALL",))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())

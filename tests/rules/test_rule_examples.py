@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from jitlint.core.config import Config
-from jitlint.lint.engine import lint_source
+from jitlint.lint.pipeline import lint_source
 from jitlint.rules.registry import all_rules
 
 CASES = [(rule, kind, i, src) for rule in all_rules() for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid))

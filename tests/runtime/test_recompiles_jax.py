@@ -21,7 +21,7 @@ Fixture convention (tests/fixtures/JIT1*.py, JIT2*.py, JIT3*.py):
 compiles of eager jnp operations are not counted. Each case uses its own jitted functions, so an earlier
 case never warms the cache for a later one.
 
-tests/test_fixtures.py checks the rules against the same fixtures; this file checks the fixtures (and the
+tests/rules/test_fixtures.py checks the rules against the same fixtures; this file checks the fixtures (and the
 rules' severities and ``raises``) against JAX, independently of the rules' code.
 """
 
@@ -46,6 +46,8 @@ import pytest  # noqa: E402
 
 from harness import FIXTURES, describe_exception, expected_findings, innermost_line  # noqa: E402
 from jitlint.rules.registry import rule_by_code  # noqa: E402
+
+pytestmark = pytest.mark.slow  # runs the fixtures under real JAX and counts compiles
 
 RECOMPILE_FIXTURES = sorted([*FIXTURES.glob("JIT1*.py"), *FIXTURES.glob("JIT2*.py"), *FIXTURES.glob("JIT3*.py")])
 

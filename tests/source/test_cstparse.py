@@ -21,10 +21,10 @@ from libcst._nodes.base import CSTNode
 
 from harness import fixture_files
 from jitlint.source import cstparse
-from jitlint.lint.engine import decode_source
+from jitlint.source.reading import decode_source
 from jitlint.rules.registry import all_rules
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
 
 
 def _sources() -> list[str]:

@@ -20,17 +20,18 @@ import libcst as cst
 import pytest
 
 from harness import FIXTURES, fixture_files
-from jitlint.lint import engine
+from jitlint.lint import analyse
 from jitlint.analysis.facade import analyze
 from jitlint.core.config import Config
 from jitlint.source.cstparse import parse_module, unvalidated
-from jitlint.lint.engine import check_source, lint_paths
+from jitlint.lint.pipeline import check_source
+from jitlint.project.runner import lint_paths
 from jitlint.source.fromast import Unsupported, differences, quick_module
 from jitlint.rules.registry import all_rules, enabled_rules
 from jitlint.rules.base import RuleContext
 
 ALL = Config(select=("ALL",))
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
 PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
 
 
@@ -132,7 +133,7 @@ def test_what_it_does_not_build_is_parsed_by_libcst(source, monkeypatch):
         _quick(source)
     jitted = "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
     quick = check_source(jitted + source, "m.py", ALL).findings
-    monkeypatch.setattr(engine, "QUICK_TREE", False)
+    monkeypatch.setattr(analyse, "QUICK_TREE", False)
     assert check_source(jitted + source, "m.py", ALL).findings == quick
     assert [f.code for f in quick] == ["JIT401"]
 
@@ -149,7 +150,7 @@ def test_rules_report_the_same_on_both_trees(name, source, monkeypatch):
         on_quick = _reports(_quick(source), source)
     assert on_quick == _reports(parse_module(source), source)
     found = check_source(source, name, ALL).findings
-    monkeypatch.setattr(engine, "QUICK_TREE", False)
+    monkeypatch.setattr(analyse, "QUICK_TREE", False)
     assert check_source(source, name, ALL).findings == found
 
 
@@ -157,7 +158,7 @@ def test_rules_report_the_same_on_both_trees(name, source, monkeypatch):
 def test_project_fixtures_against_the_index(project, monkeypatch):
     monkeypatch.chdir(project)
     found = lint_paths(["."], ALL).findings
-    monkeypatch.setattr(engine, "QUICK_TREE", False)
+    monkeypatch.setattr(analyse, "QUICK_TREE", False)
     assert lint_paths(["."], ALL).findings == found
 
 

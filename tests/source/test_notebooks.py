@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test runs the jitlint command
+
 JITLINT = str(Path(sys.executable).with_name("jitlint"))
 
 
