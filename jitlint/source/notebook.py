@@ -213,7 +213,8 @@ class Notebook:
 
     @property
     def is_python(self) -> bool:
-        return self.language in (None, "python")
+        # kernels write "python"; some tools "Python" (nbformat does not fix the case)
+        return self.language is None or isinstance(self.language, str) and self.language.lower() == "python"
 
     # ---- positions
     def cell_at(self, line: int) -> Cell | None:
@@ -347,6 +348,9 @@ def _restore_magic(cell: Cell, fixed: str) -> str:
         j = where[k]
         brk = _break(new[j])
         new[j] = original[k].rstrip("\r\n") + brk
+    first = where[0] if cell.magic[0] == 0 and original[0].lstrip().startswith("%%") else 0
+    if first:  # lines a fix put above a cell magic (an import): IPython needs `%%time` first, so they follow it
+        new = [new[first], *new[:first], *new[first + 1:]]
     return "".join(new)
 
 

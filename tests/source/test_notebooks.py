@@ -254,3 +254,32 @@ def test_a_fix_next_to_a_moved_magic_line_is_not_written_wrong(tmp_path):
     # A fix that would remove the placeholder of a magic line is refused, not written without it.
     with pytest.raises(NotebookError, match="IPython magic line of cell 1"):
         notebook.rewrite(notebook.source.replace("pass        \n", "x = 1\n"))
+
+
+def _notebook(cells: list[str], language: str | None = "python") -> bytes:
+    import json
+
+    meta = {"language_info": {"name": language}} if language is not None else {}
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": meta,
+                       "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": text.splitlines(keepends=True)} for text in cells]}).encode()
+
+
+def test_an_import_a_fix_adds_goes_after_the_cells_magic():
+    import json
+
+    from jitlint.source.notebook import read_notebook
+
+    nb = read_notebook(_notebook(["%%time\nfrom jax import jit\ny = jit(abs)(-1)\n", "z = 2\n"]))
+    fixed = nb.rewrite("import jax\n" + nb.source)  # what a fix adding `import jax` at the top does
+    first = "".join(json.loads(fixed)["cells"][0]["source"])
+    assert first == "%%time\nimport jax\nfrom jax import jit\ny = jit(abs)(-1)\n"
+
+
+@pytest.mark.parametrize("language", ["Python", "python", None])
+def test_a_python_notebook_is_linted_whatever_the_case_of_its_language(language):
+    from jitlint.source.notebook import read_notebook
+
+    nb = read_notebook(_notebook(["x = 1\n"], language))
+    assert nb.is_python and [c.number for c in nb.cells] == [1]
+    assert not read_notebook(_notebook(["x <- 1\n"], "R")).is_python
