@@ -252,9 +252,9 @@ def main(argv: list[str]) -> int:
         detail = (data or {}).get("error", "")
         detail = f": {detail}" if detail else ""
         return _error(f"jax is not installed in the interpreter that runs the program ({python}){detail}.\n"
-                      f"Install it there with `pip install jitlint[runtime]` (or `pip install jax`), "
+                      f"Install it there with `pip install jax` (from a checkout of jitlint: `pip install \".[runtime]\"`), "
                       f"or choose another interpreter with --python.")
-    if data and data.get("status") == "usage_error":  # --args could not give the arguments
+    if data and data.get("status") == "usage_error":  # no such module, or --args could not give the arguments
         return _error(str(data.get("error") or "bad arguments for --trace"))
     try:
         return _report(opts, argv, project, outcome, python, trace_file)

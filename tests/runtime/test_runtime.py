@@ -414,7 +414,7 @@ def test_interpreter_without_jax_gets_a_clear_message(tmp_path):
     proc = jitlint_run("--python", python, "clean.py")
     assert proc.returncode == 2
     assert "jax is not installed in the interpreter that runs the program" in proc.stderr
-    assert "pip install jitlint[runtime]" in proc.stderr
+    assert "pip install jax" in proc.stderr and "pip install \".[runtime]\"" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 

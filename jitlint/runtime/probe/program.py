@@ -2,6 +2,7 @@
 exceptions as Python would: the user's traceback, without the probe's or runpy's frames."""
 
 import builtins
+import importlib.util
 import os
 import runpy
 import sys
@@ -37,8 +38,21 @@ def _is_zip(path):
         return False
 
 
+class NoSuchModule(Exception):
+    """`jitlint run -m NAME` where the program's interpreter finds no module NAME: a usage error, as a
+    missing script is, not a crash of the program."""
+
+
 def run_module(target):
     """Like `python -m module` (sys.argv[0] becomes the module's file)."""
+    try:
+        found = importlib.util.find_spec(target)  # imports the parent packages, as runpy would next
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (target == exc.name or target.startswith(exc.name + ".")):
+            raise  # a package of the program failed to import one of its own dependencies
+        found = None
+    if found is None:
+        raise NoSuchModule(f"no module named {target!r}")
     runpy.run_module(target, run_name="__main__", alter_sys=True)
 
 
@@ -50,7 +64,8 @@ def user_traceback(tb):
 
 
 def _ours(filename):
-    return in_probe(filename) or os.path.abspath(filename) == _RUNPY_FILE
+    # runpy's frames, and importlib.util's from run_module's look-up of the module: not the program's
+    return in_probe(filename) or os.path.abspath(filename) == _RUNPY_FILE or filename == "<frozen importlib.util>"
 
 
 def exception_summary(exc, is_user):

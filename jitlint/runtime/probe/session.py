@@ -12,7 +12,7 @@ import traceback
 
 from . import hooks, report
 from .debuglog import log
-from .program import exception_summary, run_module, run_script, user_traceback
+from .program import NoSuchModule, exception_summary, run_module, run_script, user_traceback
 from .recorder import Probe
 from .specs import SpecError
 from .tracemode import run_trace
@@ -113,7 +113,14 @@ def main(argv, add_program_path=True):
             run_script(target)
         elif mode == "module":
             sys.argv = [target, *args]  # run_module replaces argv[0] with the module's file
-            run_module(target)
+            try:
+                run_module(target)
+            except NoSuchModule as exc:  # as a missing script: jitlint reports it as a usage error
+                probe.stop_coverage()
+                probe.run_seconds = time.perf_counter() - probe.run_started
+                probe.result.update(status="usage_error", exit_code=2, error=str(exc))
+                report.write(probe)
+                return 2
         else:
             sys.argv = [target, *args]
             try:
