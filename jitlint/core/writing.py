@@ -3,7 +3,8 @@
 What the user's file system holds stays as the user made it:
 * a symbolic link stays a link: its target gets the new content;
 * a file with other hard links is written in place, so every name still sees one file;
-* a pipe or a device (`-o /dev/stdout`, `/dev/fd/3`) is written to as a stream, never replaced;
+* a name of this process's own descriptor (`-o /dev/stdout`, `/dev/fd/3`) is written to that descriptor, and
+  a pipe or a device as a stream: never replaced;
 * anything else is replaced atomically (a temporary file in the same folder, renamed over it), so a reader
   sees the old content or the new, never a part; the file keeps its mode, a new file gets the umask's;
 * `expected`: the bytes the new content was computed from. When the file no longer holds them (an editor
@@ -13,7 +14,9 @@ What the user's file system holds stays as the user made it:
 from __future__ import annotations
 
 import os
+import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -30,6 +33,10 @@ def replace_content(path: str | os.PathLike, data: bytes, *, expected: bytes | N
     """Give the file at `path` the content `data` (see the module's docstring). OSError (a read-only
     folder, a full disk, FileChanged) leaves the file as it was and no temporary file behind."""
     name = os.fspath(path)
+    fd = own_descriptor(name)
+    if fd is not None:  # `-o /dev/stdout`: this process's own stream, at its own offset
+        _write_descriptor(fd, data)
+        return
     if _is_stream_name(name):
         with open(name, "ab") as out:  # reopening a descriptor's file must not truncate what it holds (`>>`)
             out.write(data)
@@ -60,6 +67,33 @@ def replace_content(path: str | os.PathLike, data: bytes, *, expected: bytes | N
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR = re.compile(r"/(?:dev/fd|proc/self/fd)/(\d+)")
+
+
+def own_descriptor(name: str) -> int | None:
+    """The descriptor of this process a name stands for (`/dev/stdout`, `/dev/fd/3`), if it does."""
+    absolute = os.path.abspath(name)
+    if absolute in _STANDARD:
+        return _STANDARD[absolute]
+    m = _DESCRIPTOR.fullmatch(absolute)
+    return int(m.group(1)) if m else None
+
+
+def _write_descriptor(fd: int, data: bytes) -> None:
+    # whatever Python buffered for the same stream goes first; reopening the name instead would write
+    # from another offset (over the start of a file the shell redirected it to)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _is_stream_name(name: str) -> bool:

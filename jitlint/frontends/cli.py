@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -156,7 +157,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        _drop_stdout()
         return EXIT_CLEAN
+
+
+def _drop_stdout() -> None:
+    """After a broken pipe: the interpreter's last flush of stdout must not fail on it again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _error(message: str) -> int:
@@ -268,6 +278,17 @@ def _check(args) -> int:
                     sources.update(((f.path, n), lines) for n, lines in cell_lines(data).items())
                 else:
                     sources[f.path] = _decoded_lines(data)
+    status = EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    try:
+        error = _write_outputs(args, config, findings, results, sources, show_source, unsafe)
+    except BrokenPipeError:  # the reader stopped early (`jitlint check . | head`): the findings still decide
+        _drop_stdout()
+        return status
+    return status if error is None else error
+
+
+def _write_outputs(args, config, findings, results, sources, show_source: bool, unsafe: bool) -> int | None:
+    """The report (to stdout or -o) and the summary; an exit code when the report cannot be written."""
     out = io.StringIO() if args.output_file else sys.stdout
     if args.format == "json":
         write_json(findings, out)
@@ -302,7 +323,12 @@ def _check(args) -> int:
             return _error(f"cannot write {args.output_file}: {exc.strerror or exc}")
     # The summary is for the terminal: after a human format, or whenever the report went to a file.
     fixed = [f for r in results for f in r.fixed]
-    if args.format in HUMAN_FORMATS or args.output_file:
+    to_a_file = False
+    if args.output_file:
+        from jitlint.core.writing import own_descriptor  # why: for -o only (it loads tempfile)
+
+        to_a_file = own_descriptor(args.output_file) != sys.stdout.fileno()
+    if args.format in HUMAN_FORMATS or to_a_file:  # not after a report `-o /dev/stdout` sent to stdout
         if args.show_fixes:
             _show_fixes(fixed if args.fix else [f for f in findings if f.fix is not None], args.fix, unsafe,
                         sys.stdout)
@@ -313,9 +339,7 @@ def _check(args) -> int:
         elif not args.statistics or args.format not in HUMAN_FORMATS:
             sys.stdout.write(_summary(findings, fixed, args.fix, unsafe) + "\n")
     sys.stdout.flush()
-    if findings and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+    return None
 
 
 def _plural(n: int, word: str) -> str:

@@ -82,11 +82,12 @@ def test_a_pipe_is_written_as_a_stream(tmp_path):
     assert got == [b"report"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
-def test_a_dev_fd_name_is_written_to_its_descriptor_not_replaced(tmp_path):
-    # /dev/stdout is /dev/fd/1: the descriptor's stream gets the report, even when it is a regular file
+def test_a_dev_fd_name_is_written_to_its_descriptor_at_its_offset(tmp_path):
+    # /dev/stdout is /dev/fd/1: the descriptor gets the report where it stands, even in a regular file
     out = tmp_path / "report.json"
     with open(out, "wb") as fh:
         fh.write(b"earlier output\n")
         fh.flush()
         replace_content(f"/dev/fd/{fh.fileno()}", b"the report\n")
-    assert out.read_bytes() == b"earlier output\nthe report\n"
+        fh.write(b"the summary\n")
+    assert out.read_bytes() == b"earlier output\nthe report\nthe summary\n"
