@@ -236,7 +236,7 @@ def test_maintainer_docs_command_is_hidden_and_stays_in_the_source_tree(tmp_path
     assert result.returncode == 2 and "jitlint's own source tree" in result.stderr
     assert not (tmp_path / "docs").exists()
     check_help = " ".join(run_jitlint("check", "--help").stdout.split())
-    assert "--ignore IGNORE codes or prefixes not to report (replaces the configured list)" in check_help
+    assert "--ignore IGNORE codes or prefixes not to report (over the configured selection)" in check_help
 
 
 def test_rule_links_are_real_or_configured(tmp_path):

@@ -58,3 +58,22 @@ def test_wheel_in_a_fresh_venv(tmp_path):
     broken.write_text("def f(:\n    pass\n", encoding="utf-8")
     syntax = run(exe, "check", broken)
     assert syntax.returncode == 1 and "JIT000" in syntax.stdout and "Traceback" not in syntax.stderr
+
+
+def test_readme_install_lines_work_from_a_checkout():
+    """jitlint is installed from a checkout: every `pip install` the README and the docs show names the
+    checkout (`.`) and only extras pyproject.toml declares, never a `jitlint` package from an index."""
+    import re
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    shown = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for spec in re.findall(r"pip install (?:-[-\w]+ )*(?:flake8 )?\"?([./\w-]*jitlint[\w\[\],]*|\.[\w\[\],]*)\"?",
+                               doc.read_text()):
+            shown.append((doc.name, spec))
+    assert shown, "the README shows how to install jitlint"
+    for doc, spec in shown:
+        name, _, extra = spec.partition("[")
+        assert name.startswith("."), f"{doc}: `pip install {spec}` installs from an index, where jitlint is not"
+        assert all(e in extras for e in extra.rstrip("]").split(",") if e), f"{doc}: unknown extra in {spec}"
