@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
 import re
-import tempfile
 import tokenize
 import warnings
-from pathlib import Path
 from typing import Iterable
 
 from jitlint.core.finding import LINE_BREAK, Applicability, Edit, Finding, python_readline
@@ -135,26 +132,6 @@ def _overlap(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
     if a[0] == a[1] and b[0] == b[1]:
         return a[0] == b[0]
     return a[0] < b[1] and b[0] < a[1]
-
-
-def write_atomically(path: Path, text: str | bytes, encoding: str = "utf-8") -> None:
-    """Write via a temporary file in the same folder and rename over the original (keeps its mode).
-    OSError (a read-only folder, a full disk) leaves the original untouched and no temporary file."""
-    folder = path.parent
-    data = text if isinstance(text, bytes) else text.encode(encoding)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".jitlint-tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

@@ -4,10 +4,9 @@ on its workers and writes from its own process."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from jitlint.core.finding import Finding
-from jitlint.core.fixes import applies, fixed_source, unified_diff, write_atomically
+from jitlint.core.fixes import applies, fixed_source, unified_diff
+from jitlint.core.writing import replace_content
 from jitlint.lint.pipeline import lint_relevant
 from jitlint.lint.results import FileResult
 from jitlint.lint.unit import LintUnit
@@ -60,12 +59,12 @@ def diff_fixed(path: str, data: bytes, new_data: bytes, applied: list[Finding], 
     return before
 
 
-def write_fixed(path: str, after: FileResult, new_data: bytes, applied: list[Finding],
+def write_fixed(path: str, data: bytes, after: FileResult, new_data: bytes, applied: list[Finding],
                 before: FileResult) -> FileResult:
-    """Write a fixed file in place (atomically): the findings after the fixes, or before them with the
-    reason when the file cannot be written (a read-only folder ...)."""
+    """Write a fixed file (jitlint.core.writing: through links, never over an edit made since `data` was
+    read): the findings after the fixes, or before them with the reason it could not be written."""
     try:
-        write_atomically(Path(path), new_data)
+        replace_content(path, new_data, expected=data)
     except OSError as exc:
         before.fix_error = f"cannot write the fixes: {exc.strerror or exc}"
         return before

@@ -34,6 +34,7 @@ from pathlib import Path
 import jitlint
 from jitlint.analysis.prefilter import Facts
 from jitlint.core.finding import Finding
+from jitlint.core.writing import replace_content
 
 FORMAT = 1
 FOLDER_NAME = ".jitlint_cache"
@@ -294,17 +295,6 @@ def _write_marker_files(root: Path) -> None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    """Write whole, then rename: readers see the old file or the new one, never a part."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{os.urandom(4).hex()}.jitlint-tmp")
-    try:
-        payload = json.dumps(data, separators=(",", ":")).encode("utf-8")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(fd, "wb") as out:
-            out.write(content_hash(payload).encode() + b"\n" + payload)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Written whole (jitlint.core.writing): readers see the old file or the new one, never a part."""
+    payload = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    replace_content(path, content_hash(payload).encode() + b"\n" + payload)

@@ -60,7 +60,17 @@ class ModuleNames:
 
 
 def discover(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
-    """Python files under `paths`; a missing path is yielded as (path, error)."""
+    """Python files under `paths`, each once however often it is named (`a.py ./a.py`, `. a.py`: the first
+    name given wins); a missing path is yielded as (path, error)."""
+    seen: set[str] = set()
+    for item in _named(paths, config):
+        key = os.path.abspath(item[0] if isinstance(item, tuple) else item)
+        if key not in seen:
+            seen.add(key)
+            yield item
+
+
+def _named(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
     for raw in paths:
         p = Path(raw)
         if os.path.isdir(p):

@@ -24,14 +24,15 @@ from typing import Iterable
 
 from jitlint.analysis.index import ProjectIndex, summarize
 from jitlint.core.config import Config, Overrides, find_root, resolve_config
-from jitlint.core.fixes import write_atomically
 from jitlint.core.noqa import add_noqa
+from jitlint.core.writing import replace_content
 from jitlint.lint import pipeline
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult
 from jitlint.project.cache import FOLDER_NAME
 from jitlint.project.discovery import discover, module_name_for
 from jitlint.project.runner import index_files, lint_paths
 from jitlint.source.python import parse_python
+from jitlint.source.notebook import NotebookError, read_notebook
 from jitlint.source.reading import decode_source, read_source, source_encoding
 
 
@@ -189,24 +190,41 @@ class Project:
         read from (its first line), writing each file atomically. (the codes added, the lines that cannot
         carry one, the files that could not be written, the run)"""
         run = self.lint(paths)
-        by_file: dict[str, dict[int, list[str]]] = {}
+        by_file: dict[str, dict[tuple[int | None, int], list[str]]] = {}
         for f in run.findings:
-            if f.code == PARSE_ERROR_CODE or f.cell is not None:
-                continue  # a file that does not parse gets no comments; a notebook's cells are not its lines
-            by_file.setdefault(f.path, {}).setdefault(f.line, []).append(f.code)
+            if f.code == PARSE_ERROR_CODE:
+                continue  # a file that does not parse gets no comments
+            by_file.setdefault(f.path, {}).setdefault((f.cell, f.line), []).append(f.code)
         total, errors, refusals = 0, [], []
         for path, lines in by_file.items():
             try:
                 data = read_source(path, self.config.max_file_size)
-                new_text, n, refused = add_noqa(decode_source(data), lines)
-                refusals += [f"{path}:{line}: cannot carry a `# noqa` comment (the line ends inside a string, or "
-                           "continues with `\\`)" for line in refused]
+                new_data, n, refused = _with_noqa(path, data, lines)
+                refusals += [f"{path}:{where}: cannot carry a `# noqa` comment (the line ends inside a string, or "
+                             "continues with `\\`)" for where in refused]
                 if not n:
                     continue
-                write_atomically(Path(path), new_text.encode(source_encoding(data)))  # "utf-8-sig" writes the BOM back
-            except (OSError, UnicodeError, SyntaxError, LookupError) as exc:
+                replace_content(path, new_data, expected=data)  # never over an edit made since it was read
+            except (OSError, UnicodeError, SyntaxError, LookupError, NotebookError) as exc:
                 errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
                 continue
             total += n
             self.update(path, None)
         return total, refusals, errors, run
+
+
+def _with_noqa(path: str, data: bytes, lines: dict[tuple[int | None, int], list[str]]) -> tuple[bytes, int, list[str]]:
+    """A file's bytes with `# noqa: CODE` on each (cell, line): the new bytes, how many codes were added, and
+    where a comment cannot go. A notebook's comments go into its cells (their lines, as findings give them)."""
+    if not path.endswith(".ipynb"):
+        new_text, n, refused = add_noqa(decode_source(data), {line: codes for (_, line), codes in lines.items()})
+        return new_text.encode(source_encoding(data)), n, [str(line) for line in refused]  # utf-8-sig: the BOM
+    notebook = read_notebook(data)
+    starts = {cell.number: cell.start for cell in notebook.cells}
+    joined = {starts[cell] + line - 1: codes for (cell, line), codes in lines.items() if cell in starts}
+    new_text, n, refused = add_noqa(notebook.source, joined)
+    where = []
+    for line in refused:
+        cell = notebook.cell_at(line)
+        where.append(f"cell {cell.number}:{line - cell.start + 1}" if cell is not None else str(line))
+    return (notebook.rewrite(new_text) if n else data), n, where

@@ -193,7 +193,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
     for f, (result, looked_up, opaque, fixed) in linted:
         if fixed is not None:
-            result = write_fixed(f.display, result, *fixed) if write else diff_fixed(f.display, f.data, *fixed)
+            result = write_fixed(f.display, f.data, result, *fixed) if write else diff_fixed(f.display, f.data, *fixed)
             results[f.order] = result
             if result.fixes_applied and f.order in notebooks:
                 notebooks[f.order] = fixed[0]
