@@ -59,18 +59,20 @@ class ModuleNames:
         return parts
 
 
-def discover(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
-    """Python files under `paths`, each once however often it is named (`a.py ./a.py`, `. a.py`: the first
-    name given wins); a missing path is yielded as (path, error)."""
+def files_to_lint(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
+    """`discover`, each file once however often the user named it (`a.py ./a.py`, `. a.py`: the first name
+    given wins), so it is linted, reported and fixed once."""
     seen: set[str] = set()
-    for item in _named(paths, config):
+    for item in discover(paths, config):
         key = os.path.abspath(item[0] if isinstance(item, tuple) else item)
         if key not in seen:
             seen.add(key)
             yield item
 
 
-def _named(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
+def discover(paths: Sequence[str], config: Config) -> Iterator[Path | tuple[str, str]]:
+    """Python files under `paths`, in order (the index reads a later name of a file as winning its module
+    name); a missing path is yielded as (path, error)."""
     for raw in paths:
         p = Path(raw)
         if os.path.isdir(p):

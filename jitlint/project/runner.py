@@ -27,7 +27,7 @@ from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevan
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
 from jitlint.project.cache import MEMOIZER, Cache, Resolver, content_hash
-from jitlint.project.discovery import ModuleNames, discover
+from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
 
 
@@ -128,7 +128,7 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     be written). `write=False`: nothing is written; FileResult.diff says what would change.
     """
     config = config or Config()
-    items = list(discover(list(paths), config))
+    items = list(files_to_lint(list(paths), config))
     stats = RunStats(files=len(items))
     cache = Cache(Path(cache_dir), config) if cache_dir is not None else None
     names = ModuleNames()
