@@ -520,10 +520,10 @@ def test_client_settings_override_pyproject_like_flags():
 
     base = Config(select=("JIT",), ignore=("JIT409",), extend_select=("JIT9",))
     assert with_client_settings(base, {}) == base
-    merged = with_client_settings(base, {"extendIgnore": ["JIT5"], "extend_select": "JIT8"})
-    assert merged.ignore == ("JIT409", "JIT5") and merged.extend_select == ("JIT9", "JIT8")
-    replaced = with_client_settings(base, {"ignore": ["JIT1"], "select": ["JIT5"]})
-    assert replaced.ignore == ("JIT1",) and replaced.select == ("JIT5",)
+    merged = with_client_settings(base, {"extendIgnore": ["JIT5"], "extend_select": "JIT409"})
+    assert not merged.is_enabled("JIT501") and merged.is_enabled("JIT409") and merged.is_enabled("JIT101")
+    replaced = with_client_settings(base, {"ignore": ["JIT501"], "select": ["JIT5"]})
+    assert replaced.is_enabled("JIT502") and not replaced.is_enabled("JIT501") and not replaced.is_enabled("JIT101")
     assert settings_table({"jitlint": {"ignore": []}}) == {"ignore": []}
     assert settings_table([]) == {}  # an empty Lua table arrives as a list
 

@@ -14,7 +14,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from jitlint.core.config import Config, ConfigError, check_selectors, config_from_table, find_pyproject, load_config
+from jitlint.core.config import (Config, ConfigError, Selection, check_selectors, config_from_table, find_pyproject,
+                                 load_config)
 
 SETTINGS_SECTION = "jitlint"
 SETTINGS_TIMEOUT_SECONDS = 5.0  # for an answer to a request the server sends the client
@@ -33,21 +34,17 @@ def settings_table(value: Any) -> dict:
 
 
 def with_client_settings(base: Config, settings: dict) -> Config:
-    """`base` (from pyproject.toml) overridden by client settings, like command-line flags override it:
-    `select`, `ignore`, `per-file-ignores` and `exclude` replace, the `extend-*` keys add."""
+    """`base` (from pyproject.toml) overridden by client settings as command-line flags override it: the
+    rule selection is a `Selection` over the file's (ruff's order); `per-file-ignores` and `exclude`
+    replace, `extend-exclude` adds."""
     table = {_setting_key(k): v for k, v in settings.items()}
     if not table:
         return base
     client = config_from_table(table, base.root, 'client settings "jitlint"')  # validates keys and types
     changes: dict[str, Any] = {}
-    if "select" in table:
-        changes["select"] = client.select
-    if "extend-select" in table:
-        changes["extend_select"] = (*base.extend_select, *client.extend_select)
-    if "ignore" in table:
-        changes["ignore"] = client.ignore
-    elif "extend-ignore" in table:
-        changes["ignore"] = (*base.ignore, *client.ignore)
+    if {"select", "extend-select", "ignore", "extend-ignore"} & set(table):
+        changes["later"] = (*base.later, Selection(select=client.select if "select" in table else None,
+                                                   extend_select=client.extend_select, ignore=client.ignore))
     if "per-file-ignores" in table:
         changes["per_file_ignores"] = client.per_file_ignores
     if "exclude" in table:
