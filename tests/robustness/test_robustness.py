@@ -309,7 +309,8 @@ def test_fix_relints_in_the_workers(tmp_path):
 
 @pytest.mark.slow
 def test_unreadable_folder_is_reported(world_tmp):
-    """7: a folder that cannot be listed (in a tree, and given itself) is reported; the rest is linted."""
+    """7: a folder that cannot be listed (in a tree, and given itself) is reported, once, as a path named
+    twice is; the rest is linted."""
     shutil.copyfile(ROBUST / "builtins_print.py", world_tmp / "ok.py")
     locked = world_tmp / "locked"
     locked.mkdir()
@@ -317,7 +318,7 @@ def test_unreadable_folder_is_reported(world_tmp):
     os.chmod(locked, 0o000)
     proc = run_unprivileged([jitlint_exe(), "check", "--no-cache", str(world_tmp), str(locked)])
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.stdout.count("cannot read folder: Permission denied") == 2, proc.stdout
+    assert proc.stdout.count("cannot read folder: Permission denied") == 1, proc.stdout
     assert proc.stdout.count("ok.py:") == 2 and proc.returncode == 1
 
 
