@@ -42,6 +42,11 @@ def literal_values(expr: cst.BaseExpression | None, kind: type) -> tuple | None:
         return (int(evaluated(expr)),)
     if kind is str and isinstance(expr, cst.SimpleString) and isinstance(evaluated(expr), str):
         return (evaluated(expr),)
+    if kind is str and isinstance(expr, cst.ConcatenatedString):  # `"n" "m"` is "nm", as Python reads it
+        left, right = literal_values(expr.left, str), literal_values(expr.right, str)
+        if left is not None and right is not None and len(left) == len(right) == 1 \
+                and not isinstance(expr.left, (cst.Tuple, cst.List, cst.Set)):
+            return (left[0] + right[0],)
     return None
 
 
