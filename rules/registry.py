@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from jitlint import rules
-from jitlint.catalog import unknown_selectors  # noqa: F401  (the one list of codes, which needs no libcst)
 from jitlint.core.config import Config
 from jitlint.rules.base import Rule
 

@@ -125,7 +125,9 @@ _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: 
 _fields_cache: dict[type, tuple[str, ...]] = {}
 
 
-def _child_fields(cls: type) -> tuple[str, ...]:
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an `ast` node class that may hold names: the one walk order of pass 1, which the
+    whole-file facts and sliced parsing walk by too."""
     fields = _fields_cache.get(cls)
     if fields is None:
         fields = _fields_cache[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
@@ -155,7 +157,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
             continue
         if cls is Attribute:
             attributes.append(node)
-        for name in _child_fields(cls):
+        for name in child_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 stack.extend(item for item in value if isinstance(item, AST))

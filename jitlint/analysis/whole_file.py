@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from jitlint.analysis.prefilter import _child_fields  # (the fields that may hold names, as pass 1 walks them)
+from jitlint.analysis.prefilter import child_fields  # (the fields that may hold names, as pass 1 walks them)
 from jitlint.source.python import parse_python
 
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.
@@ -99,7 +99,7 @@ def _bindings(tree: ast.Module) -> tuple[frozenset[str], bool]:
                     if a.name == "*":
                         star = True
                     bound.add(a.asname or a.name)
-        for name in _child_fields(cls):
+        for name in child_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 stack.extend(item for item in value if isinstance(item, AST))

@@ -1,4 +1,4 @@
-"""The one way jitlint writes a file it did not create for itself: reports (`-o`), fixes, `--add-noqa`.
+"""The one way jitlint writes a file: reports (`-o`), fixes, `--add-noqa`, and its cache's own files.
 
 What the user's file system holds stays as the user made it:
 * a symbolic link stays a link: its target gets the new content;

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from jitlint.analysis import jaxapi
 from jitlint.analysis.names import extend, import_bindings
 from jitlint.analysis.prefilter import TRACE_NAMES
-from jitlint.analysis.prefilter import _child_fields  # the one walk order of pass 1's name walk
+from jitlint.analysis.prefilter import child_fields  # the one walk order of pass 1's name walk
 from jitlint.analysis.qualnames import canonical
 from jitlint.source import cstparse  # cstparse.parse_module, looked up per call: tests patch it
 
@@ -442,7 +442,7 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
             if not inner and cls is not ast.Lambda:
                 stores.add(node.name)
             # decorators, defaults, annotations and bases run where the def is; the body is a scope
-            for name in _child_fields(cls):
+            for name in child_fields(cls):
                 value = getattr(node, name, None)
                 body = name == "body" or (cls is ast.Lambda and name == "body")
                 items = value if value.__class__ is list else [value]
@@ -457,7 +457,7 @@ def _scan(stmts: list[ast.stmt], imports: list) -> tuple[set[str], set[str], set
             stores.add(node.name)
         elif not inner and cls is ast.MatchMapping and node.rest:
             stores.add(node.rest)
-        for name in _child_fields(cls):
+        for name in child_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 stack.extend((item, inner) for item in value if isinstance(item, AST))
