@@ -8,13 +8,24 @@ Every line of a cell keeps its line number within the cell and its columns; the 
   line) at the start of a logical line becomes `pass` padded to the line's length (the lines after a
   `\\` of such a line: blanks). A cell starting with any other cell magic (`%%bash`, `%%writefile`) is
   not Python: its lines are blank.
-* A cell that does not compile alone (with top-level `await`, which IPython runs) is reported as JIT000
-  at its own line and blanked, so the other cells are still linted.
+* A cell is read as IPython compiles it (IPython.core.inputtransformer2's cleanup): when its first line
+  with more than whitespace is indented, that indentation is removed from every line starting with it
+  (`leading_indent`; the blank lines before it, which IPython drops, stay blank lines here). The map
+  back adds those columns again; a fix written back puts the indentation back.
+* Each cell is compiled on its own, as Jupyter runs it (with top-level `await`, which IPython runs): one
+  that does not compile is reported as JIT000 at its own line and blanked, so the other cells are still
+  linted. A `from __future__` import at the top of a later cell is valid there but not in the middle of
+  the joined module: it becomes `pass` (a parenthesised one over several lines: `(None ... )`) of the
+  same lines and lengths (the features it turns on do not change what jitlint reads). A cell that
+  compiles alone but still not in the joined module (a module-level `global x` after an earlier cell
+  assigned `x`) is blanked: the notebook runs, so it gets no JIT000.
 * Findings are mapped to (cell, line in cell, column); `cell` counts every cell from 1, markdown and
   raw cells too, as ruff numbers them (and as Jupyter shows them).
 * `rewrite` puts a fixed text back: only the `source` values of the cells whose text changed are
   replaced in the file's JSON text; every other byte (indentation, key order, escapes, line ends,
-  outputs) stays. Magic lines are restored; a fix that touched one is refused.
+  outputs) stays. Magic lines and hidden `__future__` imports are restored; a fix that touched one is
+  refused. A fixed cell is written only if it reads back (indentation stripped, magics neutralised) as
+  exactly the fixed text, and compiles.
 
 Notebooks are not in the project index: they are not imported (their cells see the index as any file).
 """
@@ -41,6 +52,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 
 _HELP = re.compile(r"^\s*(\?\??[\w.*%]*|[\w.*%]+\?\??)\s*$")  # obj?  obj??  ?obj  np.*load*?
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[!%]")  # x = !ls   files = %sx ls
+_INDENT = re.compile(r"[ \t]+")  # IPython's _indent_re
 
 
 def is_notebook(path) -> bool:
@@ -55,15 +67,28 @@ class NotebookError(ValueError):
 class Cell:
     number: int  # 1-based over all cells (markdown included)
     text: str  # its source, as in the file
-    python: str  # the text linted: magics neutralised, or blank lines
+    python: str  # the text linted: indentation stripped, magics neutralised, or blank lines
     start: int = 0  # the line of the joined text where it starts
     magic: list[int] = field(default_factory=list)  # 0-based lines replaced by a placeholder
+    future: list[int] = field(default_factory=list)  # those of them that hold a hidden `__future__` import
     skipped: str | None = None  # why it is not linted (a cell magic, a syntax error)
-    error: dict | None = None  # its JIT000 (lines within the cell)
+    error: dict | None = None  # its JIT000 (lines and columns within the cell, as in the file)
+    dedented: str = ""  # `text` as IPython compiles it: the indentation it strips removed
+    indent: str = ""  # that indentation ("": none)
 
     @property
     def lines(self) -> int:
         return len(_lines(self.python))
+
+    @functools.cached_property
+    def _text_lines(self) -> list[str]:
+        return _lines(self.text)
+
+    def shift(self, line: int) -> int:
+        """The columns IPython's indentation strip removed from a line (1-based within the cell)."""
+        if not self.indent or not 1 <= line <= len(self._text_lines):
+            return 0
+        return len(self.indent) if self._text_lines[line - 1].startswith(self.indent) else 0
 
     @property
     def chunk(self) -> str:
@@ -96,6 +121,73 @@ def compile_cell(text: str, name: str = "<cell>") -> Exception | None:
     except Exception as exc:  # SyntaxError; ValueError (NUL); RecursionError, MemoryError
         return exc
     return None
+
+
+def _leading_indent(text: str) -> tuple[str, str]:
+    """IPython's cleanup of a cell before it compiles it (IPython.core.inputtransformer2:
+    `leading_empty_lines`, then `leading_indent`): when the first line with more than whitespace starts
+    with spaces or tabs, that prefix is removed from each line that starts with it (the others stay as
+    they are). The text so stripped, and the prefix ("" when there is none). IPython also drops the
+    blank lines above that first line; they stay here, so that no line moves."""
+    lines = _lines(text)
+    first = next((line for line in lines if not line.isspace()), "")
+    m = _INDENT.match(first)
+    if m is None:
+        return text, ""
+    prefix = m.group()
+    return "".join(line[len(prefix):] if line.startswith(prefix) else line for line in lines), prefix
+
+
+def _first_line(lines: list[str]) -> int:
+    """The index of the first line with more than whitespace (the one IPython's cleanup makes first)."""
+    return next((k for k, line in enumerate(lines) if not line.isspace()), 0)
+
+
+def _char_col(line: str, offset: int) -> int:
+    """A column `ast` gives (UTF-8 bytes) as code points."""
+    return len(line.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
+
+
+def _hide_future(python: str) -> tuple[str, list[int]]:
+    """A cell text (one that compiles) with its `from __future__` imports replaced by a placeholder of
+    the same lines and lengths, and those lines (0-based). At the top of a cell they are valid, as
+    Jupyter compiles each cell on its own; after the cells before it in the joined module, not."""
+    if "__future__" not in python:
+        return python, []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(python, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                           dont_inherit=True)
+    except Exception:  # it compiled: only a parser's limit (RecursionError, MemoryError)
+        return python, []
+    lines = _lines(python)
+    hidden: list[int] = []
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and not stmt.level):
+            continue
+        first, last = stmt.lineno - 1, stmt.end_lineno - 1
+        if last >= len(lines):
+            return python, []
+        head, tail = lines[first], lines[last]
+        start, end = _char_col(head, stmt.col_offset), _char_col(tail, stmt.end_col_offset)
+        if not head.startswith("from", start):  # lines counted apart from `ast`'s (a lone `\r`?)
+            return python, []
+        if first == last:
+            lines[first] = head[:start] + "pass".ljust(end - start) + head[end:]
+        else:  # `(None` ... `)` over the same lines: brackets, so that what follows its last line stays valid
+            width = len(head.rstrip("\r\n")) - start
+            if width < len("(None") or end < 1:
+                return python, []
+            lines[first] = head[:start] + "(None".ljust(width) + _break(head)
+            for k in range(first + 1, last):
+                lines[k] = " " * len(lines[k].rstrip("\r\n")) + _break(lines[k])
+            lines[last] = " " * (end - 1) + ")" + tail[end:]
+        hidden += range(first, last + 1)
+    new = "".join(lines)
+    if not hidden or compile_cell(new) is not None:
+        return python, []
+    return new, hidden
 
 
 class _Lexer:
@@ -152,10 +244,11 @@ def _neutralise(text: str) -> tuple[str, list[int], str | None]:
     """The cell's text with IPython lines replaced (same line count), those lines, and why the whole
     cell is not Python (a cell magic other than PYTHON_CELL_MAGICS), if it is not."""
     lines = _lines(text)
-    if lines and lines[0].lstrip().startswith("%%"):
-        name = lines[0].strip()[2:].split(None, 1)
+    head = lines[_first_line(lines)] if lines else ""  # IPython drops the blank lines above a cell magic
+    if head.lstrip().startswith("%%"):
+        name = head.strip()[2:].split(None, 1)
         if not name or name[0] not in PYTHON_CELL_MAGICS:
-            return "".join(_break(line) or "\n" for line in lines), [], f"cell magic {lines[0].strip().split()[0]}"
+            return "".join(_break(line) or "\n" for line in lines), [], f"cell magic {head.strip().split()[0]}"
     out, magic = [], []
     lexer = _Lexer()
     in_magic = False  # a magic line ended with `\`: its next line belongs to it
@@ -173,6 +266,31 @@ def _neutralise(text: str) -> tuple[str, list[int], str | None]:
     return "".join(out), magic, None
 
 
+def _blank(text: str) -> str:
+    return "".join(_break(line) or "\n" for line in _lines(text))
+
+
+def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
+    """A code cell as jitlint lints it: as IPython compiles it (indentation stripped, magics
+    neutralised), compiled alone; `hide_future`: its `from __future__` imports hidden (a later cell)."""
+    dedented, indent = _leading_indent(text)
+    python, magic, skipped = _neutralise(dedented)
+    c = Cell(number, text, python, magic=magic, skipped=skipped, dedented=dedented, indent=indent)
+    if skipped is None:
+        exc = compile_cell(python, f"<cell {number}>")
+        if exc is not None:
+            e = syntax_error(exc)
+            e["col"] += c.shift(e["line"])
+            e["end_col"] += c.shift(e["end_line"])
+            c.error = e
+            c.skipped = "it does not compile"
+            c.python = _blank(python)
+        elif hide_future:
+            c.python, c.future = _hide_future(python)
+            c.magic = sorted({*magic, *c.future})
+    return c
+
+
 class Notebook:
     """A parsed notebook: its code cells joined into `source`, and the way back."""
 
@@ -187,19 +305,25 @@ class Notebook:
                 continue
             source = cell.get("source", "")
             text = "".join(source) if isinstance(source, list) else source
-            python, magic, skipped = _neutralise(text)
-            c = Cell(k + 1, text, python, magic=magic, skipped=skipped)
-            if skipped is None:
-                exc = compile_cell(python, f"<cell {k + 1}>")
-                if exc is not None:
-                    c.error = syntax_error(exc)
-                    c.skipped = "it does not compile"
-                    c.python = "".join(_break(line) or "\n" for line in _lines(python))
-            self.cells.append(c)
+            self.cells.append(_read_cell(k + 1, text, hide_future=bool(self.cells)))
         self.separator = SEPARATOR
         n = 1
         while any(self.separator in c.text for c in self.cells):  # never a line a cell holds
             self.separator, n = f"{SEPARATOR} {n}", n + 1
+        self._join()
+        # Every cell compiles alone, its `__future__` imports hidden; the joined module can then refuse
+        # only a module-level `global x` after an earlier cell assigned `x` (jitlint.source.python:
+        # `compile_error_in_parts`). Jupyter runs that cell: not a JIT000, the cell is not linted.
+        for _ in range(len(self.cells) if "global" in self.source else 0):
+            exc = compile_cell(self.source, "<notebook>")
+            c = self.cell_at(exc.lineno) if isinstance(exc, SyntaxError) and exc.lineno else None
+            if c is None or c.skipped is not None:
+                break  # it compiles (or an error jitlint's pipeline reports as it is)
+            c.skipped = "it compiles only as a cell of its own"
+            c.python = _blank(c.python)
+            self._join()
+
+    def _join(self) -> None:
         parts, line = [], 1
         for i, c in enumerate(self.cells):
             if i:
@@ -231,12 +355,18 @@ class Notebook:
         fix = f.fix
         if fix is not None:
             last = c.start + max(c.lines, 1)
-            if all(c.start <= e.line and e.end_line <= last for e in fix.edits):
-                fix = replace(fix, edits=tuple(replace(e, line=e.line - shift, end_line=e.end_line - shift)
-                                               for e in fix.edits))
-            else:
+            if not all(c.start <= e.line and e.end_line <= last for e in fix.edits):
                 fix = None  # an edit outside the cell: not one a cell's editor can apply
-        return replace(f, line=f.line - shift, end_line=max(f.line, f.end_line) - shift, cell=c.number, fix=fix)
+            elif c.indent and any(LINE_BREAK.search(e.new_text) for e in fix.edits):
+                fix = None  # its new lines would need the indentation IPython strips: only --fix adds it
+            else:
+                fix = replace(fix, edits=tuple(
+                    replace(e, line=e.line - shift, end_line=e.end_line - shift,
+                            col=e.col + c.shift(e.line - shift), end_col=e.end_col + c.shift(e.end_line - shift))
+                    for e in fix.edits))
+        line, end_line = f.line - shift, max(f.line, f.end_line) - shift
+        return replace(f, line=line, end_line=end_line, col=f.col + c.shift(line),
+                       end_col=f.end_col + c.shift(end_line) if f.end_col else f.end_col, cell=c.number, fix=fix)
 
     def cell_errors(self, path: str, code: str) -> list[Finding]:
         """The JIT000 (`code`) of each cell that does not compile."""
@@ -282,7 +412,13 @@ class Notebook:
                 chunk = chunk[:-1]  # the line break added after the cell's last line
             if compile_cell(chunk, f"<cell {c.number}>") is not None:
                 raise NotebookError(f"the fixed cell {c.number} would not compile")
-            changed[c.number] = _restore_magic(c, chunk)
+            text, dedented = _restore(c, chunk)
+            again = _read_cell(c.number, text, hide_future=False)
+            if again.dedented != dedented:  # never a line IPython would read otherwise than the fix wrote it
+                raise NotebookError(f"a fix would change the indentation of cell {c.number}")
+            if again.error is not None or again.skipped is not None:
+                raise NotebookError(f"the fixed cell {c.number} would not compile")
+            changed[c.number] = text
         if not changed:
             return self.encoded(self.raw)
         return self.encoded(self._replace_sources(changed))
@@ -332,26 +468,52 @@ def _split_at(text: str, separator: str) -> list[str]:
     return chunks
 
 
-def _restore_magic(cell: Cell, fixed: str) -> str:
-    """The fixed cell text with its IPython lines back where their placeholders went."""
-    if not cell.magic:
-        return fixed
-    old, new, original = _lines(cell.python), _lines(fixed), _lines(cell.text)
-    where: dict[int, int] = {}
+def _restore(cell: Cell, fixed: str) -> tuple[str, str]:
+    """The fixed cell text (`fixed`: on the cell's `python`) as the cell's source, and the text IPython
+    is to compile from it: its IPython lines and hidden `__future__` imports back where their
+    placeholders went, and the indentation IPython strips back on the lines that had it (and on the
+    lines a fix wrote there)."""
+    if not cell.magic and not cell.indent:
+        return fixed, fixed
+    old, new, dedented, original = _lines(cell.python), _lines(fixed), _lines(cell.dedented), _lines(cell.text)
+    where: dict[int, int] = {}  # a line of `python` -> its line in `fixed`, where the fix kept it
+    near: dict[int, int] = {}  # a line the fix wrote -> the line of `python` it replaces or goes before
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             where.update((i, j1 + i - i1) for i in range(i1, i2))
+        else:
+            near.update((j, min(i1 + j - j1, i2 - 1) if i2 > i1 else min(i1, len(old) - 1)) for j in range(j1, j2))
     for k in cell.magic:
         if k not in where:
-            raise NotebookError(f"a fix would change an IPython magic line of cell {cell.number}")
+            what = "a `from __future__` import" if k in cell.future else "an IPython magic line"
+            raise NotebookError(f"a fix would change {what} of cell {cell.number}")
         j = where[k]
-        brk = _break(new[j])
-        new[j] = original[k].rstrip("\r\n") + brk
-    first = where[0] if cell.magic[0] == 0 and original[0].lstrip().startswith("%%") else 0
-    if first:  # lines a fix put above a cell magic (an import): IPython needs `%%time` first, so they follow it
-        new = [new[first], *new[:first], *new[first + 1:]]
-    return "".join(new)
+        new[j] = dedented[k].rstrip("\r\n") + _break(new[j])
+    back = {j: i for i, j in where.items()}
+    lines = [(line, j) for j, line in enumerate(new)]
+    head = _first_line(dedented)
+    if cell.magic and cell.magic[0] == head and dedented[head].lstrip().startswith("%%"):
+        first = where[head]
+        if any(not line.isspace() for line, _ in lines[:first]):
+            # lines a fix put above a cell magic (an import): IPython needs `%%time` first, so they follow it
+            lines = [lines[first], *lines[:first], *lines[first + 1:]]
+    if not cell.indent:
+        text = "".join(line for line, _ in lines)
+        return text, text
+    out = []
+    for line, j in lines:
+        if j in back:
+            line = original[back[j]].rstrip("\r\n") + _break(line)  # as it was, indentation included
+        elif not line.isspace():  # a line the fix wrote: indented as the line it replaces (or goes before)
+            k = near.get(j, -1)
+            if 0 <= k < len(original):  # that line, or the nearest one with more than whitespace
+                k = next((i for i in [*range(k, len(original)), *range(k - 1, -1, -1)]
+                          if not original[i].isspace()), k)
+            if line.startswith(cell.indent) or 0 <= k < len(original) and original[k].startswith(cell.indent):
+                line = cell.indent + line
+        out.append(line)
+    return "".join(out), "".join(line for line, _ in lines)
 
 
 # ---- the JSON text: where each code cell's `source` value is

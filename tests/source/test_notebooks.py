@@ -283,3 +283,177 @@ def test_a_python_notebook_is_linted_whatever_the_case_of_its_language(language)
     nb = read_notebook(_notebook(["x = 1\n"], language))
     assert nb.is_python and [c.number for c in nb.cells] == [1]
     assert not read_notebook(_notebook(["x <- 1\n"], "R")).is_python
+
+
+# ---- cells as Jupyter compiles them: each on its own, after IPython's cleanup of its indentation
+
+
+def ipython_cleanup(text: str) -> str:
+    """IPython.core.inputtransformer2's `leading_empty_lines` and `leading_indent`, as IPython applies
+    them to a cell before compiling it (the tests' own copy, to check what jitlint expects)."""
+    lines = text.splitlines(keepends=True)
+    while lines and lines[0].isspace():
+        lines.pop(0)
+    indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(" \t"))] if lines else ""
+    return "".join(line[len(indent):] if indent and line.startswith(indent) else line for line in lines)
+
+
+def compiles(text: str) -> bool:
+    try:
+        compile(text, "<cell>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return False
+    return True
+
+
+FUTURE = [
+    markdown("# Annotations"),
+    code("import jax\n"),
+    code("from __future__ import annotations\n", "\n", "import jax.numpy as jnp\n"),
+    code('"""Typed."""\n', "from __future__ import (annotations,\n", "    division); x: jnp.ndarray = jnp.ones(3)\n"),
+    code("@jax.jit\n", "def f(x: jnp.ndarray) -> jnp.ndarray:\n", "    y = x * 2\n", "    print(y)\n",
+         "    return y\n"),
+]
+
+
+def test_a_future_import_at_the_top_of_a_later_cell_is_valid(tmp_path):
+    """Jupyter compiles each cell on its own: a `from __future__` import starting a later cell runs."""
+    sources = ["".join(cell["source"]) for cell in FUTURE[1:]]
+    assert all(compiles(text) for text in sources)  # each cell alone, as Jupyter compiles it
+    assert not compiles("".join(sources))  # joined, CPython refuses the module
+
+    (tmp_path / "future.ipynb").write_text(notebook_json(FUTURE), encoding="utf-8")
+    result = check("--no-cache", "--format", "json", "future.ipynb", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    assert [(d["cell"], d["line"], d["col"], d["end_line"], d["end_col"], d["code"]) for d in data] == [
+        (5, 4, 5, 4, 13, "JIT501")], result.stdout
+
+    # --fix writes the fixed line; the cells holding `__future__` imports stay as they were.
+    before = notebook_json(FUTURE)
+    result = check("--no-cache", "--fix", "future.ipynb", cwd=tmp_path)
+    assert "future.ipynb: applied 1 fix" in result.stderr.decode(), result.stderr.decode()
+    after = (tmp_path / "future.ipynb").read_text(encoding="utf-8")
+    assert changed_lines(before, after) == [
+        ('    "    print(y)\\n",\n', '    "    jax.debug.print(\\"{!s}\\", y)\\n",\n')]
+    assert json.loads(after)["cells"][2:4] == json.loads(before)["cells"][2:4]
+
+
+def test_a_future_import_after_a_statement_of_its_cell_is_a_syntax_error(tmp_path):
+    cells = [code("x = 1\n", "from __future__ import annotations\n"),
+             code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")]
+    with pytest.raises(SyntaxError, match="from __future__ imports must occur at the beginning of the file"):
+        compile("".join(cells[0]["source"]), "<cell>", "exec", dont_inherit=True)
+    (tmp_path / "late.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    result = check("--no-cache", "late.ipynb", cwd=tmp_path)
+    assert finding_lines(result.stdout.decode()) == [
+        "late.ipynb:cell 1:2:1: JIT000 syntax error: from __future__ imports must occur at the beginning of the file",
+        "late.ipynb:cell 2:4:5: JIT501 `print` of traced value `x` in `f` (traced by `@jax.jit`): it runs once, at "
+        "trace time, and shows a tracer instead of the values (and nothing on later calls); use `jax.debug.print`",
+    ]
+
+
+INDENTED = [
+    code("import jax\n"),
+    code(" @jax.jit\n", " def f(x):\n", "     y = x + 1\n", "\n", "     print(y, 'é')\n", "     return y\n"),
+    code("\t\n", "\tz = f(1)  # a tab, after a blank line\n", "\tprint(z)\n"),
+]
+
+
+def test_an_indented_cell_is_read_as_ipython_strips_it(tmp_path):
+    """IPython removes the indentation of a cell's first line from each line starting with it."""
+    for cell in INDENTED[1:]:
+        text = "".join(cell["source"])
+        assert not compiles(text) and compiles(ipython_cleanup(text))
+
+    (tmp_path / "indented.ipynb").write_text(notebook_json(INDENTED), encoding="utf-8")
+    result = check("--no-cache", "--format", "json", "indented.ipynb", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    # at the columns of the cell as written: `print` is the 6th character of its line
+    assert [(d["cell"], d["line"], d["col"], d["end_line"], d["end_col"], d["code"]) for d in data] == [
+        (2, 5, 6, 5, 19, "JIT501")], result.stdout
+    edit = data[0]["fix"]["edits"][0]
+    line = INDENTED[1]["source"][4]
+    assert (edit["line"], edit["end_line"]) == (5, 5) and line[edit["col"] - 1:edit["end_col"] - 1] == "print(y, 'é')"
+    expected_line = line[:edit["col"] - 1] + edit["new_text"] + line[edit["end_col"] - 1:]
+
+    result = check("--no-cache", "--show-source", "indented.ipynb", cwd=tmp_path)
+    assert result.stdout.decode().splitlines()[1:3] == ["         print(y, 'é')", "         ^^^^^^^^^^^^^"]
+
+    # --fix writes the fixed line with the cell's indentation, and only it.
+    before = notebook_json(INDENTED)
+    result = check("--no-cache", "--fix", "indented.ipynb", cwd=tmp_path)
+    assert "indented.ipynb: applied 1 fix" in result.stderr.decode(), result.stderr.decode()
+    after = (tmp_path / "indented.ipynb").read_text(encoding="utf-8")
+    assert changed_lines(before, after) == [
+        ('    "     print(y, \'é\')\\n",\n', '    "     jax.debug.print(\\"{!s} é\\", y)\\n",\n')]
+    assert json.loads(after)["cells"][1]["source"][4] == expected_line  # as the JSON fix's edit says
+    assert compiles(ipython_cleanup("".join(json.loads(after)["cells"][1]["source"])))
+    assert finding_lines(check("--no-cache", "indented.ipynb", cwd=tmp_path).stdout.decode()) == []
+
+    # --add-noqa too: the comment goes on the cell's line, its indentation kept.
+    (tmp_path / "indented.ipynb").write_text(before, encoding="utf-8")
+    result = check("--no-cache", "--add-noqa", "indented.ipynb", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+    after = (tmp_path / "indented.ipynb").read_text(encoding="utf-8")
+    assert changed_lines(before, after) == [
+        ('    "     print(y, \'é\')\\n",\n', '    "     print(y, \'é\')  # noqa: JIT501\\n",\n')]
+    assert finding_lines(check("--no-cache", "indented.ipynb", cwd=tmp_path).stdout.decode()) == []
+
+
+def test_a_line_a_fix_adds_to_an_indented_cell_is_indented_as_the_cell():
+    from jitlint.source.notebook import NotebookError, read_notebook
+
+    nb = notebook_json([code("  from jax import jit\n", "\n", "  @jit\n", "  def f(x):\n", "      return x\n")])
+    notebook = read_notebook(nb.encode())
+    assert notebook.source == "from jax import jit\n\n@jit\ndef f(x):\n    return x\n"
+    cell = json.loads(notebook.rewrite("import jax\n" + notebook.source))["cells"][0]
+    assert cell["source"] == ["  import jax\n", "  from jax import jit\n", "\n", "  @jit\n", "  def f(x):\n",
+                              "      return x\n"]
+    # A fix that would have IPython strip the cell otherwise than the fixed text reads is refused (an
+    # indented first line: IPython would strip more from it than from the others).
+    with pytest.raises(NotebookError, match="indentation of cell 1"):
+        notebook.rewrite("  # a comment\n" + notebook.source)
+
+
+def test_an_indentation_ipython_does_not_strip_is_a_syntax_error(tmp_path):
+    cells = [code("x = 1\n", " y = 2\n"),  # the first line is not indented: IPython strips nothing
+             code(" a = 1\n", "   b = 2\n"),  # IPython strips one space: `b` is still indented
+             code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")]
+    for cell in cells[:2]:
+        text = "".join(cell["source"])
+        assert ipython_cleanup(text) != text or cell is cells[0]
+        with pytest.raises(IndentationError, match="unexpected indent"):
+            compile(ipython_cleanup(text), "<cell>", "exec", dont_inherit=True)
+    (tmp_path / "bad_indent.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    result = check("--no-cache", "bad_indent.ipynb", cwd=tmp_path)
+    lines = finding_lines(result.stdout.decode())
+    assert starts(lines, ["bad_indent.ipynb:cell 1:2:", "bad_indent.ipynb:cell 2:2:",
+                          "bad_indent.ipynb:cell 3:4:5: JIT501"])
+    assert all("JIT000 syntax error: unexpected indent" in line for line in lines[:2]), lines
+
+
+def test_cells_that_run_only_on_their_own_are_not_syntax_errors():
+    """What compiles as a cell but not in the joined module: no JIT000, and the other cells are linted."""
+    from jitlint.source.notebook import NotebookError, read_notebook
+
+    cells = ["x = 1\n",
+             "from __future__ import annotations\ny: int = 2\n",
+             "global x\nx = 3\n",  # a module-level `global` after `x = 1`: CPython refuses the module
+             "\n%%bash\necho 'not python ('\n",  # IPython drops the blank line: a cell magic
+             "import jax\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"]
+    assert all(compiles(text) for text in cells[:3]) and not compiles("".join(cells[:3]))
+    notebook = read_notebook(_notebook(cells))
+    assert notebook.cell_errors("nb.ipynb", "JIT000") == []
+    assert compiles(notebook.source) and len(notebook.source.splitlines()) == sum(c.count("\n") for c in cells) + 4
+    assert [c.skipped for c in notebook.cells] == [None, None, "it compiles only as a cell of its own",
+                                                   "cell magic %%bash", None]
+    assert notebook.source.splitlines()[2:4] == ["pass                              ", "y: int = 2"]
+
+    # The hidden import goes back as it was; a fix that would leave it after a statement is refused.
+    fixed = notebook.source.replace("y: int = 2", "y: int = 4")
+    assert "".join(json.loads(notebook.rewrite(fixed))["cells"][1]["source"]) == \
+        "from __future__ import annotations\ny: int = 4\n"
+    with pytest.raises(NotebookError, match="cell 2 would not compile"):
+        notebook.rewrite(notebook.source.replace("pass      ", "import os\npass      ", 1))
+    with pytest.raises(NotebookError, match="`from __future__` import of cell 2"):
+        notebook.rewrite(notebook.source.replace("pass      ", "z = 1     ", 1))
