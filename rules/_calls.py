@@ -196,8 +196,9 @@ def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
         for site in a.call_sites.values():
             if site.func in reasons:
                 callee = _called_function(a, site)
+                # `cache[key] = make_fn(key)`: the builder runs once per key, however often its caller runs.
                 if callee is not None and callee not in reasons and callee is not site.func and \
-                        not once_per_key(callee):
+                        not once_per_key(callee) and not runs.stored_per_key(a, site.func, site.node):
                     reasons[callee] = f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly"
                     changed = True
     return reasons

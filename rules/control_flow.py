@@ -360,7 +360,9 @@ class LoopOverTracedArray(Rule):
     confirmed_by = Confirmation(unrolled=True)
     what = """
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
-        inside traced code.
+        inside traced code. Silent where a value carried through the loop grows each iteration by a
+        product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
+        `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling.
         """
     why = """
         This works, but JAX unrolls the loop: the traced program grows with the array's length (10
@@ -404,8 +406,46 @@ class LoopOverTracedArray(Rule):
                     continue  # `zip(keys, d.items())`: a Python container sets the length, not the array
             else:
                 candidates = [iterable]
+            if isinstance(node, cst.For) and _carry_changes_shape(a, node):
+                continue  # each iteration has its own shapes: neither scan nor vmap can replace the unrolling
             for expr in candidates:
                 traced = certain_tracer(a, expr)
                 if traced is not None and traced.is_array:
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break
+
+
+# Products whose result is longer than either factor: a value carried through a loop by one of these has
+# another shape on every iteration, and each iteration computes with the grown value. (A carry grown by
+# `concatenate`/`append` of per-item results is not one: the items can be computed by `vmap` and joined.)
+_GROWING = frozenset({"jax.numpy.convolve", "jax.numpy.correlate", "jax.numpy.polymul", "jax.numpy.kron",
+                      "jax.numpy.outer", "jax.scipy.signal.convolve"})
+
+
+def _carry_changes_shape(a, loop: cst.For) -> bool:
+    """`poly = jnp.convolve(poly, ...)` in the body: the carried value grows each iteration, so the loop is
+    not a `scan` (whose carry keeps one shape) nor a `vmap` (whose items are independent)."""
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, (cst.Assign, cst.AugAssign)) and isinstance(node.value, cst.Call) and \
+                a.call_names.get(node.value) in _GROWING:
+            targets = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)} \
+                if isinstance(node, cst.Assign) else ({node.target.value} if isinstance(node.target, cst.Name) else set())
+            if targets & _names(node.value):
+                return True
+        stack.extend(node.children)
+    return False
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        stack.extend(n.children)
+    return out

@@ -13,6 +13,8 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.cardinality import depends_on
+from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.finding import Applicability, Severity
@@ -96,6 +98,8 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
         if isinstance(target, FuncValue) and target.bound_self:
             return "fresh", f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each access)"
         kind = _object_kind(ctx, creation, wrapped.value)
+        if (kind is None or kind[0] == "stable") and _root_name(wrapped) in creation.varying:
+            return None  # `proposal = fit(...)` every iteration: a different callable each time, nothing to hoist
         if kind is not None and kind[0] == "stable":
             return "stable", f"`{ctx.short(wrapped)}` (a function field of {kind[1]}, a NamedTuple: the same object at every access)"
         if kind is not None:
@@ -123,6 +127,12 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}` (defined once, before the loop)"
             return "fresh", f"the nested function `{wrapped.value}` (a new function object each time)"
     return None
+
+
+def _root_name(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _options_vary(creation: JitCreation) -> bool:
@@ -260,7 +270,11 @@ class JitRewrapInLoop(Rule):
         from one: a module-level or imported function, a function built once before the loop, a function
         field of a NamedTuple of functions (a Haiku `Transformed`, an optax `GradientTransformation`, a
         BlackJAX algorithm), or an attribute `obj.f` of an object jitlint cannot see (a function field or a
-        bound method: either way at least a re-wrap).
+        bound method: either way at least a re-wrap). Silent where the cost does not pile up per call: a
+        wrapper bound to a name and then called in a loop that does not re-create it, handed to a nested
+        function or lambda, or returned (made once, used many times); a wrapped object rebound on every
+        iteration (nothing to hoist); and a call whose static argument changes every iteration (it
+        compiles every time, hoisted or not: JIT301).
         """
     why = """
         Wrappers of the same function share one compile cache, so this does not recompile -- but every
@@ -357,13 +371,37 @@ class JitRewrapInLoop(Rule):
             if kind is None or kind[0] == "fresh":
                 continue
             place = _where_repeated(ctx, creation, repeated, stable=True)
-            if place is None:
-                continue
+            if place is None or runs.wrapper_reused(ctx.analysis, creation.func, creation.node, creation.loops):
+                continue  # (a re-wrap costs per creation: nothing piles up where each wrapper is used many times)
+            if _compiles_every_call(ctx, creation):
+                continue  # a compile per call dwarfs the re-wrap; hoisting saves nothing (JIT301 says why)
             yield Report(creation.node, self.message(kind[0], transform=creation.transform, what=kind[1], place=place,
                                                      overhead=self.messages["overhead"],
                                                      remedy=self.messages["memoize" if _options_vary(creation) else
                                                                           "hoist"]),
                          fix=_hoist_fix(ctx, creation) if place == "inside a loop" else None)
+
+
+def _compiles_every_call(ctx: RuleContext, creation: JitCreation) -> bool:
+    """`jax.jit(f, static_argnums=2)(a, b, j)` in a loop where `j` changes every iteration: every call
+    compiles for its new static value whether the wrapper is hoisted or not."""
+    a = ctx.analysis
+    node = creation.node
+    if not isinstance(node, cst.Call):
+        return False
+    nums = literal_ints(getattr(kwarg(node, "static_argnums"), "value", None)) or ()
+    names = literal_strs(getattr(kwarg(node, "static_argnames"), "value", None)) or ()
+    if not nums and not names:
+        return False
+    for site in a.call_sites.values():
+        if site.node.func is not node:
+            continue
+        varying = {name for name, kind in site.varying.items() if kind == "varying"}
+        positional = [arg.value for arg in site.node.args if arg.keyword is None and not arg.star]
+        static = [positional[i] for i in nums if -len(positional) <= i < len(positional)]
+        static += [arg.value for arg in site.node.args if arg.keyword is not None and arg.keyword.value in names]
+        return any(depends_on(a, site.func, expr, varying) for expr in static)
+    return False
 
 
 def _constant_option(value: cst.BaseExpression) -> bool:

@@ -113,6 +113,25 @@ def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpr
     if isinstance(expr, cst.Name):
         sources = runs.assigned(a, func, expr.value)
         return bool(sources) and all(bounded(a, func, src, depth + 1) for src in sources)
+    if isinstance(expr, cst.Call):
+        return _chunk_length(a, func, expr)
+    return False
+
+
+def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Call) -> bool:
+    """`min(step, n - start)` with `start` from `range(..., n, step)`: a chunk's length, `step` for every
+    chunk but the last (the remainder): two values, whatever `n`."""
+    if a.call_names.get(call) != "min" or len(call.args) != 2 or any(arg.keyword or arg.star for arg in call.args):
+        return False
+    code = a.module.code_for_node
+    for step, rest in ((call.args[0].value, call.args[1].value), (call.args[1].value, call.args[0].value)):
+        if not (isinstance(rest, cst.BinaryOperation) and isinstance(rest.operator, cst.Subtract)
+                and isinstance(rest.right, cst.Name)):
+            continue
+        for source in runs.assigned(a, func, rest.right.value):
+            if isinstance(source, cst.Call) and a.call_names.get(source) == "range" and len(source.args) == 3 \
+                    and code(source.args[1].value) == code(rest.left) and code(source.args[2].value) == code(step):
+                return True
     return False
 
 

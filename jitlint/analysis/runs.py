@@ -63,11 +63,63 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
         if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys", "values"):
             return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
         return False
+    if isinstance(iterable, cst.IfExp):  # `[200, 500] if ci else [200, 500, 1000]`
+        return is_fixed_sweep(a, func, iterable.body, _depth + 1) and \
+            is_fixed_sweep(a, func, iterable.orelse, _depth + 1)
     if isinstance(iterable, cst.Name):
         if iterable.value in a.classes:
             return _is_enum(a, iterable.value)
-        sources = assigned(a, func, iterable.value)
-        return len(sources) == 1 and is_fixed_sweep(a, func, sources[0], _depth + 1)
+        where, sources = _binding(a, func, iterable.value)
+        if where is not None and iterable.value in where.params:
+            return _every_caller_passes_sweep(a, where, iterable.value, _depth)
+        # `dtypes = [f16, f32]` then `dtypes += [f64]` outside any loop: still a list written in the source.
+        return bool(sources) and all(
+            is_fixed_sweep(a, where, src.value if isinstance(src, cst.AugAssign) else src, _depth + 1)
+            and not (isinstance(src, cst.AugAssign) and _inside_loop(a, where, src)) for src in sources)
+    return False
+
+
+def _every_caller_passes_sweep(a: "ModuleFacts", func: "FunctionInfo", param: str, depth: int) -> bool:
+    """`def run(N, rhos): for rho in rhos: ...` called as `run(N, (0, 1e-3, 1))`: a parameter that every
+    call of the function in this module binds to a fixed sweep (at least one call, and every call passes
+    it plainly)."""
+    calls = [site for site in a.call_sites.values() if site.callee is not None and site.callee.info is func
+             and site.callee.transform is None]
+    if not calls:
+        return False
+    for site in calls:
+        arg = _argument_for(func, site, param)
+        if arg is None or not is_fixed_sweep(a, site.func, arg, depth + 1):
+            return False
+    return True
+
+
+def _argument_for(func: "FunctionInfo", site, param: str) -> cst.BaseExpression | None:
+    """The expression a call passes for `param` (by keyword or position; None when not passed plainly)."""
+    args = site.node.args
+    if any(arg.star for arg in args):
+        return None
+    for arg in args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    free = func.free_positional(site.callee.bound, site.callee.bound_self)
+    positional = [arg.value for arg in args if arg.keyword is None]
+    if param in free and free.index(param) < len(positional):
+        return positional[free.index(param)]
+    return None
+
+
+def _inside_loop(a: "ModuleFacts", func: "FunctionInfo | None", node: cst.CSTNode) -> bool:
+    """Is `node` (a statement of `func`'s own body, or of the module's) inside a `for`/`while` there?"""
+    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    stack: list[tuple[cst.CSTNode, bool]] = [(body, False)]
+    while stack:
+        current, looped = stack.pop()
+        if current is node:
+            return looped
+        inner = looped or current.__class__ in (cst.For, cst.While)
+        if current.__class__ not in _NEW_BODIES or current is body:
+            stack.extend((child, inner) for child in children(current))
     return False
 
 
@@ -322,3 +374,43 @@ def _name_uses(a: "ModuleFacts", func: "FunctionInfo | None") -> _Uses:
     if uses is None:
         uses = a.name_uses[id(func)] = _Uses(a, func)
     return uses
+
+
+def wrapper_reused(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode,
+                   creation_loops: tuple[cst.CSTNode, ...]) -> bool:
+    """A wrapper bound to a name and then dispatched many times per creation, or never dispatched by
+    itself: called in a loop that does not re-create it (`step = jax.jit(env.step)` then `while ...:
+    step(s)`), read by a nested function or lambda (called when that runs; inside traced code it is
+    inlined into the outer trace), or returned (the caller keeps it). Re-wrapping costs once per creation,
+    so such a wrapper's creation is not where dispatch overhead piles up."""
+    table = func.assignments if func is not None else a.module_assignments
+    names = {name for name, exprs in table.items() if creation_node in exprs}
+    if not names:
+        return False
+    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    outer = set(map(id, creation_loops))
+    stack: list[tuple[cst.CSTNode, bool, bool]] = [(body, False, False)]  # node, in a new loop, nested
+    while stack:
+        node, looped, nested = stack.pop()
+        cls = node.__class__
+        if cls is cst.Name and node.value in names and (nested or looped):
+            return True
+        if cls is cst.Return and node.value is not None and names & _names_in(node.value):
+            return True
+        if cls is cst.Call and node.func.__class__ is cst.Name and node.func.value in names and looped:
+            return True
+        inner_loop = looped or (cls in (cst.For, cst.While) and id(node) not in outer)
+        inner_nested = nested or (cls in _NEW_BODIES and node is not body)
+        stack.extend((child, inner_loop, inner_nested) for child in children(node))
+    return False
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    out = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is cst.Name:
+            out.add(node.value)
+        stack.extend(children(node))
+    return out
