@@ -56,8 +56,12 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             if ret != variant.return_taint:
                 variant.return_taint = ret
                 self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
-            # Nested defs defined under trace but not called here still run under trace when used.
+            # Nested defs defined under trace but not called here still run under trace when used. No
+            # call is seen, so the one context that can be stated is the call that passes only what has
+            # no default: a literal default (`verbose=False`) decides its guards there.
             for nested in self.nested_seen:
                 if not nested.traced and not nested.callback:
                     context = Context(ContextKind.NESTED, caller=info.name, traces_constants=info.traces_constants)
-                    self.scheduler.request(nested, context, {}, self.closure(), info.traces_constants)
+                    defaults = {name: const for name in nested.params
+                                if (const := nested.default_const(name)) is not None}
+                    self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants)
