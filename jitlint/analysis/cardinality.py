@@ -97,6 +97,10 @@ def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpr
         return True
     if isinstance(expr, cst.UnaryOperation):
         return bounded(a, func, expr.expression, depth + 1)
+    if isinstance(expr, cst.BooleanOperation):
+        # `self.logging and step % k == 0` is one of its operands' values: an operand the function never
+        # rebinds (a parameter's attribute, a global) is one value, a comparison two.
+        return all(bounded(a, func, side, depth + 1) or _not_rebound(a, func, side) for side in (expr.left, expr.right))
     if isinstance(expr, cst.IfExp):
         return bounded(a, func, expr.body, depth + 1) and bounded(a, func, expr.orelse, depth + 1)
     if isinstance(expr, cst.BinaryOperation):
@@ -116,6 +120,34 @@ def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpr
     if isinstance(expr, cst.Call):
         return _chunk_length(a, func, expr)
     return False
+
+
+def _not_rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> bool:
+    """A name, or an attribute of one, that `func` never assigns: the same value on every iteration
+    (unless an attribute is assigned in the loop, which `self.x = ...` in the function also counts as)."""
+    root = expr
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or func is None:
+        return False
+    if root.value in func.assignments:
+        return False
+    if isinstance(expr, cst.Attribute) and isinstance(func.node, cst.FunctionDef):
+        code = a.module.code_for_node(expr)
+        for node in _attribute_targets(func.node.body):
+            if a.module.code_for_node(node) == code:
+                return False
+    return True
+
+
+def _attribute_targets(body: cst.CSTNode):
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            yield from (t for t in targets if isinstance(t, cst.Attribute))
+        stack.extend(node.children)
 
 
 def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Call) -> bool:

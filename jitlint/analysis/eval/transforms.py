@@ -168,7 +168,7 @@ class Transforms(Frame):
         filtered = any(t.filtered for t in tracing)
         graph_nodes = any(t.graph_nodes for t in tracing)
         traces_constants = any(t.traces_constants for t in tracing)
-        vmap_static = self._vmap_unbatched(chain, info, static)
+        vmap_static = self._vmap_unbatched(chain, info, fv)
         params: dict[str, Value] = dict(fv.consts)  # partial-bound literals are constants in the body
         for name in info.params:
             if name in static or name in vmap_static or not statics_known:
@@ -209,8 +209,10 @@ class Transforms(Frame):
             return self.facts.module_literals()[value.value]
         return value
 
-    def _vmap_unbatched(self, chain: Chain, info: FunctionInfo, static: set[str]) -> set[str]:
-        """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside."""
+    def _vmap_unbatched(self, chain: Chain, info: FunctionInfo, fv: FuncValue) -> set[str]:
+        """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside. `in_axes`
+        counts the arguments the wrapped callable takes: a decorated method's `self` is one of them, a
+        bound method's or a partial-bound parameter is not."""
         if any(jaxapi.TRANSFORMS[q].kind == "jit" for q, _ in chain):
             return set()
         out: set[str] = set()
@@ -221,12 +223,11 @@ class Transforms(Frame):
             if in_axes is None:
                 pos = positional_args(call)
                 in_axes = pos[1] if len(pos) > 1 else None
-            if in_axes is None or not isinstance(in_axes.value, (cst.Tuple, cst.List)):
+            axes = _unbatched_axes(in_axes.value) if in_axes is not None else None
+            if axes is None:
                 continue
-            free = [p for p in info.positional if p not in static]
-            for name, el in zip(free, in_axes.value.elements):
-                if isinstance(el.value, cst.Name) and el.value.value == "None":
-                    out.add(name)
+            free = info.free_positional(fv.bound, fv.bound_self and info.is_method)  # (a staticmethod has no self)
+            out.update(name for name, unbatched in zip(free, axes) if unbatched)
         return out
 
     # ------------------------------------------------------------------ control-flow bodies
@@ -280,3 +281,23 @@ class Transforms(Frame):
             closure = self.closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
             context = Context(ContextKind.LAX, transform=q, label=short)
             self.scheduler.request(info, context, params, closure, True)
+
+
+def _unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | None:
+    """Per argument, whether `in_axes` leaves it unbatched (None): a literal tuple or list, or list
+    arithmetic on those (`[0] + [None] * 9`); None when it is not written out."""
+    if depth > 8:
+        return None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(el, cst.StarredElement) for el in expr.elements):
+            return None
+        return [isinstance(el.value, cst.Name) and el.value.value == "None" for el in expr.elements]
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        left, right = _unbatched_axes(expr.left, depth + 1), _unbatched_axes(expr.right, depth + 1)
+        return left + right if left is not None and right is not None else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
+            axes = _unbatched_axes(seq, depth + 1)
+            if axes is not None and isinstance(count, cst.Integer) and int(count.value, 0) <= 256:
+                return axes * int(count.value, 0)
+    return None
