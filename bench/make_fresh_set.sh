@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
+#   usage: bench/make_fresh_set.sh A|B DEST
+set -uo pipefail
+set_name=${1:?usage: make_fresh_set.sh A|B DEST}; dest=${2:?usage: make_fresh_set.sh A|B DEST}
+PIP=${PIP:-python3 -m pip}
+case "$set_name" in
+  A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
+  B) PINS="ott-jax==0.6.0 diffbio==0.1.0 jax-unirep==3.0.0 dm-acme==0.4.0 jaxline==0.0.8 s5==0.0.3 jax-privacy==2.0.0 bayeux-ml==0.1.15";;
+  *) echo "unknown set $set_name" >&2; exit 2;;
+esac
+mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT
+for pin in $PINS; do
+  name=${pin%%==*}
+  if $PIP download --quiet --no-deps --no-binary :all: "$pin" -d "$dl/$name" 2>/dev/null; then
+    a=$(ls "$dl/$name"/* | head -1); mkdir -p "$dest/$name"
+    case "$a" in *.zip) (cd "$dest/$name" && unzip -q "$a");; *) tar -xzf "$a" -C "$dest/$name" --strip-components=1;; esac
+    echo "$pin: $(find "$dest/$name" -name '*.py' | wc -l) .py files"
+  else echo "$pin: not available"; fi
+done
