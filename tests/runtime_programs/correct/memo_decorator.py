@@ -1,5 +1,6 @@
 """Correct: a project's own memoizing decorator around a factory of jitted functions; two keys over
-six calls: two compiles. (JIT101 flags the jit: statically the decorator is not known to memoize.)"""
+six calls: two compiles. (JIT101 is silent: the only call of `train` passes a literal list, a sweep of
+configurations, though statically the decorator is not known to memoize.)"""
 import jax
 import jax.numpy as jnp
 
