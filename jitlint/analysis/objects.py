@@ -18,7 +18,7 @@ from jitlint.analysis.contexts import Context
 from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
-from jitlint.analysis.values import Const, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, NotNone, Taint, join
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -45,6 +45,8 @@ def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
                         v.class_name))
         elif isinstance(v, Const):
             key.append(("const", type(v.value).__name__, v.value))
+        elif isinstance(v, NotNone):
+            key.append("not-none")
         else:
             key.append(None)
     return tuple(key)
@@ -191,7 +193,7 @@ class FuncValue:
     transform: str | None = None  # qualified name of the jit-like wrapper, when wrapped
     partial: bool = False  # a functools.partial object (a new object each time it is built)
     binding: JitBinding | None = None  # the jit options, when `transform` is set
-    consts: tuple[tuple[str, Const], ...] = ()  # partial-bound literal arguments, by parameter
+    consts: tuple[tuple[str, "Const | NotNone"], ...] = ()  # partial-bound literals (or not-None), by parameter
     skip_args: int = 0  # leading call arguments the function does not see (`model.apply(variables, x)`)
     # Wrapped by a derivative (`jax.grad(f)`): what calling it returns instead of what `f` does
     # (Transform.result: "like_argument", "value_and_argument").
@@ -205,7 +207,7 @@ class InstanceValue:
     class_name: str
 
 
-Value = Union[Taint, Const, FuncValue, InstanceValue, None]
+Value = Union[Taint, Const, NotNone, FuncValue, InstanceValue, None]
 
 
 def value_taint(value: Value) -> Taint | None:
@@ -215,6 +217,12 @@ def value_taint(value: Value) -> Taint | None:
 def merge_values(old: Value, new: Value) -> Value:
     if isinstance(old, Taint) or isinstance(new, Taint):
         return join(value_taint(old), value_taint(new))
+    if isinstance(old, NotNone) or isinstance(new, NotNone):
+        # Known not None on both paths (a non-None constant, a function or object is not None): still so.
+        other = new if isinstance(old, NotNone) else old
+        known = isinstance(other, (NotNone, FuncValue, InstanceValue)) or \
+            isinstance(other, Const) and other.value is not None
+        return NOT_NONE if known else None
     if isinstance(old, Const) and isinstance(new, Const):
         return old if old == new else None  # two different constants: static, value unknown
     if isinstance(old, Const) or isinstance(new, Const):

@@ -5,6 +5,8 @@ An abstract value is one of:
 * ``None`` -- a Python or NumPy value jitlint knows nothing more about (static: never a tracer here);
 * ``Const`` -- a Python constant whose value is known (``True``, ``None``, ``3``, ``"mean"``): static,
   and it decides guards (`if flag:`, `x is None`, `and`/`or` short-circuits);
+* ``NotNone`` -- a static Python value known not to be ``None``, otherwise unknown (what `x` is past
+  `if x is None: return ...`): it decides `x is None` and nothing else;
 * ``Taint`` -- a tracer, or something that may hold tracers; its flags refine the kind: a traced array
   (``is_array``), a traced bool/mask (``is_bool``), a container of them (``container``, with per-position
   ``elements``), a value of unknown kind returned by unknown code (``opaque``), a Module whose plain fields
@@ -136,3 +138,11 @@ class Const:
     """A Python constant with a known value: a literal, a partial-bound literal, an unpassed default."""
 
     value: object
+
+
+@dataclass(frozen=True)
+class NotNone:
+    """A static Python value known not to be None (past `if x is None: return`), its value otherwise unknown."""
+
+
+NOT_NONE = NotNone()

@@ -15,7 +15,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.eval.library import as_container
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import Const, Taint, join
+from jitlint.analysis.values import Const, NotNone, Taint, join
 
 
 class Binding(Frame):
@@ -157,7 +157,7 @@ class Binding(Frame):
         i = -fv.skip_args  # arguments before the function's own (the variables of `model.apply`)
         for arg, value in zip(expr.args, arg_values):
             taint = value_taint(value)
-            passed = value if isinstance(value, Const) else taint
+            passed = value if isinstance(value, (Const, NotNone)) else taint
             if arg.keyword is not None:
                 name = arg.keyword.value
                 if name in info.params:

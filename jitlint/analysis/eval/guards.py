@@ -9,7 +9,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
-from jitlint.analysis.values import Const, Taint
+from jitlint.analysis.values import NOT_NONE, Const, NotNone, Taint
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
 
@@ -62,9 +62,10 @@ class Guards(Frame):
                 same = left.value is right.value
             elif Const(None) in (left, right):
                 other = right if left == Const(None) else left
-                # An array, a function, a known non-None constant: never None.
-                known = isinstance(other, FuncValue) or isinstance(other, Taint) and other.is_array or \
-                    isinstance(other, Const)
+                # A function, a known non-None constant, something holding tracers (None holds none; a value
+                # from unknown code, `opaque`, may be None): never None.
+                known = isinstance(other, (FuncValue, NotNone)) or isinstance(other, Taint) and \
+                    (other.is_array or not other.opaque) or isinstance(other, Const)
                 if not known:
                     return None
                 same = isinstance(other, Const) and other.value is None
@@ -78,6 +79,44 @@ class Guards(Frame):
                 return None
             return equal if isinstance(op, cst.Equal) else not equal
         return None
+
+    def none_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        """Names a test proves are not None: `x` in the else branch of `if x is None` (and in the body of
+        `if x is not None`), for a static name whose value is not otherwise known."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return [], []
+        op = test.comparisons[0].operator
+        left, right = test.left, test.comparisons[0].comparator
+        if not isinstance(op, (cst.Is, cst.IsNot)):
+            return [], []
+        if isinstance(right, cst.Name) and right.value == "None" and isinstance(left, cst.Name):
+            name = left.value
+        elif isinstance(left, cst.Name) and left.value == "None" and isinstance(right, cst.Name):
+            name = right.value
+        else:
+            return [], []
+        if self.lookup(name) is not None:
+            return [], []  # a tracer, a constant, a function: the value itself already says it
+        names = [name, *self._aliases(name)]
+        return (names, []) if isinstance(op, cst.IsNot) else ([], names)
+
+    def _aliases(self, name: str) -> list[str]:
+        """Names bound to the same object: `nbrs = neighbors` (each bound once in this function, the other a
+        parameter or bound once too), so narrowing one narrows the other."""
+        info = self.info
+        if info is None:
+            return []
+        out = []
+        sources = info.assignments.get(name, [])
+        if len(sources) == 1 and isinstance(sources[0], cst.Name):
+            other = sources[0].value
+            if other in info.params and other not in info.assignments or len(info.assignments.get(other, [])) == 1:
+                out.append(other)
+        for other, exprs in info.assignments.items():
+            if other != name and len(exprs) == 1 and isinstance(exprs[0], cst.Name) and exprs[0].value == name \
+                    and (name in info.params and name not in info.assignments or len(sources) == 1):
+                out.append(other)
+        return out
 
     def static_value(self, expr: cst.BaseExpression) -> Value:
         """What a name or literal is, without evaluating (recording) anything."""

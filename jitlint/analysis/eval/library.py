@@ -19,7 +19,7 @@ from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, value_taint
-from jitlint.analysis.values import TRACED, Const, Taint, join
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join
 
 UNKNOWN = object()  # no category decides the call
 NEXT = object()  # a handler's answer when its category does not decide this call
@@ -184,15 +184,17 @@ class Library(Frame):
             free = free[1:] if fv.bound_self else free
         pos = positional_args(expr)[1:]
         consts = dict(fv.consts)
-        for name, arg in zip(free, pos):
+        bound_args = [*zip(free, (arg.value for arg in pos)),
+                      *((arg.keyword.value, arg.value) for arg in expr.args if arg.keyword is not None)]
+        for name, value in bound_args:
             bound.add(name)
-            if literal_const(arg.value) is not None:
-                consts[name] = literal_const(arg.value)
-        for arg in expr.args:
-            if arg.keyword is not None:
-                bound.add(arg.keyword.value)
-                if literal_const(arg.value) is not None:
-                    consts[arg.keyword.value] = literal_const(arg.value)
+            const = literal_const(value)
+            if const is not None:
+                consts[name] = const
+            elif fv.info.default_const(name) == Const(None):
+                # `partial(f, max_occupancy=nbrs.max_occupancy)`: bound to override a None default, so
+                # presumed not None (a binding meant to keep None would leave it out).
+                consts[name] = NOT_NONE
         return FuncValue(fv.info, frozenset(bound), fv.bound_self, fv.transform, partial=True, binding=fv.binding,
                          consts=tuple(consts.items()))
 

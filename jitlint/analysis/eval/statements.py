@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
-from jitlint.analysis.values import Taint, join
+from jitlint.analysis.values import NOT_NONE, Taint, join
 
 # Each statement class's transfer function, looked up once per class rather than by name on every node.
 _STMT_METHODS: dict[type, object] = {}
@@ -97,18 +97,30 @@ class Statements(Frame):
             return
         before = dict(self.env)
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
+        not_none_in_body, not_none_in_else = self.none_narrowing(node.test)
         for name in static_in_body:
             self.env[name] = None
+        for name in not_none_in_body:
+            self.env[name] = NOT_NONE
         self.suite(node.body)
         after_body = self.env
         self.env = dict(before)
         for name in static_in_else:
             self.env[name] = None
+        for name in not_none_in_else:
+            self.env[name] = NOT_NONE
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
             else:
                 self.suite(node.orelse.body)
+        # A branch that always returns or raises (`if x is None: return ...`) does not flow on: what follows
+        # sees the other branch only.
+        if _leaves(node.body):
+            return
+        if node.orelse is not None and not isinstance(node.orelse, cst.If) and _leaves(node.orelse.body):
+            self.env = after_body
+            return
         self.env = merge_env(after_body, self.env)
 
     def stmt_With(self, node: cst.With) -> None:
@@ -276,3 +288,20 @@ def _declared_global(body: cst.BaseSuite) -> frozenset[str]:
             if isinstance(small, cst.Global):
                 names.update(item.name.value for item in small.names)
     return frozenset(names)
+
+
+# (Not `continue`/`break`: what a branch holds there still reaches the loop's next iteration or its end.)
+_EXITS = (cst.Return, cst.Raise)
+
+
+def _leaves(block: cst.BaseSuite) -> bool:
+    """Does a branch always leave the function (its last statement returns or raises)?"""
+    body = block.body
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(block, cst.SimpleStatementSuite):
+        return isinstance(last, _EXITS)
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], _EXITS)
+    return False
