@@ -26,7 +26,7 @@ class IfOnTracedValue(Rule):
     name = "if-on-traced-value"
     summary = "`if`/`elif`/`while` on a traced value raises TracerBoolConversionError"
     severity = Severity.ERROR
-    raises = ("TracerBoolConversionError",)
+    raises = ("TracerBoolConversionError", "ValueError")
     what = """
         Finds `if`, `elif` and `while` statements whose condition depends on a traced value inside traced
         code: `if x > 0`, `if jnp.any(mask)`, `while err > tol`. Traced code includes the methods of Flax
@@ -38,7 +38,8 @@ class IfOnTracedValue(Rule):
     why = """
         Python needs a concrete `True`/`False` to pick a branch, but while JAX traces a jitted function
         the value is an abstract tracer. JAX raises `TracerBoolConversionError` at trace time, every
-        time. Conditions on static things (`x.shape`, `x.ndim`, `x is None`, static arguments, module
+        time (for an array of more than one element, a `ValueError`: "The truth value of an array with
+        more than one element is ambiguous"). Conditions on static things (`x.shape`, `x.ndim`, `x is None`, static arguments, module
         constants) are fine and are not reported.
         """
     instead_note = """
@@ -89,7 +90,7 @@ class IfOnTracedValue(Rule):
     )
 
     messages = {
-        "branch": "`{kind}` on traced value {value} {where} raises TracerBoolConversionError at trace time; {remedy}",
+        "branch": "`{kind}` on traced value {value} {where} raises {raised} at trace time; {remedy}",
         "remedy": "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`",
         # marking the value static only helps where jit traces the function itself
         "remedy under jit": "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`, or make the value static with "
@@ -104,6 +105,7 @@ class IfOnTracedValue(Rule):
                 jitted = site.context.kind == "jit" and site.func.jit_binding is not None
                 yield Report(node.test, self.message("branch", kind="while" if isinstance(node, cst.While) else "if",
                                                      value=describe(ctx, node.test, traced, site), where=where(site),
+                                                     raised=truth_error(ctx, node.test),
                                                      remedy=self.messages["remedy under jit" if jitted else "remedy"]))
 
 
@@ -112,7 +114,7 @@ class AssertOnTracedValue(Rule):
     name = "assert-on-traced-value"
     summary = "`assert` on a traced value raises TracerBoolConversionError"
     severity = Severity.ERROR
-    raises = ("TracerBoolConversionError",)
+    raises = ("TracerBoolConversionError", "ValueError")
     what = "Finds `assert` statements whose condition depends on a traced value inside traced code."
     why = """
         `assert` needs the condition's truth value, which a tracer does not have: JAX raises
@@ -144,7 +146,7 @@ class AssertOnTracedValue(Rule):
     )
 
     messages = {
-        "assert": "`assert` on traced value {value} {where} raises TracerBoolConversionError at trace time; assert on "
+        "assert": "`assert` on traced value {value} {where} raises {raised} at trace time; assert on "
                   "shapes, or check values with `equinox.error_if` / `jax.experimental.checkify`",
     }
 
@@ -154,7 +156,7 @@ class AssertOnTracedValue(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 yield Report(node.test, self.message("assert", value=describe(ctx, node.test, traced, site),
-                                                     where=where(site)))
+                                                     where=where(site), raised=truth_error(ctx, node.test)))
 
 
 class BoolConversionInExpression(Rule):
@@ -162,7 +164,7 @@ class BoolConversionInExpression(Rule):
     name = "truth-value-of-tracer"
     summary = "`and`/`or`/`not`, a conditional expression, a comprehension `if` or `in (...)` on a traced value"
     severity = Severity.ERROR
-    raises = ("TracerBoolConversionError",)
+    raises = ("TracerBoolConversionError", "ValueError")
     what = """
         Finds expressions that need the truth value of a traced value: the test of a conditional
         expression (`a if t else b`), the left operand of `and`/`or` (`t or default`), `not t`, a
@@ -170,7 +172,7 @@ class BoolConversionInExpression(Rule):
         """
     why = """
         Each of these calls `bool()` on the tracer, and JAX raises `TracerBoolConversionError` while
-        tracing. (`x is None` and conditions on static values are fine and are not reported.)
+        tracing (a `ValueError` for an array of more than one element). (`x is None` and conditions on static values are fine and are not reported.)
         """
     instead_note = """
         Use `jnp.where(t, a, b)`, `jnp.logical_and/or/not`, `&`, `|`, `~` on boolean arrays, or
@@ -211,15 +213,15 @@ class BoolConversionInExpression(Rule):
     )
 
     messages = {
-        "conditional": "conditional expression on traced value {value} {where} raises TracerBoolConversionError; use "
+        "conditional": "conditional expression on traced value {value} {where} raises {raised}; use "
                        "`jnp.where(cond, a, b)`",
-        "filter": "comprehension filter on traced value {value} {where} raises TracerBoolConversionError; use "
+        "filter": "comprehension filter on traced value {value} {where} raises {raised}; use "
                   "`jnp.where` or a mask with a fixed size",
-        "and/or": "`{op}` takes the truth value of traced {value} {where} and raises TracerBoolConversionError; use "
+        "and/or": "`{op}` takes the truth value of traced {value} {where} and raises {raised}; use "
                   "`jnp.where` or `jnp.logical_and`/`jnp.logical_or`",
-        "not": "`not` on traced value {value} {where} raises TracerBoolConversionError; use `~mask` or "
+        "not": "`not` on traced value {value} {where} raises {raised}; use `~mask` or "
                "`jnp.logical_not`",
-        "in": "`in` compares traced value {value} {where} element by element and raises TracerBoolConversionError; "
+        "in": "`in` compares traced value {value} {where} element by element and raises {raised}; "
               "use `jnp.isin`",
     }
 
@@ -230,13 +232,13 @@ class BoolConversionInExpression(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 yield Report(node.test, self.message("conditional", value=describe(ctx, node.test, traced, site),
-                                                     where=where(site)))
+                                                     where=where(site), raised=truth_error(ctx, node.test)))
         for node, site in a.sites_of(cst.CompFor):
             for cond in node.ifs:
                 traced = truth_tested(a, cond.test)
                 if traced is not None:
                     yield Report(cond.test, self.message("filter", value=describe(ctx, cond.test, traced, site),
-                                                         where=where(site)))
+                                                         where=where(site), raised=truth_error(ctx, cond.test)))
         inner_chain = {child for node, _ in a.sites_of(cst.BooleanOperation) for child in (node.left, node.right)}
         for node, site in a.sites_of(cst.BooleanOperation):
             if node in in_condition or node in inner_chain:
@@ -246,7 +248,8 @@ class BoolConversionInExpression(Rule):
                 traced = truth_tested(a, operand)
                 if traced is not None:
                     yield Report(node, self.message("and/or", op="and" if isinstance(node.operator, cst.And) else "or",
-                                                    value=describe(ctx, operand, traced, site), where=where(site)))
+                                                    value=describe(ctx, operand, traced, site), where=where(site),
+                                                    raised=truth_error(ctx, operand)))
                     break
         for node, site in a.sites_of(cst.UnaryOperation):
             if node in in_condition:
@@ -254,13 +257,14 @@ class BoolConversionInExpression(Rule):
             traced = truth_tested(a, node.expression)
             if traced is not None:
                 yield Report(node, self.message("not", value=describe(ctx, node.expression, traced, site),
-                                                where=where(site)))
+                                                where=where(site), raised=truth_error(ctx, node.expression)))
         for node, site in a.sites_of(cst.Comparison):
             if node in in_condition:
                 continue
             traced = membership_tested(a, node)
             if traced is not None:
-                yield Report(node, self.message("in", value=describe(ctx, node.left, traced, site), where=where(site)))
+                yield Report(node, self.message("in", value=describe(ctx, node.left, traced, site), where=where(site),
+                                                raised=truth_error(ctx, node.left)))
 
 
 def _chain(node: cst.BooleanOperation) -> list[cst.BaseExpression]:
@@ -279,7 +283,7 @@ class BuiltinMaxMinOfTracer(Rule):
     name = "builtin-max-min-of-tracer"
     summary = "Builtin `max`/`min`/`sorted` compare traced values in Python"
     severity = Severity.ERROR
-    raises = ("TracerBoolConversionError",)
+    raises = ("TracerBoolConversionError", "ValueError")
     what = "Finds the builtins `max`, `min` and `sorted` applied to traced values inside traced code."
     why = """
         The builtins compare their arguments with Python's `>`/`<` and need the truth value of each
@@ -449,3 +453,38 @@ def _names(node: cst.CSTNode) -> set[str]:
             out.add(n.value)
         stack.extend(n.children)
     return out
+
+
+# Calls and methods that reduce an array to one element (without an `axis`): their truth value is the
+# tracer's, which JAX refuses with TracerBoolConversionError; a larger array raises ValueError first.
+_REDUCTIONS = frozenset({"all", "any", "sum", "mean", "max", "min", "prod", "item", "amax", "amin", "count_nonzero"})
+
+
+def _one_element(ctx: RuleContext, expr: cst.BaseExpression) -> bool:
+    """Is `expr` known to hold one element: a reduction without an axis, a comparison or boolean operation
+    of such values and Python numbers, a Python number?"""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _one_element(ctx, expr.expression)
+    if isinstance(expr, cst.Comparison):
+        return _one_element(ctx, expr.left) and all(_one_element(ctx, c.comparator) for c in expr.comparisons)
+    if isinstance(expr, (cst.BooleanOperation, cst.BinaryOperation)):
+        return _one_element(ctx, expr.left) and _one_element(ctx, expr.right)
+    if isinstance(expr, cst.Call):
+        if any(arg.keyword is not None and arg.keyword.value in ("axis", "keepdims") for arg in expr.args):
+            return False
+        q = ctx.analysis.call_names.get(expr) or ""
+        if q.startswith(("jax.numpy.", "numpy.")) and q.rsplit(".", 1)[-1] in _REDUCTIONS:
+            return sum(arg.keyword is None for arg in expr.args) == 1
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _REDUCTIONS:
+            return not expr.args
+    return False
+
+
+def truth_error(ctx: RuleContext, expr: cst.BaseExpression) -> str:
+    """What taking `expr`'s truth value raises: TracerBoolConversionError for one element, and for an array
+    that may hold more, the ValueError JAX raises first (measured on JAX 0.10.2)."""
+    if _one_element(ctx, expr):
+        return "TracerBoolConversionError"
+    return "TracerBoolConversionError (a ValueError, \"truth value ... ambiguous\", if it holds more than one element)"

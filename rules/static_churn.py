@@ -14,8 +14,8 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.cardinality import (DataDerived, bounded, computed_float, data_derived, depends_on, names_read,
-                                          unhashable, varying_names)
+from jitlint.analysis.cardinality import (DataDerived, bounded, computed_float, data_derived, depends_on,
+                                          hashes_by_value, names_read, unhashable, varying_names)
 from jitlint.analysis.facade import FuncValue, InstanceValue
 from jitlint.analysis.literals import kwarg, positional_args
 from jitlint.core.finding import Severity
@@ -187,8 +187,9 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                                                 transform=sig.transform))
         a = ctx.analysis
         for site, sig, arg in static_arguments(ctx):
-            if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value):
-                continue  # a few values: a few compiles, by design
+            if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value) \
+                    or hashes_by_value(a, site.func, arg.expr):
+                continue  # a few values (or equal ones): a few compiles, by design
             if unhashable(a, site.func, arg.expr) is not None:
                 continue  # the call raises (JIT304) before anything compiles
             varying = varying_names(site)
@@ -357,7 +358,9 @@ class DataDerivedStaticArg(_ChangingStaticArg):
     confirmed_by = Confirmation(retraces=frozenset({"static", "structure"}))
     what = """
         Finds static arguments fed data-derived counts: `len(batch)` or `batch.shape[0]` of data that
-        changes each iteration, `int(x.sum())`, `x.item()`.
+        changes each iteration, `int(x.sum())`, `x.item()`. Silent where the count is the size of an
+        array passed in the same call (`f(batch, len(batch))`): the cache is keyed on that array's shape
+        already, so the static adds no compile (the ragged shapes are what to pad).
         """
     why = """
         Values read from the data take as many values as the data does: each one compiles a new executable,
@@ -376,9 +379,9 @@ class DataDerivedStaticArg(_ChangingStaticArg):
         def mean_first(x, n):
             return x[:n].mean()
 
-        def run(batches):
+        def run(x, batches):
             for batch in batches:
-                mean_first(batch, n=len(batch))
+                mean_first(x, n=len(batch))
         """,
     )
     valid = (
@@ -412,6 +415,8 @@ class DataDerivedStaticArg(_ChangingStaticArg):
             if site.func is None and site.loop is None:
                 continue
             found = data_derived(ctx.analysis, site.func, arg.expr, varying_names(site))
+            if found is not None and _size_of_another_argument(ctx, site, found):
+                continue  # the cache is keyed on that argument's shape already: no compile of its own
             if found is not None:
                 yield Report(arg.expr, self.message("data", subject=self.subject(sig, arg),
                                                     value=self.described(ctx, found),
@@ -424,3 +429,23 @@ class DataDerivedStaticArg(_ChangingStaticArg):
         for name in reversed(found.through):
             text = cls.message("through", name=name, value=text)
         return text
+
+
+def _size_of_another_argument(ctx: RuleContext, site, found: DataDerived) -> bool:
+    """`take(b, b.shape[0])`, `pad(x, len(x))`: a static that is the size of an array passed in the same
+    call takes a new value only where that array's shape is new, and a new shape compiles anyway."""
+    if found.kind not in ("length", "size"):
+        return False
+    expr = found.expr
+    base = None
+    if isinstance(expr, cst.Call) and ctx.analysis.call_names.get(expr) == "len" and len(expr.args) == 1:
+        base = expr.args[0].value
+    elif isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        base = expr.value.value
+    elif isinstance(expr, cst.Attribute) and expr.attr.value in ("shape", "size", "ndim"):
+        base = expr.value
+    if base is None:
+        return False
+    code = ctx.analysis.module.code_for_node
+    text = code(base)
+    return any(code(other.value) == text for other in site.node.args if not other.star)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.literals import evaluated
+from jitlint.analysis.literals import evaluated, literal_const
 
 if TYPE_CHECKING:
     from jitlint.analysis.facade import CallSite, FunctionInfo, ModuleAnalysis
@@ -116,10 +116,66 @@ def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpr
         return isinstance(container, (cst.Dict, cst.Tuple, cst.List)) and len(container.elements) <= _FEW
     if isinstance(expr, cst.Name):
         sources = runs.assigned(a, func, expr.value)
-        return bool(sources) and all(bounded(a, func, src, depth + 1) for src in sources)
+        return bool(sources) and all(
+            _few_elements(a, src) if id(src) in a.iteration_sources else bounded(a, func, src, depth + 1)
+            for src in sources)
     if isinstance(expr, cst.Call):
         return _chunk_length(a, func, expr)
     return False
+
+
+def hashes_by_value(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> bool:
+    """`flat, unravel = ravel_pytree(params)` each iteration: what such a call returns is equal to what the
+    last one returned for the same structure, so it is the same static key (VALUE_HASHED_RESULTS)."""
+    if not isinstance(expr, cst.Name) or func is None or not isinstance(func.node, cst.FunctionDef):
+        return False
+    name = expr.value
+    found = False
+    stack: list[cst.CSTNode] = [func.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Assign) and name in _target_names(node):
+            if not (isinstance(node.value, cst.Call) and a.call_names.get(node.value) in jaxapi.VALUE_HASHED_RESULTS):
+                return False  # bound to something else too
+            found = True
+        stack.extend(node.children)
+    return found
+
+
+def _target_names(node: cst.Assign) -> set[str]:
+    """The names an assignment binds, through tuple and list targets (`flat, unravel = ...`)."""
+    out: set[str] = set()
+    stack = [t.target for t in node.targets]
+    while stack:
+        target = stack.pop()
+        if isinstance(target, cst.Name):
+            out.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            stack.extend(el.value for el in target.elements)
+    return out
+
+
+# A loop over `range(k)` with k written in the source up to this: a sweep of a few values, like `(0, 1, 2)`.
+# (Three: fewer compiles than `jitlint run` reports as one cause retracing, at its default of 3 retraces.)
+_FEW_RANGE = 3
+
+
+def _few_elements(a: "ModuleAnalysis", iterable: cst.BaseExpression) -> bool:
+    """A loop target is one element of `iterable`: of `range(3)` or `range(1, 4)` with integers written in
+    the source, at most three values."""
+    if not (isinstance(iterable, cst.Call) and a.call_names.get(iterable) == "range" and iterable.args
+            and len(iterable.args) <= 3 and all(arg.keyword is None and not arg.star for arg in iterable.args)):
+        return False
+    consts = [literal_const(arg.value) for arg in iterable.args]
+    values = [c.value for c in consts if c is not None]
+    if len(values) != len(consts) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return False
+    try:
+        return len(range(*values)) <= _FEW_RANGE
+    except ValueError:  # range(0, 3, 0)
+        return False
 
 
 def _not_rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> bool:
@@ -310,6 +366,17 @@ _NUMPY_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "arange", "l
                        "concatenate", "zeros_like", "ones_like", "full_like"}
 
 
+def _element_unhashable(a: "ModuleAnalysis", func: "FunctionInfo | None", iterable: cst.BaseExpression,
+                        depth: int) -> Unhashable | None:
+    """What makes every element of a literal iterable unhashable (`for cfg in [[1, 2], [3]]`): a loop
+    target is one element, not the set or list it comes from."""
+    if not isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) or not iterable.elements or \
+            any(isinstance(el, cst.StarredElement) for el in iterable.elements):
+        return None
+    kinds = [unhashable(a, func, el.value, depth + 1) for el in iterable.elements]
+    return kinds[0] if all(kinds) else None
+
+
 def unhashable(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
                depth: int = 0) -> Unhashable | None:
     """What makes `expr` unhashable, seen from `func` (the function around it, None at module level)."""
@@ -345,7 +412,8 @@ def unhashable(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseE
                 return kinds[0]
     if isinstance(expr, cst.Name) and depth < 3:
         sources = runs.assigned(a, func, expr.value)
-        kinds = [unhashable(a, func, s, depth + 1) for s in sources]
+        kinds = [_element_unhashable(a, func, s, depth) if id(s) in a.iteration_sources
+                 else unhashable(a, func, s, depth + 1) for s in sources]
         if sources and all(kinds):
             return dataclasses.replace(kinds[0], through=(expr.value,) + kinds[0].through)
     return None

@@ -53,6 +53,7 @@ ARRAY_LISTS = _merged("ARRAY_LISTS", set())
 ARRAY_SCHEDULES = _merged("ARRAY_SCHEDULES", set())
 OBJECTS_OF_FUNCTIONS = _merged("OBJECTS_OF_FUNCTIONS", set())
 MEMOIZERS = _merged("MEMOIZERS", set())
+VALUE_HASHED_RESULTS = _merged("VALUE_HASHED_RESULTS", set())
 EXPORTERS = _merged("EXPORTERS", set())
 
 # Derived: the transforms whose wrapper holds a compile cache keyed on the wrapped function's identity.

@@ -51,6 +51,8 @@ class ModuleFacts:
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
+        # The iterables among those sources: a loop's target is bound to one *element* of it (ids).
+        self.iteration_sources: set[int] = set()
         self.comprehensions: dict[cst.CompFor, cst.BaseExpression] = {}  # each `for` clause -> its comprehension
         self._lambda_infos: dict[cst.Lambda, FunctionInfo] = {}
         self._scopes: dict[cst.CSTNode, Scope] = {}

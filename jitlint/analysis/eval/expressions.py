@@ -339,6 +339,8 @@ class Expressions(Frame):
                     self.assign_element(el.value, part, None)
                 return
             element = join(*(v for v in _flatten(element) if isinstance(v, Taint)))
+        if source is not None:
+            self.facts.iteration_sources.add(id(source))
         self.assign(target, element, source)
 
 

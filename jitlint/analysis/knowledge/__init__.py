@@ -26,6 +26,8 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
 - OBJECTS_OF_FUNCTIONS: calls returning an object made of functions (an optax `GradientTransformation`):
   not a JAX type.
 - ARRAY_SCHEDULES: calls building a schedule (a function of the step) that returns a JAX array.
+- VALUE_HASHED_RESULTS: calls whose results hash by value (`ravel_pytree`'s unravel): a new one each
+  iteration is the same static key.
 - APPLY_METHODS: linen methods that run `__call__` -> how many leading arguments they take first;
   LINEN_STATE_METHODS: a linen Module's own state (`self.param`, `self.variable`) -> what it returns.
 - MEMOIZERS: decorators (and decorator factories) that cache the decorated function's results per key.

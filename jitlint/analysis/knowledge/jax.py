@@ -208,6 +208,11 @@ LOGGING_MODULES = {"logging", "absl.logging"}
 MEMOIZERS = {"functools.cache", "functools.lru_cache", "functools.cached_property", "jax._src.util.cache",
              "jax._src.util.memoize", "jax._src.util.weakref_lru_cache", "cachetools.cached"}
 
+# Calls returning functions that hash and compare by value (a `HashablePartial`): equal for equal inputs'
+# structures, so one passed as a static argument on every iteration compiles once per structure (measured
+# on JAX 0.10.2: `ravel_pytree`'s unravel, 4 calls, 1 trace).
+VALUE_HASHED_RESULTS = {"jax.flatten_util.ravel_pytree", "jax._src.flatten_util.ravel_pytree"}
+
 # Calls that only lower or serialize a jitted function: a wrapper handed only to these (or only
 # `.lower()`/`.trace()`-ed) is never dispatched, so re-creating it costs no dispatch.
 EXPORTERS = {"jax.export.export", "jax.experimental.export.export", "jax._src.export._export.export"}
