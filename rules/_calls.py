@@ -147,9 +147,13 @@ def _jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[B
     return found
 
 
-def static_arguments(ctx: RuleContext):
-    """(site, signature, argument) of every argument bound to a static parameter of a jitted call."""
+def static_arguments(ctx: RuleContext, dispatched: bool = False):
+    """(site, signature, argument) of every argument bound to a static parameter of a jitted call; with
+    `dispatched`, only calls an eager walk reaches: a jitted function called inside traced code is traced
+    into the outer program, so its static values compile nothing of their own (JIT3xx recompile claims)."""
     for site, sig, args in jitted_calls(ctx):
+        if dispatched and not site.eager:
+            continue
         for arg in args:
             if arg.static is True:
                 yield site, sig, arg
@@ -235,7 +239,7 @@ def built_per_call(site: CallSite, expr: cst.BaseExpression, value, repeated: di
     A value built in the calling function is new on every call of that function, which only matters when
     that function is known to run repeatedly (called in a loop, a `__call__`, a step function). Inside
     traced code the call is traced once with the outer function, so nothing recompiles per call."""
-    if site.traced:
+    if not site.eager:
         return None
     per_call = site.func is not None and site.func in repeated
     if isinstance(expr, cst.Name):

@@ -186,7 +186,7 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                                                 callee=callee_name(sig), field=field, value=ctx.short(value),
                                                 transform=sig.transform))
         a = ctx.analysis
-        for site, sig, arg in static_arguments(ctx):
+        for site, sig, arg in static_arguments(ctx, dispatched=True):
             if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value) \
                     or hashes_by_value(a, site.func, arg.expr):
                 continue  # a few values (or equal ones): a few compiles, by design
@@ -339,7 +339,7 @@ class FloatStaticArg(_ChangingStaticArg):
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
-        for site, sig, arg in static_arguments(ctx):
+        for site, sig, arg in static_arguments(ctx, dispatched=True):
             if not computed_float(a, site.func, arg.expr):
                 continue
             varying = varying_names(site)
@@ -411,7 +411,7 @@ class DataDerivedStaticArg(_ChangingStaticArg):
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
-        for site, sig, arg in static_arguments(ctx):
+        for site, sig, arg in static_arguments(ctx, dispatched=True):
             if site.func is None and site.loop is None:
                 continue
             found = data_derived(ctx.analysis, site.func, arg.expr, varying_names(site))

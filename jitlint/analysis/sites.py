@@ -38,6 +38,9 @@ class CallSite:
     callee: FuncValue | None  # a callable defined in this module, when resolved
     varying: dict[str, str]  # names that change between iterations of the enclosing loops -> kind
     loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
+    # Walked by an eager (untraced) walk at least once: a call there dispatches on its own. `traced` is
+    # whether a traced walk reached it (a call there is part of the outer trace: nothing compiles per call).
+    eager: bool = False
 
     @property
     def in_loop(self) -> bool:

@@ -60,9 +60,11 @@ class Calls(Frame):
         callee = callee_value if isinstance(callee_value, FuncValue) else None
         if callee is None and fcls is cst.Attribute:
             callee = self.resolve_method(func)
+        before = facts.call_sites.get(expr)
         facts.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
-                                          arg_values, self.recording, callee, self.varying(),
-                                          tuple(loop for loop, _ in self.loops))
+                                          arg_values, self.recording or (before is not None and before.traced),
+                                          callee, self.varying(), tuple(loop for loop, _ in self.loops),
+                                          eager=not self.recording or (before is not None and before.eager))
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
         in_jit = self.recording and bool(self.info and self.info.traces_constants) and not self.compile_time_eval
