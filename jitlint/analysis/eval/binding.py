@@ -46,7 +46,9 @@ class Binding(Frame):
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
         if self_value is not None and info.is_method and info.positional:
             params[info.positional[0]] = self_value
-        traces_constants = bool(self.info and self.info.traces_constants)
+        # Under `jax.ensure_compile_time_eval()` what the callee computes from constants is concrete too:
+        # the `with` reaches everything called inside it, not only its own lines.
+        traces_constants = bool(self.info and self.info.traces_constants) and not self.compile_time_eval
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
                                          self.closure() if info.parent is self.info else None, traces_constants)
