@@ -153,6 +153,10 @@ class Rule:
     # The runtime evidence that confirms a finding (jitlint.runtime.confirm reads it; a `# noqa` for the
     # rule also silences the runtime-only finding of the same cause at that line).
     confirmed_by: ClassVar[Confirmation] = Confirmation()
+    # What makes a finding true, for its witness (jitlint.analysis.witness): "traced" -- the line runs while
+    # something traces it (the path from that entry); "repeated" -- a loop runs it again and again (that
+    # loop); "call" -- the call itself (no path to show).
+    witness: ClassVar[str] = "traced"
     # What the rule says at a finding: its message templates by case (`str.format` fields, filled in by
     # `check` through `message`), and the pieces that vary within one (a remedy, a kind of value).
     messages: ClassVar[Mapping[str, str]] = {}

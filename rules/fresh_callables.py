@@ -20,6 +20,7 @@ from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_obj
 
 class FreshCallableStaticArg(Rule):
     code = "JIT201"
+    witness = "repeated"
     name = "fresh-callable-static-arg"
     summary = "A lambda/partial/nested def built per call passed as a static argument recompiles every call"
     severity = Severity.WARNING
@@ -102,6 +103,7 @@ class FreshCallableStaticArg(Rule):
 
 class CallableToTracedArg(Rule):
     code = "JIT202"
+    witness = "call"
     name = "callable-to-traced-arg"
     summary = "A function (or an optax optimizer, a linen Module) passed to a non-static parameter raises TypeError"
     severity = Severity.ERROR
@@ -174,6 +176,7 @@ class CallableToTracedArg(Rule):
 
 class IdentityHashedStaticArg(Rule):
     code = "JIT203"
+    witness = "repeated"
     name = "identity-hashed-static-arg"
     summary = "An object built per call (hashed by identity) passed as a static argument recompiles every call"
     severity = Severity.WARNING
@@ -248,6 +251,7 @@ class IdentityHashedStaticArg(Rule):
 
 class PlainObjectAsTracedSelf(Rule):
     code = "JIT204"
+    witness = "call"
     name = "plain-object-as-traced-self"
     summary = "A method under a bare `@jax.jit` traces `self`: called on a plain object, it raises TypeError"
     severity = Severity.ERROR

@@ -154,6 +154,7 @@ def _options_vary(creation: JitCreation) -> bool:
 
 class JitOfFreshFunction(Rule):
     code = "JIT101"
+    witness = "repeated"
     name = "jit-of-fresh-function-in-loop"
     summary = "jit of a new function object (lambda, nested def, partial, bound method) where it runs repeatedly"
     severity = Severity.WARNING
@@ -260,6 +261,7 @@ class JitOfFreshFunction(Rule):
 
 class JitRewrapInLoop(Rule):
     code = "JIT102"
+    witness = "repeated"
     fixable = True
     name = "jit-rewrap-in-loop"
     summary = "jit of a stable function re-created where it runs repeatedly (extra dispatch overhead)"

@@ -99,6 +99,7 @@ def _structural_uses(ctx: RuleContext, site, param: str) -> str | None:
 
 class LoopVaryingStaticArg(_ChangingStaticArg):
     code = "JIT301"
+    witness = "repeated"
     name = "loop-varying-static-arg"
     summary = "A static argument fed a loop variable (or a value reassigned in the loop) compiles per value"
     severity = Severity.WARNING
@@ -284,6 +285,7 @@ def _is_object(ctx: RuleContext, site, expr: cst.BaseExpression, value) -> bool:
 
 class FloatStaticArg(_ChangingStaticArg):
     code = "JIT302"
+    witness = "repeated"
     name = "float-static-arg"
     summary = "A static argument fed a computed float that changes (a learning rate schedule) compiles per value"
     severity = Severity.WARNING
@@ -352,6 +354,7 @@ class FloatStaticArg(_ChangingStaticArg):
 
 class DataDerivedStaticArg(_ChangingStaticArg):
     code = "JIT303"
+    witness = "repeated"
     name = "data-derived-static-arg"
     summary = "A static argument fed a per-batch length or a value read from array data compiles per value"
     severity = Severity.WARNING

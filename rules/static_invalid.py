@@ -22,6 +22,7 @@ from ._helpers import builtin_usable
 
 class UnhashableStaticArg(Rule):
     code = "JIT304"
+    witness = "call"
     name = "unhashable-static-arg"
     summary = "A list, dict, set or array passed as a static argument raises ValueError"
     severity = Severity.ERROR
@@ -294,6 +295,7 @@ def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
 
 class InvalidStaticSpec(Rule):
     code = "JIT305"
+    witness = "call"
     name = "invalid-static-argnums"
     summary = "`static_argnums`/`static_argnames` that do not match the function's parameters"
     severity = Severity.ERROR

@@ -18,7 +18,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
-from jitlint.analysis.objects import FunctionInfo, JitBinding, Value, annotation_kind
+from jitlint.analysis.objects import FunctionInfo, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.qualnames import canonical
 from jitlint.analysis.sites import CallSite, JitCreation, Site
 from jitlint.analysis.values import Taint
@@ -41,6 +41,8 @@ class ModuleFacts:
         self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
         self._sites_indexed = 0
         self.call_sites: dict[cst.Call, CallSite] = {}
+        # How each traced function comes to be traced (the witnesses' steps), keyed per (kind, node).
+        self.trace_edges: dict[FunctionInfo, dict[tuple[str, int], TraceEdge]] = {}
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
@@ -65,6 +67,7 @@ class ModuleFacts:
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
+        self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)
         # (for fixes and positions; a weak reference: a cycle through the index would keep each file's
         # analysis alive until the cyclic collector runs, 45 MiB more at the peak of a corpus run)
         self.top_level = TopLevel(module, weakref.WeakMethod(self._statement_guess))
@@ -74,21 +77,52 @@ class ModuleFacts:
     def taint(self, expr: cst.CSTNode) -> Taint | None:
         return self.taints.get(expr)
 
+    def owner_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The recorded call an argument belongs to (`f(x, n=len(b))` for `len(b)`), or the recorded
+        statement or expression a test belongs to (`if x > 0:` for `x > 0`)."""
+        self._index_parts()
+        return self._parts.get(id(node))
+
+    def function_of(self, node: cst.CSTNode) -> FunctionInfo | None:
+        """The innermost def or lambda holding `node` (None at module level). Indexed on first use: only
+        files with something to report ask (for their witnesses)."""
+        if self._function_of is None:
+            index: dict[int, FunctionInfo] = {}
+            depth = {}
+            for info in self.functions:
+                d, p = 0, info.parent
+                while p is not None:
+                    d, p = d + 1, p.parent
+                depth[id(info)] = d
+            for info in sorted(self.functions, key=lambda f: depth[id(f)]):  # inner defs overwrite outer ones
+                stack = [info.node.body]
+                while stack:
+                    n = stack.pop()
+                    index[id(n)] = info
+                    stack.extend(n.children)
+            self._function_of = index
+        return self._function_of.get(id(node))
+
+    def _index_parts(self) -> None:
+        if self._parts is None:
+            self._parts = {}
+            for call in self.call_sites:
+                for arg in call.args:
+                    self._parts[id(arg.value)] = call
+            for owner in self.sites:
+                test = getattr(owner, "test", None)  # if, while, assert, a conditional expression
+                if test is not None:
+                    self._parts[id(test)] = owner
+
     def _statement_guess(self, node: cst.CSTNode) -> int | None:
         """The top-level statement around the def whose walk recorded `node` (a call, a traced site, an
         argument of a call, the test of a site): where the rules' reports and fixes are (`TopLevel` checks
         it). Asked once the analysis is done."""
+        if node in self._def_statements:  # a witness's decorated or nested def
+            return self._def_statements[node]
         site = self.call_sites.get(node) or self.sites.get(node)
         if site is None:
-            if self._parts is None:
-                self._parts = {}
-                for call in self.call_sites:
-                    for arg in call.args:
-                        self._parts[id(arg.value)] = call
-                for owner in self.sites:
-                    test = getattr(owner, "test", None)  # if, while, assert, a conditional expression
-                    if test is not None:
-                        self._parts[id(test)] = owner
+            self._index_parts()
             owner = self._parts.get(id(node))
             site = self.call_sites.get(owner) or self.sites.get(owner) if owner is not None else None
         func = site.func if site is not None else None
@@ -394,6 +428,8 @@ class _Collector(cst.CSTVisitor):
         self.a.functions.append(info)
         self.a.def_infos[node] = info
         self.a._def_statements[node] = self._statement
+        for decorator in node.decorators:  # (a witness names the decorator that traces the def)
+            self.a._def_statements[decorator] = self._statement
         if class_name and not self.func_stack:
             self.a.classes.setdefault(class_name, {})[name] = info
         elif parent is not None and not class_name:

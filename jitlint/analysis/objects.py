@@ -52,6 +52,20 @@ def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
     return tuple(key)
 
 
+@dataclass(frozen=True)
+class TraceEdge:
+    """How one function comes to be traced: a step of a finding's witness.
+
+    kind: "entry" -- a transform or control-flow call traces it (`@jax.jit`, `jax.vmap(f)`, `lax.scan`
+    body); "call" -- traced code (`caller`) calls it; "defined" -- it is defined inside traced `caller`.
+    node: where (the decorated def, the transform's or control-flow call, the call, the nested def)."""
+
+    kind: str
+    node: cst.CSTNode
+    how: str  # the transform's or control-flow call's name as messages write it (`@jax.jit`, `lax.scan`)
+    caller: "FunctionInfo | None" = None
+
+
 @dataclass
 class JitBinding:
     """A name bound to a jitted callable: `@jax.jit def f`, or `g = jax.jit(f, ...)`."""

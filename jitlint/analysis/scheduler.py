@@ -16,7 +16,7 @@ from typing import Hashable, Protocol
 import libcst as cst
 
 from jitlint.analysis.contexts import Context
-from jitlint.analysis.objects import FuncValue, FunctionInfo, Value, Variant
+from jitlint.analysis.objects import FuncValue, FunctionInfo, TraceEdge, Value, Variant
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,11 @@ class Scheduler(Protocol):
     """The worklist as one walk sees it."""
 
     def request(self, info: FunctionInfo, context: Context, params: dict[str, Value],
-                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> Variant | None:
+                closure: dict[str, Value] | None = None, traces_constants: bool = True,
+                via: TraceEdge | None = None) -> Variant | None:
         """Trace `info` in the calling context these parameter values describe: that context's summary
-        (shared with earlier requests of the same kind), None when `info` is never traced (a callback)."""
+        (shared with earlier requests of the same kind), None when `info` is never traced (a callback).
+        `via`: where this tracing comes from, for the witnesses of findings in `info`."""
         ...
 
     def enqueue(self, info: FunctionInfo, variant: Variant | None = None) -> None:

@@ -13,8 +13,8 @@ from typing import Hashable
 from jitlint.analysis.contexts import Context
 from jitlint.analysis.eval import Evaluator
 from jitlint.analysis.model import ModuleFacts
-from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, Value, Variant, merge_values, value_taint,
-                                     variant_key)
+from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
+                                     value_taint, variant_key)
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.values import Const, Taint, join
 
@@ -116,11 +116,15 @@ class Solver:
         self._starts.setdefault(id(info), []).append(start)
 
     def request(self, info: FunctionInfo, context: Context, params: dict[str, Value],
-                closure: dict[str, Value] | None = None, traces_constants: bool = True) -> Variant | None:
+                closure: dict[str, Value] | None = None, traces_constants: bool = True,
+                via: TraceEdge | None = None) -> Variant | None:
         """Trace `info` in the calling context these parameter values describe; returns that context's
         summary (shared with earlier callers of the same kind)."""
         if info.callback:
             return None
+        if via is not None:
+            edges = self.facts.trace_edges.setdefault(info, {})
+            edges.setdefault((via.kind, id(via.node)), via)
         every = not info.traced  # what every context reads changed: re-walk them all
         info.traced = True
         if context not in info.contexts:

@@ -59,6 +59,24 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class WitnessStep:
+    """One step of the path that makes a finding true (where the code is traced or repeated, each call
+    on the way); lines and columns as a finding's, `cell` in a notebook."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    cell: int | None = None
+
+    def to_dict(self) -> dict:
+        data = {"path": self.path, "line": self.line, "col": self.col, "message": self.message}
+        if self.cell is not None:
+            data["cell"] = self.cell
+        return data
+
+
+@dataclass(frozen=True)
 class Finding:
     """One finding. Lines and columns are 1-based; columns count code points (like libcst).
     Findings sort by path, cell, line, column, end, code and message."""
@@ -74,6 +92,9 @@ class Finding:
     fix: Fix | None = field(default=None, compare=False)
     # In a notebook: the 1-based cell the finding is in; line and end_line then count within that cell.
     cell: int | None = field(default=None)
+    # The path that makes it true, entry first: what traces the code (or the loop that repeats it) and
+    # each call on the way to this line. Empty where the line alone says it.
+    witness: tuple[WitnessStep, ...] = field(default=(), compare=False)
 
     def _key(self) -> tuple:
         # the cell before the line: `cell 1:9` comes before `cell 2:1` (a notebook-wide finding first)
@@ -106,6 +127,7 @@ class Finding:
         }
         if self.cell is not None:
             data["cell"] = self.cell
+        data["witness"] = [step.to_dict() for step in self.witness]
         if self.fix is not None:
             data["fix"] = {
                 "title": self.fix.title,
@@ -124,5 +146,7 @@ class Finding:
         if data.get("fix"):
             fix = Fix(data["fix"]["title"], tuple(Edit(**e) for e in data["fix"]["edits"]),
                       Applicability(data["fix"].get("applicability", "safe")))
+        witness = tuple(WitnessStep(w["path"], w["line"], w["col"], w["message"], w.get("cell"))
+                        for w in data.get("witness") or ())
         return cls(data["path"], data["line"], data["col"], data["end_line"], data["end_col"],
-                   data["code"], data["message"], Severity(data["severity"]), fix, data.get("cell"))
+                   data["code"], data["message"], Severity(data["severity"]), fix, data.get("cell"), witness)

@@ -20,6 +20,7 @@ from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: te
 from jitlint.lint.positions import SliceMismatch, to_findings
 from jitlint.lint.results import file_error
 from jitlint.lint.unit import LintUnit
+from jitlint.lint.witnesses import with_witnesses
 from jitlint.rules.base import RuleContext
 from jitlint.rules.registry import enabled_rules
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
@@ -87,8 +88,9 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
         if not reports:
             return []
+        reports, witnesses = with_witnesses(analysis, reports)
         return to_findings(module, unit.path, reports, unit.text, sliced.starts if sliced is not None else None,
-                           analysis.top_level)
+                           analysis.top_level, witnesses)
     except SliceMismatch:
         return analyse_with(rules, dataclasses.replace(unit, state=None), True)
     except RecursionError:

@@ -10,7 +10,7 @@ import ast
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from jitlint.core.finding import LINE_BREAK, Edit, Finding, Fix
+from jitlint.core.finding import LINE_BREAK, Edit, Finding, Fix, WitnessStep
 from jitlint.rules.base import InsertBefore
 from jitlint.source.cstwalk import TopLevel
 from jitlint.source.python import parse_python
@@ -20,17 +20,21 @@ class SliceMismatch(Exception):
     """The sliced parse cannot give this file's answer exactly: parse the whole file."""
 
 
-def to_findings(module, path: str, reports, source: str, starts=None, top_level=None) -> list[Finding]:
+def to_findings(module, path: str, reports, source: str, starts=None, top_level=None,
+                witnesses=None) -> list[Finding]:
     """Positions are computed once per file, and only for files that have something to report.
     `starts`: where each top-level statement of a sliced module starts in the file. `top_level`: the
-    analysis' `cstwalk.TopLevel` of `module`, shared with the fixes that asked it already."""
+    analysis' `cstwalk.TopLevel` of `module`, shared with the fixes that asked it already. `witnesses`:
+    per report, its witness steps ((node, text), entry first: jitlint.lint.witnesses)."""
+    witnesses = witnesses if witnesses is not None else [()] * len(reports)
     nodes = [report.node for _, report in reports]
     nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
+    nodes += [node for steps in witnesses for node, _ in steps]
     positions = _positions(module, source, nodes, starts, top_level)
     lines = LINE_BREAK.split(source)
     findings = []
     seen = set()
-    for rule, report in reports:
+    for (rule, report), steps in zip(reports, witnesses):
         pos = positions.get(report.node)
         if pos is None:
             continue
@@ -39,8 +43,10 @@ def to_findings(module, path: str, reports, source: str, starts=None, top_level=
             continue
         seen.add(key)
         fix = _fix_of(module, report.fix, positions, lines) if report.fix is not None else None
+        witness = tuple(WitnessStep(path, where.start.line, where.start.column + 1, text)
+                        for node, text in steps if (where := positions.get(node)) is not None)
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
-                                rule.code, report.message, report.severity or rule.severity, fix))
+                                rule.code, report.message, report.severity or rule.severity, fix, witness=witness))
     return findings
 
 

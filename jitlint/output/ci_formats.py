@@ -127,14 +127,27 @@ def _sarif_fix(f: Finding) -> dict:
     }
 
 
-def _sarif_result(f: Finding, rule_index: int, fingerprint: str) -> dict:
-    location: dict = {"physicalLocation": {"artifactLocation": _artifact(f.path)}}
-    if f.cell is None:
-        location["physicalLocation"]["region"] = _region(f.line, f.col, f.end_line, f.end_col)
+def _location(path: str, cell: int | None, line: int, col: int, end_line: int, end_col: int) -> dict:
+    location: dict = {"physicalLocation": {"artifactLocation": _artifact(path)}}
+    if cell is None:
+        location["physicalLocation"]["region"] = _region(line, col, end_line, end_col)
     else:
         location["physicalLocation"]["region"] = {"startLine": 1}
-        location["logicalLocations"] = [{"name": f"cell {f.cell}", "kind": "notebookCell"}]
-        location["properties"] = {"cell": f.cell, "cellRegion": _region(f.line, f.col, f.end_line, f.end_col)}
+        location["logicalLocations"] = [{"name": f"cell {cell}", "kind": "notebookCell"}]
+        location["properties"] = {"cell": cell, "cellRegion": _region(line, col, end_line, end_col)}
+    return location
+
+
+def _code_flow(f: Finding, location: dict) -> dict:
+    """The witness as one thread flow: each step (entry first), then the finding's own location."""
+    steps = [{"location": {**_location(s.path, s.cell, s.line, s.col, s.line, s.col), "message": {"text": s.message}}}
+             for s in f.witness]
+    steps.append({"location": {**location, "message": {"text": f.message}}})
+    return {"threadFlows": [{"locations": steps}]}
+
+
+def _sarif_result(f: Finding, rule_index: int, fingerprint: str) -> dict:
+    location = _location(f.path, f.cell, f.line, f.col, f.end_line, f.end_col)
     result = {
         "ruleId": f.code,
         "ruleIndex": rule_index,
@@ -144,6 +157,8 @@ def _sarif_result(f: Finding, rule_index: int, fingerprint: str) -> dict:
         # GitHub matches alerts across runs by this key; 16 hex digits and an occurrence, as its own hash.
         "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint[:16]}:1"},
     }
+    if f.witness:
+        result["codeFlows"] = [_code_flow(f, location)]
     if f.fix is not None:
         if f.cell is None:
             result["fixes"] = [_sarif_fix(f)]

@@ -24,7 +24,16 @@ def position(f: Finding) -> str:
 
 
 def text_line(f: Finding) -> str:
-    return printable(f"{f.path}:{position(f)}: {f.code} {f.message}")
+    return printable(f"{f.path}:{position(f)}: {f.code} {f.message}{short_witness(f)}")
+
+
+def short_witness(f: Finding) -> str:
+    """The witness in a line's tail where it spans functions (one step the message says already): where
+    the code is traced and each call on the way, by line (`--format json` has it whole)."""
+    if len(f.witness) < 2:
+        return ""
+    steps = " > ".join(f"{'' if s.cell is None else f'cell {s.cell}:'}{s.line} {s.message}" for s in f.witness)
+    return f" [via {steps}]"
 
 
 def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,

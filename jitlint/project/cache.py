@@ -171,7 +171,10 @@ class Cache:
             records = entry["findings"]
             if not (isinstance(records, list) and all(_valid_finding(f) for f in records)):
                 return None
-            findings = [Finding.from_dict({**f, "path": display or path}) for f in records]
+            where = display or path
+            findings = [Finding.from_dict({**f, "path": where,
+                                           "witness": [{**w, "path": where} for w in f.get("witness", [])]})
+                        for f in records]
             warnings = entry["warnings"]
             if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
                 return None
@@ -213,6 +216,8 @@ class Cache:
         for f in findings:
             record = f.to_dict()
             del record["path"]
+            # (a witness's steps are in the finding's own file: their path is the finding's, given back)
+            record["witness"] = [{k: v for k, v in step.items() if k != "path"} for step in record["witness"]]
             records.append(record)
         self.lint[path] = {"hash": digest, "module": module, "package": package, "findings": records,
                            "warnings": list(warnings), "hits": hits, "extra": sorted(extra)}
@@ -244,7 +249,7 @@ class Cache:
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 
-_FINDING_KEYS = {"line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}
+_FINDING_KEYS = {"line", "col", "end_line", "end_col", "code", "message", "severity", "fix", "witness"}
 _SEVERITIES = {"error", "warning", "info"}
 
 
@@ -257,12 +262,19 @@ def _valid_range(record: dict) -> bool:
             and (record["line"], record["col"]) <= (record["end_line"], record["end_col"]))
 
 
+def _valid_witness(steps) -> bool:
+    return isinstance(steps, list) and all(
+        isinstance(w, dict) and {"line", "col", "message"} <= set(w) <= {"line", "col", "message", "cell"}
+        and _position(w["line"]) and _position(w["col"]) and isinstance(w["message"], str)
+        and (w.get("cell") is None or _position(w["cell"])) for w in steps)
+
+
 def _valid_finding(record) -> bool:
     """The shape of Finding.to_dict() without its path: a damaged record is a miss, never printed."""
     if not (isinstance(record, dict) and _FINDING_KEYS <= set(record) <= _FINDING_KEYS | {"cell"}
             and _valid_range(record) and (record.get("cell") is None or _position(record["cell"]))
             and isinstance(record["code"], str) and isinstance(record["message"], str)
-            and record["severity"] in _SEVERITIES):
+            and record["severity"] in _SEVERITIES and _valid_witness(record["witness"])):
         return False
     fix = record["fix"]
     if fix is None:

@@ -238,6 +238,7 @@ class Document:
         from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
         from jitlint.analysis.facade import analyze  # why: as libcst above
         from jitlint.lint.positions import SliceMismatch, to_findings  # why: it imports libcst, as above
+        from jitlint.lint.witnesses import with_witnesses  # why: it imports the analysis, as above
         from jitlint.rules.base import RuleContext  # why: likewise
 
         chunks = found.chunks
@@ -260,7 +261,9 @@ class Document:
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, read_facts, anywhere = _reports(rules, ctx)
         try:
-            findings = to_findings(module, path, reports, source, starts, analysis.top_level) if reports else []
+            reports, witnesses = with_witnesses(analysis, reports)
+            findings = to_findings(module, path, reports, source, starts, analysis.top_level, witnesses) \
+                if reports else []
         except SliceMismatch:
             return None
         owner: dict[int, int] = {}  # chunk -> the missing group holding it (None: several)
@@ -511,6 +514,12 @@ def _edits_within(f: "Finding", chunks, k: int) -> bool:
     return all(e.line >= low and (high is None or e.end_line < high) for e in f.fix.edits)
 
 
+def _chunk_shift(line: int, old: tuple[int, ...], new: tuple[int, ...]) -> int:
+    """How far the chunk holding `line` (the last one starting at or before it) moved."""
+    k = max((i for i, first in enumerate(old) if first <= line), default=0)
+    return new[k] - old[k]
+
+
 def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]) -> list["Finding"]:
     """The findings of a group whose chunks (first lines `old`) now start at lines `new`."""
     if old == new:
@@ -525,5 +534,8 @@ def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]
             fix = dataclasses.replace(fix, edits=tuple(dataclasses.replace(e, line=e.line + shift,
                                                                            end_line=e.end_line + shift)
                                                        for e in fix.edits))
-        out.append(dataclasses.replace(f, line=f.line + shift, end_line=f.end_line + shift, fix=fix))
+        # each witness step moves with the chunk holding it (all of them are in this group)
+        witness = tuple(dataclasses.replace(step, line=step.line + _chunk_shift(step.line, old, new))
+                        for step in f.witness)
+        out.append(dataclasses.replace(f, line=f.line + shift, end_line=f.end_line + shift, fix=fix, witness=witness))
     return out

@@ -366,7 +366,16 @@ class Notebook:
                     for e in fix.edits))
         line, end_line = f.line - shift, max(f.line, f.end_line) - shift
         return replace(f, line=line, end_line=end_line, col=f.col + c.shift(line),
-                       end_col=f.end_col + c.shift(end_line) if f.end_col else f.end_col, cell=c.number, fix=fix)
+                       end_col=f.end_col + c.shift(end_line) if f.end_col else f.end_col, cell=c.number, fix=fix,
+                       witness=tuple(self._step_in_cell(step) for step in f.witness))
+
+    def _step_in_cell(self, step):
+        """A witness step on `source` as one on its cell (another cell than the finding's, maybe)."""
+        c = self.cell_at(step.line)
+        if c is None or step.cell is not None:
+            return step
+        line = step.line - (c.start - 1)
+        return replace(step, line=line, col=step.col + c.shift(line), cell=c.number)
 
     def cell_errors(self, path: str, code: str) -> list[Finding]:
         """The JIT000 (`code`) of each cell that does not compile."""

@@ -240,6 +240,22 @@ async def test_edit_fix_and_suppress_until_clean(client: LanguageClient):
 
 
 @pytest.mark.parametrize("client", ["visual_studio_code"], indirect=True)
+async def test_the_witness_is_related_information(client: LanguageClient):
+    """A print in a helper reports where it is traced and each call on the way as relatedInformation, in
+    the document, at the client's columns (a non-ASCII prefix before the call)."""
+    text = ("import jax\n\n\ndef show(x):\n    print(x)\n    return x\n\n\n"
+            "@jax.jit\ndef step(x):\n    s = \"é😀\"; return show(x)\n")
+    doc = Document(client, "helpers.py", text)
+    (diagnostic,) = await doc.diagnostics()
+    assert doc.flagged([diagnostic]) == [(4, "JIT501", "print(x)")]
+    related = diagnostic.related_information
+    assert [(r.location.uri, r.location.range.start.line, r.message) for r in related] == [
+        (doc.uri, 8, "`@jax.jit` traces `step`"), (doc.uri, 10, "traced `step` calls `show`")]
+    call = related[1].location.range.start
+    assert text_at(doc.text, types.Range(call, call), client.position_encoding) == ""
+    assert call.character == units('    s = "é😀"; return ', client.position_encoding)
+
+
 async def test_unsafe_fix_is_offered_as_such(client: LanguageClient):
     """As ruff offers them: a safe fix is the preferred action; an unsafe one says so and is not."""
     doc = Document(client, "helper.py", "import jax\n\n\ndef helper(v):\n    print(v)\n    return v\n\n\n"

@@ -255,3 +255,34 @@ def test_notebook_findings_in_every_format(sarif_schema):
     cases = ET.fromstring(out.getvalue()).findall("testsuite/testcase")
     assert [c.get("name") for c in cases] == ["JIT501 cell 3:5:9", "JIT401 cell 4:2:8"]
     assert cases[0].find("failure").text == "nb.ipynb:cell 3:5:9: JIT501 `print` of traced value `x`"
+
+
+def test_a_witness_is_a_sarif_code_flow_and_stays_schema_valid(sarif_schema):
+    """The witness's steps (entry first), then the finding itself, as one thread flow; in a notebook each
+    step is placed by its cell."""
+    from jitlint.core.finding import WitnessStep
+    from jitlint.output.ci_formats import write_sarif
+
+    steps = (WitnessStep("train.py", 15, 1, "`@jax.jit` traces `train_step`"),
+             WitnessStep("train.py", 17, 12, "traced `train_step` calls `log_loss`"))
+    plain = Finding("train.py", 6, 5, 6, 24, "JIT501", "`print` of traced value `loss`", Severity.WARNING,
+                    witness=steps)
+    in_cell = Finding("nb.ipynb", 4, 5, 4, 13, "JIT501", "`print` of traced value `x`", Severity.WARNING, cell=1,
+                      witness=(WitnessStep("nb.ipynb", 1, 1, "`@jax.jit` traces `step`", cell=2),))
+    out = io.StringIO()
+    write_sarif([plain, in_cell], out, {})
+    doc = json.loads(out.getvalue())
+    _validate(doc, sarif_schema)
+    first, second = doc["runs"][0]["results"]
+    (flow,) = first["codeFlows"]
+    (thread,) = flow["threadFlows"]
+    assert [(s["location"]["physicalLocation"]["region"]["startLine"], s["location"]["message"]["text"])
+            for s in thread["locations"]] == [(15, "`@jax.jit` traces `train_step`"),
+                                              (17, "traced `train_step` calls `log_loss`"),
+                                              (6, "`print` of traced value `loss`")]
+    entry = second["codeFlows"][0]["threadFlows"][0]["locations"][0]["location"]
+    assert entry["logicalLocations"] == [{"name": "cell 2", "kind": "notebookCell"}]
+    # A finding without a witness has no code flow.
+    bare = io.StringIO()
+    write_sarif([Finding("a.py", 1, 1, 1, 2, "JIT401", "m", Severity.ERROR)], bare, {})
+    assert "codeFlows" not in json.loads(bare.getvalue())["runs"][0]["results"][0]

@@ -24,7 +24,7 @@ from jitlint.runtime.launch import PROBE
 pytestmark = pytest.mark.slow  # `jitlint run` of JAX programs, in subprocesses
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "runtime_programs"
-CHECK_KEYS = {"path", "line", "col", "end_line", "end_col", "code", "message", "severity", "fix"}
+CHECK_KEYS = {"path", "line", "col", "end_line", "end_col", "code", "message", "severity", "fix", "witness"}
 RUNTIME_KEYS = {"status", "evidence", "count", "kind", "function", "traces", "compiles", "seconds", "runtime_only"}
 
 

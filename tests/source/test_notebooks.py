@@ -54,7 +54,7 @@ EXPLORE = [
          "    return x * n\n"),
     code("!pip install --quiet jax\n",
          "files = !ls\n",
-         "for i in range(3):\n",
+         "for i in range(10):\n",
          "    %time scale(jnp.ones(3), i)\n",
          "    scale(jnp.ones(3), i)\n",
          "scale?\n",

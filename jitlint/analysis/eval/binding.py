@@ -13,7 +13,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.eval.library import as_container
-from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, Value, Variant, value_taint
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
 from jitlint.analysis.values import Const, NotNone, Taint, join
 
@@ -51,7 +51,8 @@ class Binding(Frame):
         traces_constants = bool(self.info and self.info.traces_constants) and not self.compile_time_eval
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
-                                         self.closure() if info.parent is self.info else None, traces_constants)
+                                         self.closure() if info.parent is self.info else None, traces_constants,
+                                         TraceEdge("call", expr, "", self.info))
         if variant is not None:
             self.read_return_of(info, variant)
             if variant.returns_known:  # walked in this context: None means a Python value

@@ -16,7 +16,7 @@ from jitlint.analysis.eval.library import Library
 from jitlint.analysis.eval.loops import Loops
 from jitlint.analysis.eval.statements import Statements
 from jitlint.analysis.eval.transforms import Transforms
-from jitlint.analysis.objects import annotation_kind
+from jitlint.analysis.objects import TraceEdge, annotation_kind
 from jitlint.analysis.scheduler import returns_of
 from jitlint.analysis.values import Taint, join
 
@@ -64,4 +64,5 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
                     context = Context(ContextKind.NESTED, caller=info.name, traces_constants=info.traces_constants)
                     defaults = {name: const for name in nested.params
                                 if (const := nested.default_const(name)) is not None}
-                    self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants)
+                    self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants,
+                                           TraceEdge("defined", nested.node, "", info))

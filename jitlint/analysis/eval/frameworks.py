@@ -10,7 +10,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, positional_args
-from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, Value
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value
 from jitlint.analysis.scheduler import APPLY_FN_CLASSES
 from jitlint.analysis.values import TRACED, Taint
 
@@ -50,7 +50,8 @@ class Frameworks(Frame):
             if name in call.defaults:
                 params[name] = call.default_const(name)
         short = q.replace("flax.linen.", "nn.")
-        self.scheduler.request(call, Context(ContextKind.LAX, transform=q, label=short), params, None, True)
+        self.scheduler.request(call, Context(ContextKind.LAX, transform=q, label=short), params, None, True,
+                               TraceEdge("entry", expr, f"`{short}`"))
 
     def construct(self, expr: cst.Call, q: str) -> None:
         """A library pytree built (`TrainState.create(apply_fn=model.apply, ...)`): an object of its class;

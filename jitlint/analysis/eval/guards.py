@@ -9,7 +9,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
-from jitlint.analysis.values import NOT_NONE, Const, NotNone, Taint
+from jitlint.analysis.values import Const, NotNone, Taint
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
 

@@ -18,7 +18,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
-from jitlint.analysis.objects import FuncValue, InstanceValue, Value, value_taint
+from jitlint.analysis.objects import FuncValue, InstanceValue, TraceEdge, Value, value_taint
 from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join
 
 UNKNOWN = object()  # no category decides the call
@@ -94,7 +94,8 @@ class Library(Frame):
                     params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
             closure = self.closure() if fv.info.parent is self.info else None
             context = Context(ContextKind.NESTED, transform=q, traces_constants=self.info.traces_constants)
-            variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants)
+            variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants,
+                                             TraceEdge("call", expr, "", self.info))
             if variant is not None:
                 self.read_return_of(fv.info, variant)
                 if variant.returns_known and variant.return_taint is None:

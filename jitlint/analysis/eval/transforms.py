@@ -12,7 +12,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs, positional_args
-from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, Value, annotation_kind
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.sites import JitCreation
 from jitlint.analysis.values import GRAD_TRACED, TRACED, Taint
@@ -162,7 +162,8 @@ class Transforms(Frame):
                 if 0 <= i < len(free):
                     params[free[i]] = Taint(GRAD_TRACED, free[i])
             self.scheduler.request(info, Context(ContextKind.GRAD, transform=q, traces_constants=False), params,
-                                   self.closure() if info.parent is self.info and self.info else None, False)
+                                   self.closure() if info.parent is self.info and self.info else None, False,
+                                   self._entry(info, node, decorated, q))
             return binding
         first = tracing[0]
         filtered = any(t.filtered for t in tracing)
@@ -192,10 +193,19 @@ class Transforms(Frame):
         context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
                           traces_constants=traces_constants, filtered=filtered or graph_nodes)
         closure = self.closure() if self.info is not None and info.parent is self.info else None
-        self.scheduler.request(info, context, params, closure, traces_constants)
+        self.scheduler.request(info, context, params, closure, traces_constants,
+                               self._entry(info, node, decorated, outer_q))
         if not restart:
             self.scheduler.started(info, ContextStart(self.info, fv, tuple(chain), node, decorated))
         return binding
+
+    @staticmethod
+    def _entry(info: FunctionInfo, node: cst.CSTNode, decorated: bool, q: str) -> TraceEdge:
+        """The witness step of a transform: the decorated def (`@jax.jit`), or the transform's call."""
+        short = q.replace("jax.numpy", "jnp")
+        if decorated:
+            return TraceEdge("entry", node, f"`@{short}`")  # the decorator
+        return TraceEdge("entry", node, f"`{short}(...)`")
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
         """A static option's expression: the literal a module-level name is bound to, for a name."""
@@ -280,7 +290,7 @@ class Transforms(Frame):
                 params.pop(info.positional[0], None)
             closure = self.closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
             context = Context(ContextKind.LAX, transform=q, label=short)
-            self.scheduler.request(info, context, params, closure, True)
+            self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
 
 
 def _unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | None:

@@ -77,8 +77,12 @@ def lsp_severity(severity: Severity) -> types.DiagnosticSeverity:
             Severity.INFO: types.DiagnosticSeverity.Information}[severity]
 
 
-def to_diagnostic(finding: Finding, positions: Positions, docs_url: str | None = None) -> types.Diagnostic:
+def to_diagnostic(finding: Finding, positions: Positions, docs_url: str | None = None,
+                  locate=None) -> types.Diagnostic:
+    """`locate(step)`: where a witness step is in the editor (a Location; None to leave it out)."""
     href = rule_docs_url(finding.code, docs_url)
+    related = [types.DiagnosticRelatedInformation(location=where, message=step.message)
+               for step in finding.witness if locate is not None and (where := locate(step)) is not None]
     return types.Diagnostic(
         range=positions.range_to_client(finding.line, finding.col, finding.end_line, finding.end_col),
         severity=lsp_severity(finding.severity),
@@ -86,7 +90,15 @@ def to_diagnostic(finding: Finding, positions: Positions, docs_url: str | None =
         code_description=types.CodeDescription(href=href) if href else None,
         source=SOURCE,
         message=finding.message,
+        related_information=related or None,
     )
+
+
+def step_locator(uri: str, positions: Positions):
+    """Witness steps of a document's findings: in that document (a notebook's, in their cells: see there)."""
+    def locate(step) -> types.Location:
+        return types.Location(uri=uri, range=positions.range_to_client(step.line, step.col, step.line, step.col))
+    return locate
 
 
 def internal_error(path: str, exc: BaseException) -> Finding:

@@ -17,7 +17,7 @@ from lsprotocol import types
 from jitlint.core.config import Config
 from jitlint.core.finding import Finding
 from jitlint.core.noqa import LineComments
-from jitlint.frontends.lsp.convert import Positions, internal_error, to_diagnostic
+from jitlint.frontends.lsp.convert import Positions, internal_error, step_locator, to_diagnostic
 from jitlint.frontends.lsp.settings import excluded_as_in_check
 from jitlint.project.incremental import state_of
 
@@ -115,7 +115,8 @@ class DocumentsMixin:
             self.log(f"linting {uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
             findings = [internal_error(path, exc)]
         result.findings = findings
-        result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url) for f in findings]
+        locate = step_locator(uri, result.positions)
+        result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url, locate) for f in findings]
         result.result_id = str(next(self._result_ids))
         if not self._handing_over:
             self._lints_settled.set()

@@ -64,11 +64,21 @@ class NotebooksMixin:
         if self._notebook_running.get(nb_uri) is running:
             del self._notebook_running[nb_uri]
         results = {}
+        cell_positions = {number: (uri, Positions(doc.position_codec, doc.source))
+                          for number, (uri, doc, _) in enumerate(cells, 1)}
+
+        def locate(step):  # a witness step, in its own cell
+            where = cell_positions.get(step.cell or 1)
+            if where is None:
+                return None
+            cell_uri, cell_pos = where
+            return types.Location(uri=cell_uri, range=cell_pos.range_to_client(step.line, step.col, step.line, step.col))
+
         for number, (uri, doc, _) in enumerate(cells, 1):
             mine = [f for f in findings if (f.cell or 1) == number]
-            positions = Positions(doc.position_codec, doc.source)
+            positions = cell_positions[number][1]
             results[uri] = LintResult(settings.generation, doc.version, doc.source, config, positions, mine,
-                                      [to_diagnostic(f, positions, config.docs_url) for f in mine],
+                                      [to_diagnostic(f, positions, config.docs_url, locate) for f in mine],
                                       str(next(self._result_ids)), self.index_generation)
         if self.workspace.get_notebook_document(notebook_uri=nb_uri) is not None:
             self._notebook_results[nb_uri] = (key, results)

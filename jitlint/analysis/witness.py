@@ -1,0 +1,76 @@
+"""Witnesses: the path that makes a finding true, from where the code is traced (or repeated) to the line.
+
+A finding in traced code is true in some context: a transform or a control-flow call traces a function
+(the entry), which calls a helper, which calls the next ... down to the function holding the line. The
+walks record each step as a ``TraceEdge`` (``ModuleFacts.trace_edges``); ``traced_path`` finds the
+shortest chain of them from an entry to a function. A finding about repetition (a jit re-created in a
+loop, a static argument changing per iteration) is true because a loop repeats it: ``loop_step``.
+
+Steps are (node, text) pairs; the lint layer turns the nodes into positions. No step's text decides
+anything: the rules decided already, the witness says why.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import libcst as cst
+
+from jitlint.analysis.model import ModuleFacts
+from jitlint.analysis.objects import FunctionInfo, TraceEdge
+
+Step = tuple[cst.CSTNode, str]
+
+
+def traced_path(facts: ModuleFacts, func: FunctionInfo) -> list[Step] | None:
+    """The shortest chain of steps from an entry that traces `func` (entry first), or None when no entry is
+    known. Steps go through traced callers ("call") and through the traced function a nested one is
+    defined in ("defined")."""
+    seen = {id(func)}
+    queue: deque[tuple[FunctionInfo, list[Step]]] = deque([(func, [])])
+    while queue:
+        current, after = queue.popleft()
+        edges = facts.trace_edges.get(current, {})
+        for edge in edges.values():
+            if edge.kind == "entry":
+                return [(edge.node, f"{edge.how} traces `{current.name}`"), *after]
+        for edge in edges.values():
+            caller = edge.caller
+            if caller is not None and id(caller) not in seen:
+                seen.add(id(caller))
+                queue.append((caller, [_step(edge, current), *after]))
+    return None
+
+
+def _step(edge: TraceEdge, target: FunctionInfo) -> Step:
+    caller = edge.caller.name if edge.caller is not None else "module code"
+    if edge.kind == "defined":
+        return edge.node, f"`{target.name}` is defined inside traced `{caller}`"
+    return edge.node, f"traced `{caller}` calls `{target.name}`"
+
+
+def loop_step(loop: cst.CSTNode) -> Step:
+    """The loop that repeats a finding's line (its `for`/`while` statement)."""
+    return loop, "this loop runs it on every iteration"
+
+
+def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[Step], bool]:
+    """The steps that make a report at `node` true, and whether its claim is about traced code that no
+    entry is known to reach. `claim` (a rule's `witness`): "traced" -- the path from an entry that traces
+    the function holding `node`; "repeated" -- the loop around the call or jit creation it belongs to;
+    "call" -- nothing (the call itself says it)."""
+    if claim == "traced":
+        site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
+        func = site.func if site is not None else facts.function_of(node)
+        if func is None or not func.traced or func.callback:
+            return [], False
+        path = traced_path(facts, func)
+        return (path, False) if path is not None else ([], True)
+    if claim == "repeated":
+        call = facts.call_sites.get(node) or facts.call_sites.get(facts.owner_of(node))
+        loop = call.loop if call is not None else None
+        creation = facts.jit_creations.get(node)
+        if loop is None and creation is not None:
+            loop = creation.loop
+        return ([loop_step(loop)] if loop is not None else []), False
+    return [], False
