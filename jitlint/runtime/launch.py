@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,7 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None,
         if read_fd is not None:
             os.close(read_fd)
         timed_out = interrupted = False
+        restore = _terminate_as_interrupt()
         try:
             if while_running is not None:
                 while_running()
@@ -83,10 +86,16 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None,
                     interrupted = True
                     try:
                         proc.wait(timeout=GRACE_SECONDS)
-                    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                    except (subprocess.TimeoutExpired, KeyboardInterrupt, _Terminated):
                         _stop(proc, write_fd, out_path)
                     break
+                except _Terminated:
+                    # jitlint was asked to end (SIGTERM): the program with it, reporting what it saw
+                    interrupted = True
+                    _stop(proc, write_fd, out_path)
+                    break
         finally:
+            restore()
             if write_fd is not None:
                 os.close(write_fd)
             if proc.poll() is None:
@@ -100,6 +109,27 @@ def run(target: Target, python: str, paths: list[str], timeout: float | None,
         except (OSError, ValueError):
             pass
         return Outcome(data, proc.returncode, timed_out, interrupted, seconds)
+
+
+class _Terminated(Exception):
+    """SIGTERM reached jitlint while the program ran."""
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """While the program runs, SIGTERM to jitlint raises `_Terminated` in the waiting loop (the default
+    would end jitlint at once, leaving the program running and the temporary folder behind); returns the
+    undo. Only the main thread can set a handler: elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return lambda: None
+
+    def raise_terminated(signum, frame):
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, raise_terminated)
+    except (ValueError, OSError):
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _stop(proc: subprocess.Popen, control_fd: int | None, out_path: str) -> None:

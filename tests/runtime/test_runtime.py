@@ -656,3 +656,28 @@ def test_calls_written_over_several_lines():
     assert found[24]["evidence"].startswith("2 compiles over 8 calls, for 2 distinct values: a bounded set")
     assert found[33]["status"] == "confirmed"
     assert found[33]["evidence"].endswith("(a new cache entry on 4 of 4 calls here)")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM is POSIX")
+def test_sigterm_to_jitlint_stops_the_program_reports_and_cleans_up(tmp_path):
+    """`kill <jitlint>` (SIGTERM to jitlint alone) ends the program with it, prints what was seen, and leaves
+    no temporary folder; the program is not left running."""
+    env = {**_env(), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([jitlint_exe(), "run", "-q", "forever.py"], cwd=PROGRAMS, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
+        time.sleep(0.5)  # into the endless loop
+        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert children, "the program runs in a child process"
+        os.kill(proc.pid, signal.SIGTERM)  # jitlint only, not its process group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1, err
+    assert "jitlint run: forever.py was interrupted after " in out
+    assert "    confirmed: printed JitTracer(float32[2]) at trace time (1 time)" in out
+    for child in children:
+        assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("jitlint-run-")]
