@@ -199,8 +199,12 @@ class Document:
         groups: dict[tuple, tuple[list[Finding], tuple[int, ...], _Batch, object]] = {}
         missing: list[tuple[tuple, list[int]]] = []
         components = slicing.components(found)
+        occurrences: dict[tuple, int] = {}
         for members in components:
-            key = (codes, module_name, is_package, path, tuple(own[k] for k in members))
+            texts_of = tuple(own[k] for k in members)
+            # two groups of the same text (a statement written twice): each keeps its own findings
+            nth = occurrences[texts_of] = occurrences.get(texts_of, -1) + 1
+            key = (codes, module_name, is_package, path, texts_of, nth)
             lines = tuple(chunks[k].first for k in members)
             cached = self._groups.get(key)
             if cached is not None and cached[2].reusable and cached[2].still_valid(index) and (

@@ -415,3 +415,17 @@ def test_edits_in_bodies_match_a_full_lint(pick, edits, indent, rnd: random.Rand
         text = body_edit(text, rnd)
         incremental = data(check_source(text, "doc.py", ALL, state=doc).findings)
         assert incremental == full_lint(text), f"after edit {step}:\n{text}"
+
+
+def test_a_statement_written_twice_keeps_both_findings():
+    """Two identical top-level statements are two groups of one text: each keeps its own findings, also
+    after an edit elsewhere and after one of them goes."""
+    twice = "lax.fori_loop(0, 3, lambda i, c: print(c), 0)\n"
+    text = "import jax\nfrom jax import lax\n\n" + twice + twice
+    doc = Document()
+    assert data(check_source(text, "doc.py", ALL, state=doc).findings) == full_lint(text)
+    assert [f["line"] for f in full_lint(text)] == [4, 5]
+    edited = text + "\nx = 1\n"
+    assert data(check_source(edited, "doc.py", ALL, state=doc).findings) == full_lint(edited)
+    once = "import jax\nfrom jax import lax\n\n" + twice
+    assert data(check_source(once, "doc.py", ALL, state=doc).findings) == full_lint(once)
