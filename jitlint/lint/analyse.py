@@ -15,7 +15,7 @@ import libcst as cst
 
 from jitlint.analysis.facade import analyze
 from jitlint.core.deep import run_deep
-from jitlint.core.finding import Finding
+from jitlint.core.finding import Finding, WitnessStep
 from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: tests count the parses through it
 from jitlint.lint.positions import SliceMismatch, to_findings
 from jitlint.lint.results import file_error
@@ -24,8 +24,8 @@ from jitlint.lint.witnesses import with_witnesses
 from jitlint.rules.base import RuleContext
 from jitlint.rules.registry import enabled_rules
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
-from jitlint.source.fromast import quick_module
-from jitlint.source.python import parse_python
+from jitlint.source.fromast import placed_quick_module, quick_module
+from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python
 
 # Sliced parsing (jitlint.lint.slicing) in `jitlint check`: exact, but on the benchmark corpus it saves about
 # as much libcst parsing as its planning costs (docs/performance.md), so whole files are parsed. The
@@ -74,12 +74,16 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         module = sliced.module if sliced is not None else cstparse.parse_module(unit.text)
     except cst.ParserSyntaxError as exc:  # valid Python that libcst does not support
         message = exc.message.replace("parser error: ", "")
-        return [file_error(unit.path, f"syntax not supported by libcst: {message}", exc.raw_line,
-                           exc.raw_column + 1)]
+        return _placed_by_cpython(rules, unit, f"libcst cannot parse it ({message} at {exc.raw_line}:"
+                                               f"{exc.raw_column + 1})", exc.raw_line, exc.raw_column + 1)
     except RecursionError:
         raise
     except Exception as exc:  # libcst raises a few other errors on odd input (e.g. NUL bytes)
-        return [file_error(unit.path, f"cannot parse file: {type(exc).__name__}: {exc}")]
+        return _placed_by_cpython(rules, unit, f"libcst cannot parse it ({type(exc).__name__}: {exc})")
+    if sliced is None and BACKSLASH_ONLY_LINE.search(unit.text) and module.code != unit.text:
+        # libcst reads a line holding only `\` otherwise than CPython (its code differs from the file):
+        # its positions would be off, so CPython's are used
+        return _placed_by_cpython(rules, unit, "libcst reads a line holding only a backslash otherwise")
     try:
         analysis = analyze(module, unit.module_name, unit.is_package)
         if sliced is not None and analysis.out_of_budget:
@@ -97,6 +101,49 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         raise
     except Exception as exc:  # a jitlint bug must not hide the other files' findings
         return [_internal_error(unit, exc)]
+
+
+def _placed_by_cpython(rules, unit: LintUnit, reason: str, line: int = 1, col: int = 1) -> list[Finding]:
+    """A valid file libcst cannot parse (or re-render): the rules on the quick tree, each finding placed by
+    CPython's positions, without fixes (they are written from libcst's tree). Where even that cannot be
+    done, one JIT000 that says what could not be analysed, never a syntax error (the file is valid)."""
+    tree, error = parse_python(unit.text)
+    found: list[Finding] | None = None
+    if error is None:
+        try:
+            with cstparse.unvalidated():
+                module, positions = placed_quick_module(tree, unit.text)
+                analysis = analyze(module, unit.module_name, unit.is_package)
+                ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
+                reports, witnesses = with_witnesses(analysis, [(rule, report) for rule in rules
+                                                               for report in rule.check(ctx)])
+            found = _placed(unit.path, reports, witnesses, positions)
+        except RecursionError:
+            raise
+        except Exception:  # fromast.Unsupported, or anything else: say so below
+            found = None
+    if found is not None:
+        return found
+    return [file_error(unit.path, f"not analysed: {reason}, and CPython's tree of it could not be used "
+                                  "either; the file is valid Python", line, col)]
+
+
+def _placed(path: str, reports, witnesses, positions) -> list[Finding] | None:
+    """Findings at CPython's positions; None when a report's node has none (it cannot be placed exactly)."""
+    out, seen = [], set()
+    for (rule, report), steps in zip(reports, witnesses):
+        where = positions.get(report.node)
+        if where is None:
+            return None
+        line, col, end_line, end_col = where
+        if (rule.code, line, col) in seen:
+            continue
+        seen.add((rule.code, line, col))
+        witness = tuple(WitnessStep(path, p[0], p[1], text) for node, text in steps
+                        if (p := positions.get(node)) is not None)
+        out.append(Finding(path, line, col, end_line, end_col, rule.code, report.message,
+                           report.severity or rule.severity, None, witness=witness))
+    return sorted(out)
 
 
 def _internal_error(unit: LintUnit, exc: Exception) -> Finding:

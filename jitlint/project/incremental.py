@@ -31,10 +31,11 @@ from jitlint.analysis import prefilter  # prefilter.references, looked up per ca
 from jitlint.analysis.whole_file import WholeFile
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
 from jitlint.source import python as python_source
-from jitlint.source.python import parse_python
+from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python
 
 if TYPE_CHECKING:
     from jitlint.core.finding import Finding
+
 
 class _Batch:
     """One analysis of the groups an edit left without findings (all of them at once: one module)."""
@@ -180,8 +181,8 @@ class Document:
         from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         tree, error = parse_python(source)
-        if error is not None:
-            return None
+        if error is not None or BACKSLASH_ONLY_LINE.search(source):
+            return None  # (a line holding only `\`: libcst may read it otherwise; the whole-file path checks)
         chunked = self._chunk(source, tree, module_name, is_package)  # (pass 1's, usually)
         self._chunked = None
         if chunked is None:

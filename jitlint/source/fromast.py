@@ -579,6 +579,52 @@ def quick_module(tree: ast.Module, text: str):
     return _Builder(text).module(tree)
 
 
+def placed_quick_module(tree: ast.Module, text: str):
+    """(the quick tree of `text`, where each of its expressions, statements and decorators is: node ->
+    (line, col, end_line, end_col), 1-based, columns in code points as findings count them), from
+    CPython's parse. For a valid file libcst cannot parse or re-render exactly: its findings are then
+    placed from CPython's positions (jitlint.lint.analyse). `Unsupported` where the tree cannot be built."""
+    builder = _PlacingBuilder(text)
+    return builder.module(tree), builder.positions
+
+
+class _PlacingBuilder(_Builder):
+    """The quick tree, remembering CPython's position of each expression, statement and decorator."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.positions: dict = {}
+
+    def _column(self, lineno: int, col: int) -> int:
+        line = self.lines[lineno - 1]
+        return (col if line.isascii() else len(line.encode("utf-8")[:col].decode("utf-8", "replace"))) + 1
+
+    def _place(self, node, where: ast.AST) -> None:
+        if getattr(where, "end_lineno", None) is not None:
+            self.positions[node] = (where.lineno, self._column(where.lineno, where.col_offset),
+                                    where.end_lineno, self._column(where.end_lineno, where.end_col_offset))
+
+    def expr(self, expr):
+        node = super().expr(expr)
+        self._place(node, expr)
+        return node
+
+    def stmt(self, stmt):
+        node = super().stmt(stmt)
+        self._place(node, stmt)
+        for decorator, written in zip(getattr(node, "decorators", ()), getattr(stmt, "decorator_list", ())):
+            # the `@` before the expression: the first text of its line
+            line = self.lines[written.lineno - 1]
+            start = len(line) - len(line.lstrip()) + 1
+            self.positions[decorator] = (written.lineno, start, written.end_lineno,
+                                         self._column(written.end_lineno, written.end_col_offset))
+        return node
+
+    def _starts_line(self, stmt: ast.AST) -> bool:
+        # (positions come from CPython here: after a backslash continuation, grouping is only layout)
+        return not self._before(stmt.lineno, stmt.col_offset).strip()
+
+
 def _normalized_identifiers(tree: ast.Module, text: str) -> bool:
     """Whether an identifier of the text may be spelt otherwise than in CPython's tree: a word that NFKC
     changes (in a string or a comment, mostly) whose normal form is one of the tree's names."""

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import __future__
 import ast
+import re
 import warnings
 
 from jitlint.core.deep import run_deep
+
+# A line holding only a backslash (and blanks): valid Python that libcst may read otherwise than CPython
+# (its tree of the file then re-renders other code), so its positions are checked before they are used.
+BACKSLASH_ONLY_LINE = re.compile(r"^[ \t\f]*\\\r?$", re.MULTILINE)
 
 _last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
 
