@@ -76,6 +76,11 @@ class Calls(Frame):
         # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
         if isinstance(callee_value, FuncValue):
             return self.call_local(expr, callee_value, arg_values, in_jit)
+        if callee_value is None and fcls is cst.Name:
+            # `kernel = plain if state is None else jitted`, then `kernel(...)`: a call of one or the other
+            choices = self._chosen_functions(func.value)
+            if choices:
+                return join(*(self.call_local(expr, fv, arg_values, in_jit) for fv in choices))
         # Calling a traced Module (`model(x)` inside `nnx.jit`): its `__call__` runs, traced.
         if isinstance(callee_value, Taint) and callee_value.class_name is not None:
             call = facts.method(callee_value.class_name, "__call__")
@@ -157,6 +162,22 @@ class Calls(Frame):
         return Taint(receiver.level, receiver.origin, opaque=True)
 
     # ------------------------------------------------------------------ methods of the module's classes
+    def _chosen_functions(self, name: str) -> list[FuncValue]:
+        """The functions a name bound only by conditional expressions between named functions may be
+        (`f = a if c else b`), each of them; [] otherwise."""
+        table = self.info.assignments if self.info is not None else self.facts.module_assignments
+        sources = table.get(name, [])
+        out: list[FuncValue] = []
+        for source in sources:
+            if not isinstance(source, cst.IfExp):
+                return []
+            for branch in (source.body, source.orelse):
+                value = self.lookup(branch.value) if isinstance(branch, cst.Name) else None
+                if not isinstance(value, FuncValue):
+                    return []
+                out.append(value)
+        return out
+
     def resolve_method(self, func: cst.Attribute) -> FuncValue | None:
         """`self.method` inside a class, `obj.method` with `obj = LocalClass(...)`, or `LocalClass(...).method`;
         through what the object holds: `self.step` set to `jax.jit(...)` in `__init__`, `self.block(x)` /
