@@ -387,7 +387,9 @@ class SizeDependentOutput(Rule):
                          None)
             if traced is not None:
                 what = self.message("traced", value=describe(ctx, traced[0], traced[1], site))
-            elif maybe is not None:
+            elif maybe is not None and site.constants_traced:
+                # (under jit jnp traces whatever it is given; under `ensure_compile_time_eval` a value of
+                # unknown kind may be concrete, and then the size is known)
                 what = self.message("computed", expr=ctx.short(maybe[0], 30), origin=maybe[1].origin)
             elif checked and site.constants_traced:
                 what = self.message("constant")

@@ -34,6 +34,12 @@ class Binding(Frame):
             self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
             self._note_scalars(info, expr, fv, arg_values, skip_first or fv.bound_self)
             result = self.array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
+            if result is not None and self.variant is not None:
+                for variant in list(info.variants.values()):  # (walked again when what it returns changes)
+                    self.read_return_of(info, variant)
+            if result is not None and fv.derivative is None and _returns_containers(info):
+                # `return tuple(x_[i] for i in ...)`: a jitted function returns the pytree its body does
+                result = dataclasses.replace(result, container=True, is_array=False, is_bool=False)
             return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
         if not self.recording:
@@ -213,6 +219,12 @@ def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
         return None
     name = names.pop()
     return info.local_defs.get(name) if name is not None else None
+
+
+def _returns_containers(info: FunctionInfo) -> bool:
+    """Every context of `info` walked so far returns a Python container (a tuple, list or dict of arrays)."""
+    known = [v.return_taint for v in info.variants.values() if v.returns_known]
+    return bool(known) and all(isinstance(t, Taint) and t.container for t in known)
 
 
 def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) -> Taint | None:
