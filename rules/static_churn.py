@@ -435,8 +435,9 @@ class DataDerivedStaticArg(_ChangingStaticArg):
 
 
 def _size_of_another_argument(ctx: RuleContext, site, found: DataDerived) -> bool:
-    """`take(b, b.shape[0])`, `pad(x, len(x))`: a static that is the size of an array passed in the same
-    call takes a new value only where that array's shape is new, and a new shape compiles anyway."""
+    """`take(b, b.shape[0])`, `pad(x, len(x))`, `step(state, prev, width=prev.valid.shape[0])`: a static that
+    is the size of an array passed in the same call (or of a leaf of a pytree passed) takes a new value only
+    where that array's shape is new, and a new shape compiles anyway."""
     if found.kind not in ("length", "size"):
         return False
     expr = found.expr
@@ -450,5 +451,12 @@ def _size_of_another_argument(ctx: RuleContext, site, found: DataDerived) -> boo
     if base is None:
         return False
     code = ctx.analysis.module.code_for_node
-    text = code(base)
-    return any(code(other.value) == text for other in site.node.args if not other.star)
+    passed = {code(other.value) for other in site.node.args if not other.star}
+    # the array itself, or a leaf of a pytree passed (`f(state, prev, width=prev.valid.shape[0])`)
+    while True:
+        if code(base) in passed:
+            return True
+        if isinstance(base, (cst.Attribute, cst.Subscript)):
+            base = base.value
+            continue
+        return False
