@@ -100,6 +100,9 @@ class Library(Frame):
                 self.read_return_of(fv.info, variant)
                 if variant.returns_known and variant.return_taint is None:
                     return None  # `tree_map(lambda x: x is None, t)`: a tree of Python values
+                if variant.returns_known and rest is None:
+                    # `tree.map(lambda x: x[i], static_tree)` with a traced `i`: a tree of what it returns
+                    rest = variant.return_taint
         return dataclasses.replace(rest, container=True, is_array=False, elements=None) if rest else None
 
     # ------------------------------------------------------------------ functions of values
