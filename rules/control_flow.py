@@ -406,8 +406,8 @@ class LoopOverTracedArray(Rule):
             iterable = node.iter
             if isinstance(iterable, cst.Call) and a.call_names.get(iterable) in ("enumerate", "reversed", "zip"):
                 candidates = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
-                if any(traced_in(a, c) is None for c in candidates):
-                    continue  # `zip(keys, d.items())`: a Python container sets the length, not the array
+                if any((t := traced_in(a, c)) is None or t.container or t.opaque for c in candidates):
+                    continue  # `zip(keys, leaves)`: a Python container (perhaps: a list of leaves) may set the length
             else:
                 candidates = [iterable]
             if isinstance(node, cst.For) and _carry_changes_shape(a, node):

@@ -134,7 +134,11 @@ class Library(Frame):
         return NEXT
 
     def _tree_function(self, expr, q, arg_values, arg_taints, in_jit):
-        return as_container(join(*arg_taints))
+        leaves = as_container(join(*arg_taints))
+        if leaves is not None and q.endswith("flatten") and not q.endswith("unflatten"):
+            # `(leaves, treedef)`: the first a Python list of the leaves, the second a Python value
+            return dataclasses.replace(leaves, elements=(leaves, None))
+        return leaves
 
     def _passing_builtin(self, expr, q, arg_values, arg_taints, in_jit):
         any_arg = join(*arg_taints)
