@@ -177,7 +177,11 @@ class Rule:
             "",
             f"{cls.summary}",
             "",
-            f"**Severity:** {cls.severity.value}" + ("  \n**Fix:** available (`jitlint check --fix`)" if cls.fixable else ""),
+            f"**Severity:** {cls.severity.value}" + (("  \n**Fix:** sometimes (`jitlint check --fix`; where no exact fix "
+                                                     "exists, none is offered: see Fix below)")
+                                                    if cls.fixable and cls.no_fix_examples else
+                                                    "  \n**Fix:** available (`jitlint check --fix`)" if cls.fixable
+                                                    else ""),
             "",
             "## What it does",
             _para(cls.what),

@@ -323,6 +323,16 @@ class JitRewrapInLoop(Rule):
             """,
         ),
     )
+    no_fix_examples = (
+        """
+        import jax
+
+        def run(pipeline, x):
+            for _ in range(100):
+                x = jax.jit(pipeline.step)(x)  # an attribute: hoisting it would read it once, not each time
+            return x
+        """,
+    )
     invalid = (
         """
         import jax

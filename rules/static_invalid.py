@@ -40,8 +40,8 @@ class UnhashableStaticArg(Rule):
     instead_note = "Pass a tuple (`tuple(sizes)`) or a frozen dataclass; pass arrays as regular, traced arguments."
     fixable = True
     fix_note = """
-        A list literal at the call becomes a tuple, a set literal a `frozenset` (not where an element is
-        itself a list, dict or set: still unhashable). Safe when the elements are literals, the jitted
+        A list literal at the call becomes a tuple, `list(range(n))` becomes `tuple(range(n))`, a set
+        literal a `frozenset` (not where an element is itself a list, dict or set: still unhashable). Safe when the elements are literals, the jitted
         function is in this file and it only reads them (`for n in sizes`, `sizes[i]`, `len(sizes)`,
         `n in sizes`, `*sizes`): a tuple then behaves the same. Unsafe otherwise: a tuple is not a list
         (`sizes + [1]` raises, `sizes == [2, 3]` is False, `.append` does not exist). A dict gets no fix:
@@ -104,8 +104,51 @@ class UnhashableStaticArg(Rule):
             y = grow(jax.numpy.ones(4), sizes=(2, 3))
             """,
         ),
+        (
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="steps")
+            def unroll(x, steps):
+                for s in steps:
+                    x = x * s
+                return x
+
+
+            y = unroll(jax.numpy.ones(4), steps=list(range(3)))
+            """,
+            """
+            from functools import partial
+
+            import jax
+
+
+            @partial(jax.jit, static_argnames="steps")
+            def unroll(x, steps):
+                for s in steps:
+                    x = x * s
+                return x
+
+
+            y = unroll(jax.numpy.ones(4), steps=tuple(range(3)))
+            """,
+        ),
     )
     no_fix_examples = (
+        """
+        from functools import partial
+        import jax
+
+        @partial(jax.jit, static_argnames="sizes")
+        def split(x, sizes):
+            return x
+
+        def run(x, widths):
+            return split(x, sizes=list(widths))  # elements of unknown kind: a tuple may not be hashable
+        """,
         """
         from functools import partial
         import jax
@@ -271,6 +314,14 @@ def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
     only reads the elements, unsafe otherwise (a tuple is not a list: `p + [4]`, `p == [2, 3]`, `.append`).
     A dict has no hashable stand-in that behaves the same, so it gets no fix."""
     expr = arg.expr
+    if isinstance(expr, cst.Call) and ctx.analysis.call_names.get(expr) == "list" and len(expr.args) == 1 \
+            and not expr.args[0].keyword and not expr.args[0].star \
+            and isinstance(expr.args[0].value, cst.Call) and ctx.analysis.call_names.get(expr.args[0].value) == "range" \
+            and builtin_usable(ctx, "tuple"):
+        # `list(range(n))` -> `tuple(range(n))`: the same integers, hashable
+        safe = _only_read(ctx, _callee(ctx, sig), arg.param, True)
+        return FixSpec("Pass a tuple", (Replace(expr.func, cst.Name("tuple")),),
+                       Applicability.SAFE if safe else Applicability.UNSAFE)
     if not isinstance(expr, (cst.List, cst.Set)):
         return None
     kinds = [_hashable(el.value) if not isinstance(el, cst.StarredElement) else None for el in expr.elements]
