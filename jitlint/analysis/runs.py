@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from jitlint.analysis.objects import FunctionInfo
 
 _MAX_SWEEP = 64  # a literal display longer than this is data, not a list of configurations
+_SET_ALGEBRA = {"difference", "intersection", "copy"}  # (`union` and `symmetric_difference` may add any number)
 _SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
                    "itertools.chain", "itertools.permutations", "itertools.combinations"}
 
@@ -61,6 +62,9 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
         if q in _SWEEP_BUILDERS:
             return bool(args) and all(is_fixed_sweep(a, func, v, _depth + 1) for v in args)
         if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys", "values"):
+            return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
+        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in _SET_ALGEBRA:
+            # `{A, B, C}.difference({current})`: no more items than the literal it starts from
             return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
         return False
     if isinstance(iterable, cst.IfExp):  # `[200, 500] if ci else [200, 500, 1000]`

@@ -305,6 +305,15 @@ class Expressions(Frame):
         return self.facts.taints.get(expr) if self.recording else None
 
     def _element_structure(self, iterable: cst.BaseExpression):
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and iterable.elements:
+            rows = [el.value for el in iterable.elements if not isinstance(el, cst.StarredElement)]
+            if len(rows) == len(iterable.elements) and all(isinstance(r, cst.Tuple) for r in rows):
+                widths = {len(r.elements) for r in rows}
+                if len(widths) == 1 and not any(isinstance(el, cst.StarredElement) for r in rows for el in r.elements):
+                    # `for row, c, h in [(0, a, h[0]), (n - 1, b, h[-1])]`: each position is what is
+                    # written there, not the join of the whole list (`row` is a Python int)
+                    return tuple(join(*(self._taint_of(r.elements[i].value) for r in rows))
+                                 for i in range(widths.pop()))
         if isinstance(iterable, cst.Call):
             q = self.facts.call_names.get(iterable)
             args = [a.value for a in iterable.args if not a.star and a.keyword is None]
