@@ -15,6 +15,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from jitlint.analysis.cardinality import names_read
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
@@ -438,21 +439,11 @@ def _carry_changes_shape(a, loop: cst.For) -> bool:
                 a.call_names.get(node.value) in _GROWING:
             targets = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)} \
                 if isinstance(node, cst.Assign) else ({node.target.value} if isinstance(node.target, cst.Name) else set())
-            if targets & _names(node.value):
+            if targets & names_read(node.value):
                 return True
         stack.extend(node.children)
     return False
 
-
-def _names(node: cst.CSTNode) -> set[str]:
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        stack.extend(n.children)
-    return out
 
 
 # Calls and methods that reduce an array to one element (without an `axis`): their truth value is the

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.eval.loops import target_names
 from jitlint.analysis.literals import evaluated, literal_const
 
 if TYPE_CHECKING:
@@ -136,25 +137,12 @@ def hashes_by_value(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        if isinstance(node, cst.Assign) and name in _target_names(node):
+        if isinstance(node, cst.Assign) and any(name in target_names(t.target) for t in node.targets):
             if not (isinstance(node.value, cst.Call) and a.call_names.get(node.value) in jaxapi.VALUE_HASHED_RESULTS):
                 return False  # bound to something else too
             found = True
         stack.extend(node.children)
     return found
-
-
-def _target_names(node: cst.Assign) -> set[str]:
-    """The names an assignment binds, through tuple and list targets (`flat, unravel = ...`)."""
-    out: set[str] = set()
-    stack = [t.target for t in node.targets]
-    while stack:
-        target = stack.pop()
-        if isinstance(target, cst.Name):
-            out.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            stack.extend(el.value for el in target.elements)
-    return out
 
 
 # A loop over `range(k)` with k written in the source up to this: a sweep of a few values, like `(0, 1, 2)`.

@@ -64,7 +64,7 @@ class Loops(Frame):
         # A sweep over configurations written in the source takes a bounded set of values; a counter
         # (`range(n)`) is data-driven, whatever its bound.
         kind = "bounded" if runs.is_fixed_sweep(self.facts, self.info, node.iter) else "varying"
-        self.loops.append((node, {name: kind for name in _target_names(node.target)}))
+        self.loops.append((node, {name: kind for name in target_names(node.target)}))
         for _ in self.loop_passes():
             before = dict(self.env)
             self.binding_loop_target = True  # the loop's own binding: its kind is the one set above
@@ -82,7 +82,7 @@ class Loops(Frame):
         comp = expr.for_in
         while comp is not None:
             element = self.iter_element(comp.iter)
-            self.loops.append((comp, {name: "varying" for name in _target_names(comp.target)}))
+            self.loops.append((comp, {name: "varying" for name in target_names(comp.target)}))
             self.facts.comprehensions[comp] = expr
             self.assign_element(comp.target, element, comp.iter)
             self.record(comp)
@@ -137,13 +137,14 @@ class Loops(Frame):
         return True
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment or loop target binds, through tuples, lists and starred parts."""
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
+        return [n for el in target.elements for n in target_names(el.value)]
     if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
+        return target_names(target.value)
     return []
 
 
