@@ -25,7 +25,7 @@ from jitlint.rules.base import RuleContext
 from jitlint.rules.registry import enabled_rules
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
 from jitlint.source.fromast import placed_quick_module, quick_module
-from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python
+from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python, runs_here
 
 # Sliced parsing (jitlint.lint.slicing) in `jitlint check`: exact, but on the benchmark corpus it saves about
 # as much libcst parsing as its planning costs (docs/performance.md), so whole files are parsed. The
@@ -93,8 +93,12 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         if not reports:
             return []
         reports, witnesses = with_witnesses(analysis, reports)
-        return to_findings(module, unit.path, reports, unit.text, sliced.starts if sliced is not None else None,
-                           analysis.top_level, witnesses)
+        found = to_findings(module, unit.path, reports, unit.text, sliced.starts if sliced is not None else None,
+                            analysis.top_level, witnesses)
+        tree, _ = parse_python(unit.text)
+        if tree is not None and not runs_here(tree):  # newer syntax than this Python's: no fixed text compiles
+            found = [dataclasses.replace(f, fix=None) for f in found]
+        return found
     except SliceMismatch:
         return analyse_with(rules, dataclasses.replace(unit, state=None), True)
     except RecursionError:

@@ -181,8 +181,10 @@ class Document:
         from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         tree, error = parse_python(source)
-        if error is not None or BACKSLASH_ONLY_LINE.search(source):
-            return None  # (a line holding only `\`: libcst may read it otherwise; the whole-file path checks)
+        if error is not None or BACKSLASH_ONLY_LINE.search(source) or not python_source.runs_here(tree):
+            # (a line holding only `\`: libcst may read it otherwise; newer syntax: its findings get no
+            # fixes. The whole-file path sees to both)
+            return None
         chunked = self._chunk(source, tree, module_name, is_package)  # (pass 1's, usually)
         self._chunked = None
         if chunked is None:

@@ -12,6 +12,7 @@ import re
 import warnings
 
 from jitlint.core.deep import run_deep
+from jitlint.source import newer_syntax
 
 # A line holding only a backslash (and blanks): valid Python that libcst may read otherwise than CPython
 # (its tree of the file then re-renders other code), so its positions are checked before they are used.
@@ -35,12 +36,27 @@ def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
         return tree, None
     except RecursionError:
         pass
-    except Exception as exc:  # SyntaxError; ValueError (NUL bytes); MemoryError
+    except SyntaxError as exc:  # perhaps valid Python of a newer version (jitlint.source.newer_syntax)
+        blanked, newer = newer_syntax.downlevel(text, exc)
+        if blanked is None:
+            return None, newer or exc
+        tree, error = parse_python(blanked)
+        if error is None:
+            tree.newer_syntax = True  # read by `runs_here`
+            _last_parse = (text, tree)
+        return tree, error
+    except Exception as exc:  # ValueError (NUL bytes); MemoryError
         return None, exc
     try:
         return run_deep(_parse, text), None
     except Exception as exc:  # RecursionError: the parser's own limit
         return None, exc
+
+
+def runs_here(tree: ast.Module) -> bool:
+    """Whether CPython's tree is of the text itself, not of one with newer syntax blanked out: only a
+    text the running Python compiles may be fixed (a fix is written only where the result compiles)."""
+    return not getattr(tree, "newer_syntax", False)
 
 
 def _parse(text: str) -> ast.Module:
@@ -117,7 +133,10 @@ def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compil
 def syntax_error(exc: Exception) -> dict:
     """The JIT000 finding (without its path) for CPython's refusal to parse a file."""
     line, col = 1, 1
-    if isinstance(exc, SyntaxError):
+    if isinstance(exc, newer_syntax.NewerSyntax):
+        message = exc.msg
+        line, col = exc.lineno or 1, max(exc.offset or 1, 1)
+    elif isinstance(exc, SyntaxError):
         message = f"syntax error: {exc.msg}"
         line, col = exc.lineno or 1, max(exc.offset or 1, 1)
     elif isinstance(exc, (RecursionError, MemoryError)):

@@ -1,0 +1,105 @@
+"""Files written for a newer Python than the one running jitlint.
+
+CPython parses only its own version's grammar; libcst reads newer syntax too (ruff, likewise, reads
+newer syntax than its host). For a text CPython refuses but libcst parses:
+
+- the syntax that changes nothing jitlint analyses, type parameters (`def f[T](x)`, `class A[*Ts]:`) and
+  `type X[T] = ...` aliases (Python 3.12), is blanked out in place, so CPython parses the same text with
+  every position unchanged and the file is analysed as usual (libcst still parses the file as written);
+- other newer syntax (3.12 f-strings, 3.14 template strings, `except A, B:`) is named with the version it
+  needs: the file is valid Python, never a syntax error.
+
+Only a text CPython has refused comes here, so a file the running Python reads costs nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import warnings
+
+from jitlint.core.finding import LINE_BREAK
+from jitlint.source import cstparse  # (imports no libcst until it parses)
+
+RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+class NewerSyntax(SyntaxError):
+    """Valid Python of a newer version than the running one, which jitlint cannot analyse here."""
+
+    def __init__(self, feature: str, version: str, line: int, col: int):
+        super().__init__(f"not analysed: it uses {feature}, which needs Python {version} or newer to analyse; "
+                         f"jitlint runs on Python {RUNNING}")
+        self.lineno, self.offset = line, col
+
+
+def downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax | None]:
+    """For a text CPython refused with `error`: (the same text with type parameters and aliases blanked,
+    which CPython parses, or None; the newer syntax the text needs, when it cannot be blanked, or None:
+    then it is not valid Python and `error` stands)."""
+    try:
+        import libcst as cst  # why: only texts the running CPython refuses need libcst here
+        from libcst.metadata import MetadataWrapper, PositionProvider  # why: as libcst, above
+
+        module = cstparse.parse_module(text)
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    except RecursionError:
+        return None, None
+    except Exception:  # libcst refuses it too: a syntax error
+        return None, None
+
+    lines = LINE_BREAK.split(text)
+    breaks = LINE_BREAK.findall(text)
+    newer: NewerSyntax | None = None
+    blanked = False
+    for node, where in positions.items():
+        start, end = where.start, where.end
+        if isinstance(node, cst.TypeParameters):
+            if start.line != end.line:
+                newer = newer or NewerSyntax("type parameters over several lines", "3.12", start.line, start.column + 1)
+                continue
+            row = lines[start.line - 1]
+            lines[start.line - 1] = row[:start.column] + " " * (end.column - start.column) + row[end.column:]
+            blanked = True
+        elif isinstance(node, cst.TypeAlias):
+            value = positions[node.value].start
+            row = lines[start.line - 1]
+            header = row[start.column:value.column] if value.line == start.line else ""
+            equals = header.rfind("=")
+            name = node.name.value
+            if equals <= len(name):
+                newer = newer or NewerSyntax("a `type` alias", "3.12", start.line, start.column + 1)
+                continue
+            lines[start.line - 1] = (row[:start.column] + name + " " * (equals - len(name))
+                                     + row[start.column + equals:])
+            blanked = True
+        elif type(node).__name__ in ("TemplatedString", "TemplatedStringExpression"):
+            newer = newer or NewerSyntax("a template string (t-string)", "3.14", start.line, start.column + 1)
+    if blanked:
+        candidate = "".join(line + brk for line, brk in zip(lines, breaks + [""]))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(candidate)
+            return candidate, None
+        except Exception:
+            pass  # more newer syntax than the blanked kind: named below
+    if newer is None:
+        newer = _named_by_error(module, positions, error, cst)
+    return None, newer
+
+
+def _named_by_error(module, positions, error: SyntaxError, cst) -> NewerSyntax | None:
+    """The newer syntax at CPython's error, for what cannot be blanked: an f-string CPython 3.11 cannot
+    read (quotes reused inside, backslashes or comments in its expressions), `except A, B:`."""
+    line = error.lineno or 0
+    for node, where in positions.items():
+        if not where.start.line <= line <= where.end.line:
+            continue
+        if isinstance(node, cst.FormattedString) and sys.version_info < (3, 12):
+            return NewerSyntax("an f-string of Python 3.12's grammar", "3.12", where.start.line, where.start.column + 1)
+        if isinstance(node, cst.ExceptHandler) and sys.version_info < (3, 14) and where.start.line == line and \
+                isinstance(node.type, cst.Tuple) and not node.type.lpar:
+            return NewerSyntax("`except` with several types and no parentheses", "3.14",
+                               where.start.line, where.start.column + 1)
+    return None

@@ -1,0 +1,81 @@
+"""A file written for a newer Python than the one running jitlint is valid Python, never a syntax error:
+type parameters and `type` aliases (3.12) are analysed in place, at the positions of the file as written;
+other newer syntax says which Python it needs. A fix is never offered where this Python would not
+compile the fixed file."""
+
+from __future__ import annotations
+
+import sys
+
+from jitlint.lint.pipeline import check_source
+from jitlint.project.incremental import Document
+
+GENERIC = (
+    "import jax\n"
+    "\n"
+    "\n"
+    "class Batch[*Ts]:\n"
+    "    pass\n"
+    "\n"
+    "\n"
+    "type Pair[T] = tuple[T, T]\n"
+    "\n"
+    "\n"
+    "@jax.jit\n"
+    "def step[T: int](x: T) -> T:\n"
+    "    print(x)\n"
+    "    if x > 0:\n"
+    "        return x\n"
+    "    return -x\n"
+)
+# The same program without the newer syntax: what the findings must be (lines and columns unchanged).
+PLAIN = (GENERIC.replace("class Batch[*Ts]:", "class Batch:     ").replace("type Pair[T] =", "Pair         =")
+         .replace("def step[T: int](x: T)", "def step(x)        "))
+
+NEW_FSTRING = 'import jax\n\n\n@jax.jit\ndef f(x):\n    return f"{x["a"]}"\n'
+
+
+def _seen(text: str, state=None):
+    return [(f.line, f.col, f.code) for f in check_source(text, "f.py", state=state).findings]
+
+
+def test_type_parameters_are_analysed_where_they_are_written():
+    expected = _seen(PLAIN)
+    assert [code for _, _, code in expected] == ["JIT501", "JIT401"]
+    assert _seen(GENERIC) == expected
+    doc = Document()  # the editor: opened on an older text, then edited into the newer syntax
+    assert _seen("x = 1\n", doc) == []
+    assert _seen(GENERIC, doc) == expected
+
+
+def test_no_fix_is_offered_where_this_python_cannot_compile_the_result():
+    findings = check_source(GENERIC, "f.py").findings
+    if sys.version_info < (3, 12):
+        assert all(f.fix is None for f in findings)
+    else:  # the running Python compiles the file: its fixes are the usual ones
+        assert any(f.fix is not None for f in findings)
+
+
+def test_other_newer_syntax_names_the_python_it_needs():
+    (finding,) = check_source(NEW_FSTRING, "f.py").findings if sys.version_info < (3, 12) else [None]
+    if finding is None:  # 3.12 reads it: analysed as any file
+        assert check_source(NEW_FSTRING, "f.py").findings == []
+        return
+    assert finding.code == "JIT000" and (finding.line, finding.col) == (6, 12)
+    assert "needs Python 3.12 or newer" in finding.message and "syntax error" not in finding.message
+
+
+def test_invalid_python_is_still_a_syntax_error():
+    (finding,) = check_source("def f(x)\n    return x\n", "f.py").findings
+    assert finding.code == "JIT000" and finding.message == "syntax error: expected ':'"
+    (finding,) = check_source("def f[T](x)\n    return x\n", "f.py").findings  # newer syntax, and invalid
+    assert finding.code == "JIT000" and finding.message.startswith("syntax error")
+
+
+def test_fix_leaves_a_newer_syntax_file_as_it_is(tmp_path, run_jitlint):
+    path = tmp_path / "step.py"
+    path.write_text(GENERIC, encoding="utf-8")
+    result = run_jitlint("check", "--no-cache", "--fix", "step.py", cwd=tmp_path)
+    assert "step.py:13:5: JIT501 " in result.stdout and "step.py:14:8: JIT401 " in result.stdout
+    if sys.version_info < (3, 12):
+        assert path.read_text(encoding="utf-8") == GENERIC
