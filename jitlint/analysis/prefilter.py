@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from dataclasses import dataclass, field, fields
 
 from jitlint.analysis import jaxapi
@@ -51,11 +52,17 @@ _IMPORT_RE = re.compile(r"\bimport\b")
 
 def mentions_trace_token(text: str) -> bool:
     """Stage 1: could this text refer to a transform or lax control flow at all?"""
-    return _TOKEN_RE.search(text) is not None
+    return _TOKEN_RE.search(text) is not None or (not text.isascii() and _TOKEN_RE.search(_nfkc(text)) is not None)
 
 
 def may_refer_to_imports(text: str) -> bool:
-    return _IMPORT_RE.search(text) is not None
+    return _IMPORT_RE.search(text) is not None or (not text.isascii() and _IMPORT_RE.search(_nfkc(text)) is not None)
+
+
+def _nfkc(text: str) -> str:
+    # Python reads identifiers NFKC-normalized: `ｊａｘ.ｊｉｔ` is `jax.jit` (strings change too: this only
+    # widens what stage 1 keeps)
+    return unicodedata.normalize("NFKC", text)
 
 
 @dataclass

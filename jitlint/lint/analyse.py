@@ -23,6 +23,7 @@ from jitlint.lint.unit import LintUnit
 from jitlint.lint.witnesses import with_witnesses
 from jitlint.rules.base import RuleContext
 from jitlint.rules.registry import enabled_rules
+from jitlint.source import identifiers
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
 from jitlint.source.fromast import placed_quick_module, quick_module
 from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python, runs_here
@@ -43,6 +44,9 @@ def analyse(unit: LintUnit) -> list[Finding]:
     rules = enabled_rules(unit.config, unit.path)
     if not rules:
         return []
+    spelt = identifiers.respelt(unit.text)
+    if spelt is not None:  # identifiers as Python reads them (`jax.ｊｉｔ` is `jax.jit`), placed as written
+        return [spelt.placed(f) for f in analyse(dataclasses.replace(unit, text=spelt.text, state=None))]
     try:
         return analyse_with(rules, unit)
     except RecursionError:

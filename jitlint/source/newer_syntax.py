@@ -15,13 +15,19 @@ Only a text CPython has refused comes here, so a file the running Python reads c
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import warnings
 
+from jitlint.core.deep import run_deep
 from jitlint.core.finding import LINE_BREAK
 from jitlint.source import cstparse  # (imports no libcst until it parses)
 
 RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
+# What newer syntax looks like: type parameters, `type` aliases, f- and t-strings, `except A, B:`. Only a
+# refused text with one of these is given to libcst (whose parser is not asked about every broken file).
+SIGNS = re.compile(r"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+\w+[ \t]*\[|^[ \t]*type[ \t]+\w|"
+                   r"(?<![\w.])[fFtT][rR]?['\"]|(?<![\w.])[rR][fFtT]['\"]|^[ \t]*except[ \t][^:(]*,", re.MULTILINE)
 
 
 class NewerSyntax(SyntaxError):
@@ -37,6 +43,15 @@ def downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax | 
     """For a text CPython refused with `error`: (the same text with type parameters and aliases blanked,
     which CPython parses, or None; the newer syntax the text needs, when it cannot be blanked, or None:
     then it is not valid Python and `error` stands)."""
+    if not SIGNS.search(text) or "nested" in (error.msg or "") or "too complex" in (error.msg or ""):
+        return None, None
+    try:
+        return run_deep(_downlevel, text, error)  # (libcst's parser recurses on the thread's own stack)
+    except RecursionError:
+        return None, None
+
+
+def _downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax | None]:
     try:
         import libcst as cst  # why: only texts the running CPython refuses need libcst here
         from libcst.metadata import MetadataWrapper, PositionProvider  # why: as libcst, above
