@@ -79,3 +79,10 @@ def test_fix_leaves_a_newer_syntax_file_as_it_is(tmp_path, run_jitlint):
     assert "step.py:13:5: JIT501 " in result.stdout and "step.py:14:8: JIT401 " in result.stdout
     if sys.version_info < (3, 12):
         assert path.read_text(encoding="utf-8") == GENERIC
+
+
+def test_deep_nesting_in_newer_syntax_is_analysed_without_crashing():
+    deep = "import jax\n\n\n@jax.jit\ndef f[T](x):\n    print(x)\n    return " + "(" * 180 + "x" + ")" * 180 + "\n"
+    assert [(f.line, f.code) for f in check_source(deep, "f.py").findings] == [(6, "JIT501")]
+    too_deep = "def f[T](x):\n    return " + "(" * 5000 + "x" + ")" * 5000 + "\n"
+    assert [f.code for f in check_source(too_deep, "f.py").findings] == ["JIT000"]
