@@ -31,7 +31,7 @@ from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult
 from jitlint.project.cache import FOLDER_NAME
 from jitlint.project.discovery import discover, module_name_for
 from jitlint.project.runner import index_files, lint_paths
-from jitlint.source.python import parse_python
+from jitlint.source.python import accepted_tree
 from jitlint.source.notebook import NotebookError, read_notebook
 from jitlint.source.reading import decode_source, read_source, source_encoding
 
@@ -132,7 +132,8 @@ class Project:
                 text = decode_source(Path(path).read_bytes())
             except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
                 text = ""
-        tree, error = parse_python(text)  # (remembered: the lint of this text that follows parses it again)
+        # (the parse is remembered: the lint of this text that follows parses it again)
+        tree, error = accepted_tree(text, path)
         summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package)
         with self._lock:
             old = self._index.modules.get(module)

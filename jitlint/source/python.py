@@ -53,6 +53,15 @@ def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
         return None, exc
 
 
+def accepted_tree(text: str, path: str) -> tuple[ast.Module | None, Exception | None]:
+    """CPython's tree of a text it both parses and compiles, or its refusal: what decides whether a file
+    is linted and indexed, the same for every path (a file `check` reports as JIT000 is in no index)."""
+    tree, error = parse_python(text)
+    if error is None:
+        error = compile_error(tree, text, path)
+    return (tree, None) if error is None else (None, error)
+
+
 def runs_here(tree: ast.Module) -> bool:
     """Whether CPython's tree is of the text itself, not of one with newer syntax blanked out: only a
     text the running Python compiles may be fixed (a fix is written only where the result compiles)."""

@@ -190,3 +190,17 @@ def test_noqa_for_a_static_rule_silences_the_runtime_finding_of_the_same_cause(t
         result = run(["run", "--format", "json", "--isolated", *flags, str(script)], tmp_path)
         report = json.loads(result.stdout[result.stdout.index("{"):])
         assert [(f["line"], f["code"]) for f in report["findings"]] == [(16, c) for c in expected], (comment, flags)
+
+
+def test_a_file_cpython_will_not_compile_is_in_no_index(project, run_jitlint):
+    """`return` outside a function parses but does not compile: `check` reports that file as JIT000 and
+    indexes nothing of it, so its callers get no cross-file findings from it; the editor the same."""
+    model = project / "pkg" / "model.py"
+    model.write_text(CROSS_FILE["pkg/model.py"] + "\nreturn None\n")
+    listed = run_jitlint("check", "--no-cache", "pkg", cwd=project).stdout
+    assert "pkg/model.py:" in listed and " JIT000 " in listed and " JIT304 " not in listed
+    p = Project(project, Config(), cache=False)
+    train = str(project / "pkg" / "train.py")
+    text = (project / "pkg" / "train.py").read_text()
+    p.update(str(model), None)  # the editor's buffer of it, as on disk
+    assert p.lint_text(text, train).findings == []
