@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 
@@ -125,3 +127,36 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+class WritesInterrupted(KeyboardInterrupt):
+    """Ctrl-C while files were being written: the files written before it (each whole), for the user."""
+
+    def __init__(self, written: list[str]):
+        super().__init__(f"interrupted after writing {len(written)} files")
+        self.written = written
+
+
+class InterruptBetweenFiles:
+    """Within the block, Ctrl-C (SIGINT) takes effect between files, never during one: `pending()` says
+    whether it came; the caller stops there and raises WritesInterrupted. Off the main thread (where no
+    signal handler can be set) Ctrl-C is left as it is."""
+
+    def __init__(self) -> None:
+        self._came = False
+        self._old = None
+
+    def pending(self) -> bool:
+        return self._came
+
+    def __enter__(self) -> "InterruptBetweenFiles":
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, signum, frame) -> None:
+        self._came = True
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)

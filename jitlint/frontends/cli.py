@@ -16,6 +16,7 @@ from pathlib import Path
 from jitlint import __version__
 from jitlint.core.exitcodes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from jitlint.core.finding import LINE_BREAK, Applicability
+from jitlint.core.writing import WritesInterrupted
 from jitlint.output.progress import Progress
 from jitlint.output.reporters import (printable, write_github, write_grouped, write_json, write_statistics,
                                       write_text)
@@ -154,6 +155,11 @@ def main(argv: list[str] | None = None) -> int:
             return docs_main(Path(args.out), check=args.check, readme=Path(args.readme))
         parser.print_help()
         return EXIT_ERROR
+    except WritesInterrupted as stop:  # some files were fixed before it: the user must know which
+        count = len(stop.written)
+        sys.stderr.write(f"jitlint: interrupted; fixes were written to {count} file{'' if count == 1 else 's'}"
+                         + "".join(f"\n  {printable(p)}" for p in stop.written) + "\n")
+        return 130
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

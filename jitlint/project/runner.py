@@ -22,6 +22,7 @@ from jitlint.analysis.index import ProjectIndex
 from jitlint.analysis import prefilter  # (prefilter.is_relevant looked up per run: tests force it open)
 from jitlint.analysis.prefilter import Facts, file_facts
 from jitlint.core.config import Config
+from jitlint.core.writing import InterruptBetweenFiles, WritesInterrupted
 from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
 from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevant, lint_text, select
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
@@ -191,8 +192,31 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     if todo and _start_method() == "fork":
         import_linting()  # once here, not in every worker
     linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
+    with InterruptBetweenFiles() as interrupt:  # a file is written whole, and the user told which were
+        _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt)
+    if interrupt.pending():
+        raise WritesInterrupted([r.path for r in results if r is not None and r.fixes_applied and write])
+    stats.analysed = len(todo)
+    for order, data in notebooks.items():
+        if results[order] is not None:
+            results[order] = in_cells(results[order], data, config)
+
+    run = RunResult([r for r in results if r is not None], stats)
+    stats.not_linted = sum(1 for r in run.files if any(x.code == PARSE_ERROR_CODE for x in r.findings))
+    if cache is not None:
+        cache.save({f.key for f in files + others})
+        run.messages.extend(cache.errors)
+    return run
+
+
+def _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt) -> None:
+    """Pass 2's results into `results`: fixed files written (or diffed), the rest cached. After Ctrl-C
+    (`interrupt`) no further file is written."""
     for f, (result, looked_up, opaque, fixed) in linted:
         if fixed is not None:
+            if write and interrupt.pending():
+                results[f.order] = result
+                continue
             result = write_fixed(f.display, f.data, result, *fixed) if write else diff_fixed(f.display, f.data, *fixed)
             results[f.order] = result
             if result.fixes_applied and f.order in notebooks:
@@ -206,17 +230,6 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
             cache.put_lint(f.key, f.digest, f.module, f.package, result.findings, result.warnings,
                            resolver.hits([*f.facts.refs, *extra]), extra)
         f.data = None
-    stats.analysed = len(todo)
-    for order, data in notebooks.items():
-        if results[order] is not None:
-            results[order] = in_cells(results[order], data, config)
-
-    run = RunResult([r for r in results if r is not None], stats)
-    stats.not_linted = sum(1 for r in run.files if any(x.code == PARSE_ERROR_CODE for x in r.findings))
-    if cache is not None:
-        cache.save({f.key for f in files + others})
-        run.messages.extend(cache.errors)
-    return run
 
 
 def _pass1(task) -> "Facts":

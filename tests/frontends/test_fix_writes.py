@@ -77,3 +77,31 @@ def test_a_path_named_twice_is_reported_once(tmp_path, run_jitlint, names):
     assert [d["code"] for d in json.loads(report.stdout)] == ["JIT501"]
     diff = run_jitlint("check", "--diff", *names, cwd=tmp_path)
     assert diff.stdout.count("+++ ") == 1
+
+
+def test_ctrl_c_while_fixes_are_written_stops_between_files_and_names_those_written(tmp_path, monkeypatch, capsys):
+    """SIGINT after the first fixed file is written: no further file is written, and the user is told
+    which files already hold fixes (exit 130)."""
+    import signal
+
+    from jitlint.frontends import cli
+    from jitlint.project import runner
+
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(BAD)
+    real = runner.write_fixed
+
+    def write_then_interrupt(*args):
+        result = real(*args)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, right after this file
+        return result
+
+    monkeypatch.setattr(runner, "write_fixed", write_then_interrupt)
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--no-cache", "--jobs", "1", "--fix", "a.py", "b.py", "c.py"])
+    err = capsys.readouterr().err
+    assert code == 130
+    fixed = [name for name in ("a.py", "b.py", "c.py") if "jax.debug.print" in (tmp_path / name).read_text()]
+    assert len(fixed) == 1, fixed
+    assert "interrupted; fixes were written to 1 file\n" in err and f"  {fixed[0]}" in err
+    assert all((tmp_path / name).read_text() == BAD for name in ("a.py", "b.py", "c.py") if name not in fixed)
