@@ -16,7 +16,7 @@ from jitlint.source import newer_syntax
 
 # A line holding only a backslash (and blanks): valid Python that libcst may read otherwise than CPython
 # (its tree of the file then re-renders other code), so its positions are checked before they are used.
-BACKSLASH_ONLY_LINE = re.compile(r"^[ \t\f]*\\\r?$", re.MULTILINE)
+BACKSLASH_ONLY_LINE = re.compile(r"(?:^|(?<=\r))[ \t\f]*\\(?:\r\n|\r|\n|\Z)", re.MULTILINE)  # (any line ending)
 
 _last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
 

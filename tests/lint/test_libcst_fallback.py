@@ -44,3 +44,11 @@ def test_the_command_line_and_stdin_agree(tmp_path, run_jitlint):
     from_stdin = run_jitlint("check", "-", "--stdin-filename", "f.py", cwd=tmp_path, input=UNPARSED).stdout
     assert from_file.startswith("f.py:7:5: JIT501 ")
     assert from_stdin.splitlines()[0] == from_file
+
+
+def test_a_backslash_line_is_found_whatever_the_line_endings():
+    """Lone-CR endings: the `\\` line libcst misreads is found there too, so the print is placed by CPython."""
+    text = MISREAD.replace("\n", "\r")
+    compile(text, "f.py", "exec")
+    assert _seen(text) == [(7, 5, "JIT501", True)]
+    assert _seen(MISREAD.replace("\n", "\r\n")) == [(7, 5, "JIT501", True)]

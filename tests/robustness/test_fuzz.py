@@ -223,3 +223,33 @@ def test_quick_tree_is_libcsts_tree_on_generated_programs(code):
     except Unsupported:
         return
     assert differences(quick, real) == []
+
+
+# ------------------------------------------------------------------------------------------ odd layouts
+
+ENDINGS = ["\n", "\r\n", "\r"]
+
+
+@fuzz_settings(150)
+@given(programs, st.sampled_from(ENDINGS), st.integers(0, 3), st.booleans(), st.booleans())
+def test_odd_layouts_place_findings_where_cpython_reads_them(code, ending, backslashes, form_feed, noqa):
+    """Line endings of every kind, lines holding only `\\` before the jitted function (which libcst may read
+    otherwise than CPython), a form feed: valid Python is never a syntax error, the print is reported at
+    its own line, and a `# noqa` on that line suppresses it."""
+    source = in_jitted_function(code)
+    lines = source.split("\n")
+    at = 4  # the decorator's line (0-based): `\` lines go above it, each joined to the next
+    lines[at:at] = ["\\"] * backslashes
+    if form_feed:
+        lines.insert(1, "\x0c")
+    print_line = 7 + backslashes + form_feed
+    if noqa:
+        lines[print_line - 1] += "  # noqa: JIT501"
+    text = ending.join(lines)
+    if not compiles_here(text):
+        return
+    result = check_source(text, "gen.py")
+    assert not internal_errors(result.findings), (text, result.findings)
+    assert not any(f.code == PARSE_ERROR_CODE and "syntax error" in f.message for f in result.findings), result.findings
+    printed = [f for f in result.findings if f.code == "JIT501" and f.line == print_line]
+    assert bool(printed) != noqa, (repr(text), result.findings)
