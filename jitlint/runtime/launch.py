@@ -143,6 +143,7 @@ def _stop(proc: subprocess.Popen, control_fd: int | None, out_path: str) -> None
                 time.sleep(0.05)
         except OSError:
             pass
+    spawned = _descendants(proc.pid)  # the program's own workers (data loaders, pools): stopped with it
     if proc.poll() is None:
         try:
             proc.terminate()  # SIGTERM on POSIX: the probe turns it into an exception and reports
@@ -153,6 +154,51 @@ def _stop(proc: subprocess.Popen, control_fd: int | None, out_path: str) -> None
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    _end(spawned + [pid for pid in _descendants(proc.pid) if pid not in spawned])
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below `pid`, children first (Linux's /proc; elsewhere none are known)."""
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as fh:
+                kids = [int(k) for k in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+        out.extend(kids)
+        todo.extend(kids)
+    return out
+
+
+def _end(pids: list[int]) -> None:
+    """SIGTERM to each process still running, then SIGKILL to those that outlive the grace period."""
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+            alive.append(pid)
+        except OSError:  # gone already (or never ours)
+            pass
+    deadline = time.perf_counter() + GRACE_SECONDS
+    while alive and time.perf_counter() < deadline:
+        alive = [pid for pid in alive if _running(pid)]
+        if alive:
+            time.sleep(0.05)
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def default_python() -> str:

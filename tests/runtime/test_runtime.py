@@ -681,3 +681,25 @@ def test_sigterm_to_jitlint_stops_the_program_reports_and_cleans_up(tmp_path):
     for child in children:
         assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("jitlint-run-")]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="the program's processes are found in /proc")
+def test_sigterm_to_jitlint_also_stops_the_programs_own_workers(tmp_path):
+    """A program that started a worker process of its own: SIGTERM to jitlint ends the worker too."""
+    env = {**_env(), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([jitlint_exe(), "run", "-q", "forever_with_worker.py"], cwd=PROGRAMS,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("worker "), first
+        worker = int(first.split()[1])
+        assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGTERM)  # jitlint only, not its process group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1, err
+    assert "forever_with_worker.py was interrupted after " in out
+    assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
