@@ -253,3 +253,58 @@ def test_odd_layouts_place_findings_where_cpython_reads_them(code, ending, backs
     assert not any(f.code == PARSE_ERROR_CODE and "syntax error" in f.message for f in result.findings), result.findings
     printed = [f for f in result.findings if f.code == "JIT501" and f.line == print_line]
     assert bool(printed) != noqa, (repr(text), result.findings)
+
+
+# ------------------------------------------------------------------------------------------ links and edits
+
+BAD = "import jax\n\n\n@jax.jit\ndef f(x):\n    print(x)\n    return x\n"
+KINDS = ["plain", "symlink", "hardlink", "edited"]
+
+
+@fuzz_settings(40)
+@given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=5), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_fix_writes_through_links_and_never_over_an_edit(tmp_path_factory, monkeypatch, kinds, ending):
+    """Files reached through symbolic links, files with a second hard link, files the user saves while
+    --fix runs: links stay links (their targets fixed), hard links stay shared, an edit made meanwhile is
+    kept, and line endings are the file's own."""
+    from jitlint.core import writing
+
+    root = tmp_path_factory.mktemp("links")
+    (root / "src").mkdir()
+    (root / "lint").mkdir()
+    text = BAD.replace("\n", ending)
+    edited = {}
+    for n, kind in enumerate(kinds):
+        name = f"m{n}.py"
+        if kind == "symlink":
+            (root / "src" / name).write_bytes(text.encode())
+            (root / "lint" / name).symlink_to(root / "src" / name)
+        else:
+            (root / "lint" / name).write_bytes(text.encode())
+            if kind == "hardlink":
+                os.link(root / "lint" / name, root / "src" / name)
+            if kind == "edited":
+                edited[str(root / "lint" / name)] = f"# the user's edit {n}\n".encode()
+    real = writing.replace_content
+
+    def saved_meanwhile(path, data, *, expected=None):
+        if os.fspath(path) in edited:
+            Path(path).write_bytes(edited[os.fspath(path)])  # the editor saves just before jitlint writes
+        return real(path, data, expected=expected)
+
+    monkeypatch.setattr("jitlint.lint.fixing.replace_content", saved_meanwhile)
+    run = lint_paths([str(root / "lint")], Config(), fix="safe")
+    by_name = {Path(r.path).name: r for r in run.files}
+    for n, kind in enumerate(kinds):
+        name = f"m{n}.py"
+        here, there = root / "lint" / name, root / "src" / name
+        if kind == "edited":
+            assert here.read_bytes() == edited[str(here)] and by_name[name].fix_error
+            continue
+        fixed = here.read_bytes()
+        assert b"jax.debug.print" in fixed and fixed.count(ending.encode()) == text.count(ending), fixed
+        assert compiles(fixed.decode())
+        if kind == "symlink":
+            assert here.is_symlink() and there.read_bytes() == fixed
+        if kind == "hardlink":
+            assert os.path.samefile(here, there) and there.read_bytes() == fixed
