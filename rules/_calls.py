@@ -84,7 +84,9 @@ def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int) ->
     if isinstance(expr, cst.Name):
         if expr.value in ("True", "False") or counter(expr.value):
             return True
-        sources = func.assignments.get(expr.value, []) if func is not None else []
+        # (at module level, the module's own assignments: a script's loop is a loop like any other)
+        sources = func.assignments.get(expr.value, []) if func is not None else \
+            (a.module_assignments.get(expr.value, []) if a is not None else [])
         return bool(sources) and all(
             _scalar(src.value if isinstance(src, cst.AugAssign) else src, func, counter, qualify, a, depth + 1)
             for src in sources)

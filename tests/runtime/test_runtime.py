@@ -703,3 +703,17 @@ def test_sigterm_to_jitlint_also_stops_the_programs_own_workers(tmp_path):
     assert proc.returncode == 1, err
     assert "forever_with_worker.py was interrupted after " in out
     assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
+
+
+def test_a_module_level_training_loop_is_a_loop():
+    """A script's loop at module level: the decaying float compiles per epoch (confirmed by the run: one
+    compile per value); the constant float passed beside it is not a finding."""
+    path = PROGRAMS / "script_loop.py"
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "# expect: JIT302" in text)
+    assert static_codes(path, line) == {"JIT302"}
+    check = subprocess.run([jitlint_exe(), "check", "--no-cache", "--format", "json", "script_loop.py"],
+                           cwd=PROGRAMS, capture_output=True, text=True, env=_env(), timeout=120)
+    assert [(f["line"], f["code"]) for f in json.loads(check.stdout)] == [(line, "JIT302")]
+    proc, report, _ = run_report("script_loop.py")
+    [found] = at(report, "script_loop.py", line)
+    assert found["runtime"]["status"] == "confirmed", found["runtime"]
