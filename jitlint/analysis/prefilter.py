@@ -52,17 +52,19 @@ _IMPORT_RE = re.compile(r"\bimport\b")
 
 def mentions_trace_token(text: str) -> bool:
     """Stage 1: could this text refer to a transform or lax control flow at all?"""
-    return _TOKEN_RE.search(text) is not None or (not text.isascii() and _TOKEN_RE.search(_nfkc(text)) is not None)
+    return _TOKEN_RE.search(text) is not None or _respelt_matches(_TOKEN_RE, text)
 
 
 def may_refer_to_imports(text: str) -> bool:
-    return _IMPORT_RE.search(text) is not None or (not text.isascii() and _IMPORT_RE.search(_nfkc(text)) is not None)
+    return _IMPORT_RE.search(text) is not None or _respelt_matches(_IMPORT_RE, text)
 
 
-def _nfkc(text: str) -> str:
+def _respelt_matches(pattern: re.Pattern, text: str) -> bool:
     # Python reads identifiers NFKC-normalized: `ｊａｘ.ｊｉｔ` is `jax.jit` (strings change too: this only
-    # widens what stage 1 keeps)
-    return unicodedata.normalize("NFKC", text)
+    # widens what stage 1 keeps). Most non-ASCII texts are normalized already: a quick check says so.
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return False
+    return pattern.search(unicodedata.normalize("NFKC", text)) is not None
 
 
 @dataclass

@@ -43,7 +43,9 @@ class Respelt:
 
 def respelt(text: str) -> Respelt | None:
     """The text with its identifiers normalized, or None where none changes (every ASCII text)."""
-    if text.isascii() or "\r" in text.replace("\r\n", ""):  # (lone CR: tokenize counts lines otherwise)
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):  # (a quick check: no tokenizing)
+        return None
+    if "\r" in text.replace("\r\n", ""):  # lone CR: tokenize counts lines otherwise
         return None
     edits: dict[int, list[tuple[int, int, int]]] = {}
     try:

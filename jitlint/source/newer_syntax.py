@@ -100,11 +100,11 @@ def _downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax |
         except Exception:
             pass  # more newer syntax than the blanked kind: named below
     if newer is None:
-        newer = _named_by_error(module, positions, error, cst)
+        newer = _named_by_error(positions, error, cst)
     return None, newer
 
 
-def _named_by_error(module, positions, error: SyntaxError, cst) -> NewerSyntax | None:
+def _named_by_error(positions, error: SyntaxError, cst) -> NewerSyntax | None:
     """The newer syntax at CPython's error, for what cannot be blanked: an f-string CPython 3.11 cannot
     read (quotes reused inside, backslashes or comments in its expressions), `except A, B:`."""
     line = error.lineno or 0

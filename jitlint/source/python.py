@@ -142,11 +142,8 @@ def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compil
 def syntax_error(exc: Exception) -> dict:
     """The JIT000 finding (without its path) for CPython's refusal to parse a file."""
     line, col = 1, 1
-    if isinstance(exc, newer_syntax.NewerSyntax):
-        message = exc.msg
-        line, col = exc.lineno or 1, max(exc.offset or 1, 1)
-    elif isinstance(exc, SyntaxError):
-        message = f"syntax error: {exc.msg}"
+    if isinstance(exc, SyntaxError):  # (valid syntax of a newer Python says so itself: never "syntax error")
+        message = exc.msg if isinstance(exc, newer_syntax.NewerSyntax) else f"syntax error: {exc.msg}"
         line, col = exc.lineno or 1, max(exc.offset or 1, 1)
     elif isinstance(exc, (RecursionError, MemoryError)):
         message = "file is too deeply nested to parse or compile"
