@@ -140,9 +140,10 @@ class WritesInterrupted(KeyboardInterrupt):
 class InterruptBetweenFiles:
     """Within the block, Ctrl-C (SIGINT) takes effect between files, never during one: `pending()` says
     whether it came; the caller stops there and raises WritesInterrupted. Off the main thread (where no
-    signal handler can be set) Ctrl-C is left as it is."""
+    signal handler can be set), or where nothing is `writing`, Ctrl-C is left as it is."""
 
-    def __init__(self) -> None:
+    def __init__(self, writing: bool = True) -> None:
+        self._writing = writing
         self._came = False
         self._old = None
 
@@ -150,7 +151,7 @@ class InterruptBetweenFiles:
         return self._came
 
     def __enter__(self) -> "InterruptBetweenFiles":
-        if threading.current_thread() is threading.main_thread():
+        if self._writing and threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGINT, self._note)
         return self
 

@@ -192,10 +192,10 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     if todo and _start_method() == "fork":
         import_linting()  # once here, not in every worker
     linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
-    with InterruptBetweenFiles() as interrupt:  # a file is written whole, and the user told which were
+    with InterruptBetweenFiles(writing=fix is not None and write) as interrupt:  # each file whole; the user told which
         _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt)
     if interrupt.pending():
-        raise WritesInterrupted([r.path for r in results if r is not None and r.fixes_applied and write])
+        raise WritesInterrupted([r.path for r in results if r is not None and r.fixes_applied])
     stats.analysed = len(todo)
     for order, data in notebooks.items():
         if results[order] is not None:
@@ -214,7 +214,7 @@ def _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt) -
     (`interrupt`) no further file is written."""
     for f, (result, looked_up, opaque, fixed) in linted:
         if fixed is not None:
-            if write and interrupt.pending():
+            if interrupt.pending():
                 results[f.order] = result
                 continue
             result = write_fixed(f.display, f.data, result, *fixed) if write else diff_fixed(f.display, f.data, *fixed)
