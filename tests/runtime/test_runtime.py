@@ -658,51 +658,59 @@ def test_calls_written_over_several_lines():
     assert found[33]["evidence"].endswith("(a new cache entry on 4 of 4 calls here)")
 
 
-@pytest.mark.skipif(os.name != "posix", reason="SIGTERM is POSIX")
-def test_sigterm_to_jitlint_stops_the_program_reports_and_cleans_up(tmp_path):
-    """`kill <jitlint>` (SIGTERM to jitlint alone) ends the program with it, prints what was seen, and leaves
-    no temporary folder; the program is not left running."""
+def _terminated_run(program: str, tmp_path: Path, while_running):
+    """`jitlint run -q PROGRAM`, SIGTERM to jitlint alone once `while_running(proc)` has seen what it waits
+    for: (the process, its stdout, its stderr, what `while_running` returned)."""
     env = {**_env(), "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([jitlint_exe(), "run", "-q", "forever.py"], cwd=PROGRAMS, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([jitlint_exe(), "run", "-q", program], cwd=PROGRAMS, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
-        assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
-        time.sleep(0.5)  # into the endless loop
-        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
-        assert children, "the program runs in a child process"
+        seen = while_running(proc)
         os.kill(proc.pid, signal.SIGTERM)  # jitlint only, not its process group
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    return proc, out, err, seen
+
+
+def _ended(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM is POSIX")
+def test_sigterm_to_jitlint_stops_the_program_reports_and_cleans_up(tmp_path):
+    """`kill <jitlint>` (SIGTERM to jitlint alone) ends the program with it, prints what was seen, and leaves
+    no temporary folder; the program is not left running."""
+    def into_the_loop(proc):
+        assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
+        time.sleep(0.5)  # into the endless loop
+        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert children, "the program runs in a child process"
+        return children
+
+    proc, out, err, children = _terminated_run("forever.py", tmp_path, into_the_loop)
     assert proc.returncode == 1, err
     assert "jitlint run: forever.py was interrupted after " in out
     assert "    confirmed: printed JitTracer(float32[2]) at trace time (1 time)" in out
-    for child in children:
-        assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+    assert all(_ended(child) for child in children)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("jitlint-run-")]
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="the program's processes are found in /proc")
 def test_sigterm_to_jitlint_also_stops_the_programs_own_workers(tmp_path):
     """A program that started a worker process of its own: SIGTERM to jitlint ends the worker too."""
-    env = {**_env(), "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([jitlint_exe(), "run", "-q", "forever_with_worker.py"], cwd=PROGRAMS,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
-    try:
+    def worker_started(proc):
         first = proc.stdout.readline()
         assert first.startswith("worker "), first
-        worker = int(first.split()[1])
         assert proc.stdout.readline() == "tracing with JitTracer(float32[2])\n"
         time.sleep(0.5)
-        os.kill(proc.pid, signal.SIGTERM)  # jitlint only, not its process group
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        return int(first.split()[1])
+
+    proc, out, err, worker = _terminated_run("forever_with_worker.py", tmp_path, worker_started)
     assert proc.returncode == 1, err
     assert "forever_with_worker.py was interrupted after " in out
-    assert not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]
+    assert _ended(worker)
 
 
 def test_a_module_level_training_loop_is_a_loop():
