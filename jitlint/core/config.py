@@ -20,8 +20,10 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes", "runtime-min-retraces",
-              "runtime-min-compile-seconds"}
+              "extend-exclude", "max-file-size", "docs-url", "unsafe-fixes", "runtime-min-retraces"}
+# Settings that existed once, with why they are gone: named in the error instead of "unknown setting"
+REMOVED_KEYS = {"runtime-min-compile-seconds": "a bounded set of recompiles (a ragged last batch) is never a "
+                                               "finding, whatever it took to compile: remove the setting"}
 # Files above this many bytes are reported (JIT000), not read: generated data modules, links to devices.
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 
@@ -60,7 +62,6 @@ class Config:
     unsafe_fixes: bool = False  # `--fix` applies unsafe fixes too (as `--unsafe-fixes` does)
     # `jitlint run`: when a recompile only the run saw is worth a finding (jitlint.runtime.confirm.Thresholds)
     runtime_min_retraces: int = 3
-    runtime_min_compile_seconds: float = 1.0
     # Selections over the file's own (select, extend_select, ignore, per_file_ignores), in order.
     later: tuple[Selection, ...] = ()
 
@@ -221,6 +222,9 @@ def load_config(pyproject: Path | None) -> Config:
 def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlint]") -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: the settings must be a table of key = value")
+    removed = sorted(set(table) & set(REMOVED_KEYS))
+    if removed:
+        raise ConfigError(f"{where}: `{removed[0]}` no longer exists: {REMOVED_KEYS[removed[0]]}")
     unknown = set(table) - KNOWN_KEYS
     if unknown:
         raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))} "
@@ -260,13 +264,8 @@ def config_from_table(table: dict, root: Path | None, where: str = "[tool.jitlin
     if min_retraces is not None and (not isinstance(min_retraces, int) or isinstance(min_retraces, bool)
                                      or min_retraces < 1):
         raise ConfigError(f"{where}: `runtime-min-retraces` must be a whole number, at least 1")
-    min_seconds = table.get("runtime-min-compile-seconds")
-    if min_seconds is not None and (not isinstance(min_seconds, (int, float)) or isinstance(min_seconds, bool)
-                                    or not min_seconds >= 0):
-        raise ConfigError(f"{where}: `runtime-min-compile-seconds` must be a number of seconds, 0 or more")
     return Config(root=root).with_overrides(max_file_size=max_size, docs_url=docs_url, unsafe_fixes=unsafe,
         runtime_min_retraces=min_retraces,
-        runtime_min_compile_seconds=float(min_seconds) if min_seconds is not None else None,
         select=strings("select"), extend_select=strings("extend-select"), ignore=ignore or None,
         per_file_ignores=tuple(per_file) or None, exclude=strings("exclude"),
         extend_exclude=strings("extend-exclude"))

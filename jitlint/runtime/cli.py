@@ -47,10 +47,8 @@ options:
                         jax.ShapeDtypeStruct pytrees): a tuple of positional ones, or (args, kwargs)
   --runtime-min-retraces N
                         report a recompile only the run saw when the function was traced again for one
-                        cause at least N times (default: 3, or runtime-min-retraces in [tool.jitlint]) ...
-  --runtime-min-compile-seconds S
-                        ... or when those traces took at least S seconds (default: 1) ... or when its cache
-                        grows with the calls
+                        cause at least N times (default: 3, or runtime-min-retraces in [tool.jitlint]), or
+                        when its cache grows with the calls; a bounded set (two shapes) is never a finding
   --format {text,json,sarif}
                         output format (default: text)
   -o, --output-file FILE
@@ -74,7 +72,7 @@ options:
 
 _VALUE_OPTIONS = {"-o", "--output-file", "--output", "--format", "--timeout", "--path", "--python", "--select",
                   "--extend-select", "--ignore", "--extend-ignore", "--config", "--trace", "--arg", "--args",
-                  "--runtime-min-retraces", "--runtime-min-compile-seconds"}
+                  "--runtime-min-retraces"}
 _FLAG_OPTIONS = {"--isolated", "--exit-zero", "-q", "--quiet"}
 
 
@@ -90,7 +88,7 @@ def parse(argv: list[str]) -> SimpleNamespace:
     opts = SimpleNamespace(format="text", timeout=None, paths=[], python=None, select=None, extend_select=None,
                            ignore=None, extend_ignore=None, config=None, isolated=False, exit_zero=False,
                            quiet=False, output=None, trace=None, trace_args=[], example_args=None, mode=None,
-                           target=None, args=[], help=False, min_retraces=None, min_compile_seconds=None)
+                           target=None, args=[], help=False, min_retraces=None)
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -163,13 +161,6 @@ def _set_option(opts, name: str, value: str) -> None:
             raise UsageError(f"--runtime-min-retraces needs a whole number, not {value!r}") from None
         if opts.min_retraces < 1:
             raise UsageError("--runtime-min-retraces must be at least 1")
-    elif name == "--runtime-min-compile-seconds":
-        try:
-            opts.min_compile_seconds = float(value)
-        except ValueError:
-            raise UsageError(f"--runtime-min-compile-seconds needs a number of seconds, not {value!r}") from None
-        if not opts.min_compile_seconds >= 0:
-            raise UsageError("--runtime-min-compile-seconds must be 0 or more")
     elif name == "--args":
         if ":" not in value:
             raise UsageError("--args needs module:function (or path.py:function)")
@@ -306,9 +297,7 @@ def _report(opts, argv, project, outcome, python, trace_file) -> int:
 
     config = project.config
     data = outcome.data
-    thresholds = Thresholds(
-        opts.min_retraces if opts.min_retraces is not None else config.runtime_min_retraces,
-        opts.min_compile_seconds if opts.min_compile_seconds is not None else config.runtime_min_compile_seconds)
+    thresholds = Thresholds(opts.min_retraces if opts.min_retraces is not None else config.runtime_min_retraces)
     obs = Observations(data, thresholds)
     # which files to lint: the --path ones, else every user file the program executed
     if opts.paths:

@@ -38,14 +38,14 @@ class RuntimeCode:
             parts += ["", "## What to do", self.advice[0].upper() + self.advice[1:] + "."]
         if self.causes:
             parts += ["", "## When it is reported",
-                      "Only when the recompiles cost something: the function was traced again for this cause "
-                      "at least `runtime-min-retraces` times (default 3), or those traces took at least "
-                      "`runtime-min-compile-seconds` in all (default 1 s), or its cache grows with the calls "
+                      "Only when the recompiles repeat: the function was traced again for this cause "
+                      "at least `runtime-min-retraces` times (default 3), or its cache grows with the calls "
                       "(at least 3 entries, and a new one on most calls, or new ones still coming in the second "
-                      "half of the calls: values that do not come back). A function meant to take two shapes "
-                      "or two modes compiles twice and gets no finding; the report's "
-                      "cost table still lists every function's traces and compiles. Both thresholds are "
-                      "settings in `[tool.jitlint]` and options of `jitlint run`."]
+                      "half of the calls: values that do not come back). A bounded set is never a finding, "
+                      "whatever it took to compile: a function meant to take two shapes (a ragged last batch) "
+                      "or two modes compiles twice and is a row of the report's cost table, which lists every "
+                      "function's traces and compiles and what padding to one shape would save. The threshold "
+                      "is `runtime-min-retraces` in `[tool.jitlint]` and the `jitlint run` option of that name."]
         if self.related:
             names = ", ".join(f"[{c}]({c}.md)" for c in self.related)
             parts += ["", "## Related static rules",

@@ -28,12 +28,11 @@ CONFIRMED, NOT_CONFIRMED, NOT_REACHED, UNKNOWN = "confirmed", "not_confirmed", "
 @dataclass(frozen=True)
 class Thresholds:
     """When a recompile only the run saw (JIT901-905) is worth a finding: a function retraced for one cause
-    at least `min_retraces` times, or whose retraces for it took `min_compile_seconds` in all, or whose
-    cache grows with the calls (evidence.grows). `[tool.jitlint]` runtime-min-retraces and
-    runtime-min-compile-seconds, or the same `jitlint run` options."""
+    at least `min_retraces` times, or whose cache grows with the calls (evidence.grows). A bounded set of
+    signatures (two shapes: a ragged last batch) is a row of the cost table, never a finding, whatever it
+    took to compile. `[tool.jitlint]` runtime-min-retraces, or the `jitlint run` option of that name."""
 
     min_retraces: int = 3
-    min_compile_seconds: float = 1.0
 
 
 @dataclass
@@ -168,10 +167,15 @@ class Observations:
         raises = tuple(rule.raises) if rule is not None else ()
         evidence = rule.confirmed_by if rule is not None else Confirmation()
         errors = [e for e in self.errors.get(path, []) if lo <= e["line"] <= hi]
-        matching = [e for e in errors if not raises or set(raises) & set(e.get("mro", [e["type"]]))]
+        # The claim is "this line raises (at trace time)": an error of a class the rule names, or any error
+        # raised there while a function was being traced (the evidence names what was raised)
+        def claimed(e: dict) -> bool:
+            return not raises or bool(set(raises) & set(e.get("mro", [e["type"]]))) or bool(e.get("while_tracing"))
+
+        matching = [e for e in errors if claimed(e)]
         if not matching and raises:
             passed = [e for line, e in self.errors_via.get(path, []) if lo <= line <= hi]
-            matching = [e for e in passed if set(raises) & set(e.get("mro", [e["type"]]))]
+            matching = [e for e in passed if claimed(e)]
             errors = errors or matching
         if matching:
             for e in errors:
@@ -318,8 +322,7 @@ class Observations:
 
     def _costly(self, record: FunctionRecord, traces: list[Trace]) -> bool:
         """Is this group of same-cause retraces worth a runtime-only finding (Thresholds)?"""
-        t = self.thresholds
-        if len(traces) >= t.min_retraces or sum(x.seconds for x in traces) >= t.min_compile_seconds:
+        if len(traces) >= self.thresholds.min_retraces:
             return True
         _, calls = self.calls_at(record.traces)
         return grows(len(traces) + 1, calls, self._still_growing(traces))
@@ -344,9 +347,14 @@ class Observations:
         for record in self.functions:
             by_code: dict[str, list[Trace]] = {}
             for t in record.retraces:
-                if t.nested or any((record.key, c) in self.explained for c in t.causes()):
-                    continue
-                by_code.setdefault(codes.code_for_cause(t.cause).code, []).append(t)
+                if t.nested:
+                    continue  # it follows from the outer function's trace
+                for cause in dict.fromkeys(t.causes()):  # a trace with a new shape and a new static counts for both
+                    if (record.key, cause) in self.explained:
+                        continue
+                    same = by_code.setdefault(codes.code_for_cause(cause).code, [])
+                    if t not in same:
+                        same.append(t)
             groups: dict[tuple, list] = {}
             for code_text, same_cause in by_code.items():
                 if not self._costly(record, same_cause):
@@ -359,8 +367,8 @@ class Observations:
                     groups.setdefault((code_text, *where), []).append(t)
             for (code_text, path, line), traces in groups.items():
                 code = codes.by_code(code_text)
-                causes = list(dict.fromkeys(t.cause for t in traces))
-                because = " and ".join(describe(c, [t for t in traces if t.cause == c], record) for c in causes)
+                causes = [c for c in dict.fromkeys(c for t in traces for c in t.causes()) if c in code.causes]
+                because = " and ".join(describe(c, [t for t in traces if c in t.causes()], record) for c in causes)
                 related = codes.related_rule(code, traces=traces)
                 message = (f"`{record.name}` was traced again {_plural(len(traces), 'time')} at this call because "
                            f"{because}; in all, {_plural(len(record.traces), 'trace')} and "

@@ -62,9 +62,36 @@ class Trace:
     via: tuple[tuple[str, int], ...] = ()  # the user callers on the way to the jitted call
     seconds: float = 0.0  # what this trace cost: tracing, lowering and compiling
     call_index: int | None = None  # the how-manyth call at its call line it was (counted from that line's first trace)
+    # What was new in this trace, by parameter or pytree path (when the probe read the body)
+    changes: tuple[Change, ...] = ()
+    args: dict | None = None  # {path: aval} of the traced leaves (when the probe read the body)
 
     def causes(self) -> tuple[str, ...]:
         return (self.cause, *self.other_causes)
+
+    def changes_for(self, cause: str) -> list[Change]:
+        return [c for c in self.changes if c.cause == cause]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One argument (a parameter, or a leaf of one by its pytree path) that was new in a trace: a value or
+    an array type no earlier trace of the function had there."""
+
+    cause: str  # shape | dtype | weak_type | static | identity | structure
+    name: str  # `lr`, `model.layers[0].weight`
+    before: str | None  # the latest earlier value or type there (None: the path is new)
+    now: str | None  # None: the path is gone
+    kind: str | None = None  # a static value's type name (`float`, `function`, `partial`)
+
+    def text(self) -> str:
+        if self.cause == "identity":
+            return f"`{self.name}`: a new `{self.kind or 'object'}` each time, hashed by identity"
+        if self.before is None:
+            return f"{self.name}: new ({self.now})"
+        if self.now is None:
+            return f"{self.name}: gone (was {self.before})"
+        return f"{self.name}: {self.before} -> {self.now}"
 
 
 @dataclass
@@ -80,6 +107,9 @@ class FunctionRecord:
     lower_s: float = 0.0
     compile_s: float = 0.0
     jit_sites: list[dict] = field(default_factory=list)
+    # the library function JAX jitted when it is not the user's own (equinox's, flax's wrapper): where
+    # JAX's records placed it
+    wrapper: tuple[str, str | None, int | None] | None = None
 
     @property
     def key(self) -> tuple:
@@ -90,11 +120,41 @@ class FunctionRecord:
         return self.trace_s + self.lower_s + self.compile_s
 
     @property
+    def inside_other_traces(self) -> bool:
+        """Traced only while another function was being traced, never compiled on its own (`lax.cond`
+        branches, a `vmap`ped lambda, a jitted helper called from jitted code): part of those traces."""
+        return bool(self.traces) and all(t.nested for t in self.traces) and not self.compiles
+
+    def padding_savings(self) -> list[Trace]:
+        """The traces padding to one shape would save: those whose signature, shapes left out, an earlier
+        trace already had (a ragged last batch; with a learning rate that also changes, only the batches
+        that came with a rate already compiled)."""
+        seen, seen_shapes, saved = set(), set(), []
+        for t in self.traces:
+            if t.args is not None:
+                types = tuple(sorted((p, a.get("dtype"), a.get("weak")) for p, a in t.args.items()))
+                shapes = tuple(sorted((p, str(a.get("shape"))) for p, a in t.args.items()))
+            elif t.avals is not None:
+                types = tuple((a.get("dtype"), a.get("weak"), a.get("text")) for a in t.avals)
+                shapes = tuple(str(a.get("shape")) for a in t.avals)
+            else:
+                return []
+            statics = tuple(sorted((p, _ADDRESS.sub("", str(v[0])), v[1]) for p, v in (t.statics or {}).items()))
+            key = (types, statics)
+            if key in seen and (key, shapes) not in seen_shapes:  # only its shapes were new
+                saved.append(t)
+            seen.add(key)
+            seen_shapes.add((key, shapes))
+        return saved
+
+    @property
     def retraces(self) -> list[Trace]:
         return [t for t in self.traces if t.cause != "first"]
 
     def causes(self) -> Counter:
-        return Counter(t.cause for t in self.retraces)
+        """How many retraces each cause took part in (a trace with a new shape and a new static value counts
+        for both)."""
+        return Counter(c for t in self.retraces for c in dict.fromkeys(t.causes()))
 
     def retraces_for(self, wanted: set[str]) -> list[Trace]:
         return [t for t in self.retraces if wanted & set(t.causes())]
@@ -103,28 +163,29 @@ class FunctionRecord:
         """`3 retraces because a static argument changed (values seen: 1, 2, 3, 4); 1 retrace because ...`"""
         groups: dict[str, list[Trace]] = {}
         for t in self.retraces:
-            cause = t.cause if only is None or t.cause in only else next((c for c in t.other_causes if c in only), None)
-            if cause is not None:
-                groups.setdefault(cause, []).append(t)
+            for cause in dict.fromkeys(t.causes()):
+                if only is None or cause in only:
+                    groups.setdefault(cause, []).append(t)
         parts = []
         for cause, traces in sorted(groups.items(), key=lambda kv: -len(kv[1])):
             n = len(traces)
-            text = f"{n} retrace{'s' if n != 1 else ''} because {describe(cause, traces, self)}"
-            also = sorted({c for t in traces for c in t.causes() if c != cause})
-            if also:
-                along = [describe(c, [t for t in traces if c in t.causes()], self) for c in also]
-                text += " (along with: " + ", ".join(along) + ")"
-            parts.append(text)
+            parts.append(f"{n} retrace{'s' if n != 1 else ''} because {describe(cause, traces, self)}")
         return "; ".join(parts)
 
 
 def describe(cause: str, traces: list[Trace], record: FunctionRecord) -> str:
     """Why these retraces happened, as words that follow "because"."""
-    details = list(dict.fromkeys(t.detail for t in traces if t.detail))
+    changes = [c for t in traces for c in t.changes if c.cause == cause
+               or (cause == "static" and c.cause == "identity")]
+    details = list(dict.fromkeys(c.text() for c in changes)) if changes else list(
+        dict.fromkeys(t.detail for t in traces if t.detail))
     shown = "; ".join(details[:3]) + (f" and {len(details) - 3} more" if len(details) > 3 else "")
     if cause == "new_function":
         where = f" (defined at line {record.def_line})" if record.def_line else ""
         return f"a new function object was jitted each time{where}"
+    if cause == "static" and changes:
+        return "; ".join(_static_words(name, [c for c in changes if c.name == name])
+                         for name in list(dict.fromkeys(c.name for c in changes))[:3])
     if cause == "static":
         if details and all("hashed by identity" in d for d in details):
             return f"a static argument got a new object each time ({details[0]})"
@@ -139,6 +200,26 @@ def describe(cause: str, traces: list[Trace], record: FunctionRecord) -> str:
     if cause == "structure" and not shown:
         shown = "positional vs keyword, or pytree keys"
     return f"{words} ({shown})" if shown else words
+
+
+def _static_words(name: str, changes: list[Change]) -> str:
+    """`static `lr` changed (values seen: 0.01, 0.009, 0.0081)`, or a new object hashed by identity."""
+    if all(c.cause == "identity" for c in changes):
+        kind = changes[0].kind or "object"
+        what = "function object" if kind in FUNCTION_TYPES else f"`{kind}`"
+        return f"static `{name}` got a new {what} each time, hashed by identity"
+    values: list[str] = []
+    for c in changes:
+        for v in (c.before, c.now):
+            if v is not None and v not in values:
+                values.append(v)
+    if len(values) > 8:
+        values = values[:8] + [f"... ({len(values) - 8} more)"]
+    return f"static `{name}` changed (values seen: {', '.join(values)})"
+
+
+# the types of a static argument that is a function: a new one per call is JIT201's claim
+FUNCTION_TYPES = {"function", "partial", "method", "builtin_function_or_method", "PjitFunction", "Partial"}
 
 
 def static_values_seen(traces: list[Trace]) -> list[str]:
@@ -233,20 +314,105 @@ def _static_cause(now: dict | None, before_all: list[dict]) -> tuple[str, tuple[
     return ", ".join(parts), (str(n[0]), str(b[0]))
 
 
+def _named_changes(args: dict, statics: dict, earlier: list[Trace]) -> list[Change]:
+    """What was new in a trace by path, against every earlier trace that the probe read: a leaf's array type
+    or a static value that no earlier trace had at that path. When each value was seen before (a new
+    combination), the differences from the closest earlier trace."""
+    def static_key(value):
+        return (_ADDRESS.sub("", str(value[0])), value[1])
+
+    def kind_of(before, now):
+        if before.get("shape") != now.get("shape"):
+            return "shape"
+        if before.get("dtype") != now.get("dtype"):
+            return "dtype"
+        return "weak_type" if before.get("weak") != now.get("weak") else "unknown"
+
+    def static_change(path, before, now):
+        b, n = static_key(before), static_key(now)
+        if b[0] == n[0]:  # equal repr, different hash: a new object hashed by identity
+            return Change("identity", path, b[0], n[0], now[2] if len(now) > 2 else None)
+        return Change("static", path, b[0], n[0], now[2] if len(now) > 2 else None)
+
+    changes: list[Change] = []
+    for path, aval in args.items():
+        seen = [t.args[path] for t in earlier if path in t.args]
+        if not seen:
+            changes.append(Change("structure", path, None, aval_text(aval)))
+        elif aval not in seen:
+            changes.append(Change(kind_of(seen[-1], aval), path, aval_text(seen[-1]), aval_text(aval)))
+    for path, value in statics.items():
+        seen = [t.statics[path] for t in earlier if path in t.statics]
+        if not seen:
+            changes.append(Change("structure", path, None, static_key(value)[0]))
+        elif static_key(value) not in {static_key(v) for v in seen}:
+            changes.append(static_change(path, seen[-1], value))
+    for path in dict.fromkeys(p for t in earlier for p in (*t.args, *t.statics)):
+        if path not in args and path not in statics and not any(
+                path not in t.args and path not in t.statics for t in earlier):
+            changes.append(Change("structure", path, "present", None))
+    if changes:
+        return changes
+    closest: list[Change] | None = None
+    for t in earlier:
+        diff = [Change(kind_of(t.args[k], v), k, aval_text(t.args[k]), aval_text(v))
+                for k, v in args.items() if k in t.args and t.args[k] != v]
+        diff += [static_change(k, t.statics[k], v) for k, v in statics.items()
+                 if k in t.statics and static_key(t.statics[k]) != static_key(v)]
+        if closest is None or len(diff) <= len(closest):
+            closest = diff
+    return closest or []
+
+
+_CAUSE_ORDER = ("shape", "dtype", "weak_type", "structure", "static", "identity", "unknown")
+
+
 def build_functions(data: dict) -> list[FunctionRecord]:
     records: dict[tuple, FunctionRecord] = {}
+    site_functions: dict[tuple, int] = {}  # (def path, def line) -> distinct function objects jitted there
+    for site in data.get("jit_sites", []):
+        key = (norm(site.get("def_path")), site.get("def_line"))
+        site_functions[key] = max(site_functions.get(key, 0), int(site.get("functions") or 0))
     for miss in data.get("misses", []):
-        key = (norm(miss.get("def_path")), miss.get("def_line"), miss.get("name") or "?")
+        user_fn = miss.get("user_fn")
+        wrapper = None
+        if user_fn and (norm(user_fn[1]), user_fn[2]) != (norm(miss.get("def_path")), miss.get("def_line")):
+            # a library's wrapper jitted the user's function: the trace is the user's function's
+            wrapper = (str(miss.get("name") or "?"), norm(miss.get("def_path")), miss.get("def_line"))
+            key = (norm(user_fn[1]), user_fn[2], user_fn[0])
+        else:
+            key = (norm(miss.get("def_path")), miss.get("def_line"), miss.get("name") or "?")
         record = records.get(key)
         if record is None:
-            record = records[key] = FunctionRecord(key[2], key[0], key[1])
+            record = records[key] = FunctionRecord(key[2], key[0], key[1], wrapper=wrapper)
         seen_avals = [t.avals for t in record.traces if t.avals is not None]
         static_values = None
         other: tuple[str, ...] = ()
+        changes: tuple[Change, ...] = ()
+        named = isinstance(miss.get("args"), dict) and isinstance(miss.get("statics"), dict)
+        earlier_named = [t for t in record.traces if t.args is not None and t.statics is not None]
         if not record.traces:
             cause, detail = "first", ""
         elif miss.get("never_seen"):
             cause, detail = "new_function", ""
+        elif named and earlier_named:
+            changes = tuple(_named_changes(miss["args"], miss["statics"], earlier_named))
+            found = sorted(dict.fromkeys("static" if c.cause == "identity" else c.cause for c in changes),
+                           key=_CAUSE_ORDER.index)
+            if found:
+                cause, other = found[0], tuple(found[1:])
+                wanted = {"static", "identity"} if cause == "static" else {cause}
+                detail = ", ".join(c.text() for c in changes if c.cause in wanted)
+                firsts = [c for c in changes if c.cause in ("static", "identity")]
+                if firsts:
+                    static_values = (firsts[0].now or "", firsts[0].before or "")
+            elif site_functions.get((record.def_path, record.def_line), 0) > 1:
+                # the same arguments, but the function was jitted again as a new object (a closure)
+                cause, detail = "new_function", ""
+            else:
+                cause, detail, static_values = _text_cause(miss.get("reason") or "")
+                if cause in ("shape", "dtype", "weak_type", "static"):  # our own data says these did not change
+                    cause, detail, static_values = "unknown", "the arguments were the same as an earlier call's", None
         else:
             by_types = _aval_cause(miss.get("avals"), seen_avals) if miss.get("avals") is not None else None
             by_statics = _static_cause(miss.get("statics"), [t.statics for t in record.traces if t.statics is not None])
@@ -277,7 +443,8 @@ def build_functions(data: dict) -> list[FunctionRecord]:
                                    cause, detail, static_values, miss.get("fn_id"), miss.get("avals"), other,
                                    miss.get("statics"), via,
                                    sum(float(miss.get(k) or 0.0) for k in ("trace_s", "lower_s", "compile_s")),
-                                   miss.get("call_index") if isinstance(miss.get("call_index"), int) else None))
+                                   miss.get("call_index") if isinstance(miss.get("call_index"), int) else None,
+                                   changes, miss.get("args") if named else None))
         record.compiles += int(miss.get("compiles") or 0)
         record.trace_s += float(miss.get("trace_s") or 0.0)
         record.lower_s += float(miss.get("lower_s") or 0.0)

@@ -58,7 +58,7 @@ class Program:
         if self.status == "crashed":
             exc = self.exception or {}
             where = f" at {exc['display_path']}:{exc['line']}" if exc.get("display_path") else ""
-            return f"crashed{took}: {exc.get('type', 'error')}: {exc.get('message', '')}{where}"
+            return f"crashed{took}{where}: {exc.get('type', 'error')}: {exc.get('message', '')}"
         if self.status == "timed_out":
             return (f"timed out after {self.timeout:g} s and was stopped; the report covers what ran until then")
         if self.status == "interrupted":
@@ -97,11 +97,20 @@ def function_dicts(functions: list[FunctionRecord], display, run_seconds: float 
             if t.call_path:
                 key = (display(t.call_path), t.call_line)
                 call_sites[key] = call_sites.get(key, 0) + 1
+        inside = f.inside_other_traces
+        padding = f.padding_savings()
         out.append({
             "name": f.name, "path": display(f.def_path) if f.def_path else None, "line": f.def_line,
             "user": f.def_path in user_files,
+            # jitted through a library's wrapper (eqx.filter_jit, nnx.jit): the function JAX saw
+            "wrapper": ({"name": f.wrapper[0], "path": display(f.wrapper[1]) if f.wrapper[1] else None,
+                         "line": f.wrapper[2]} if f.wrapper else None),
+            "inside_other_traces": inside,
             "traces": len(f.traces), "retraces": len(f.retraces), "compiles": f.compiles,
-            "causes": dict(f.causes()),
+            "causes": {} if inside else dict(f.causes()),
+            # what padding to one shape would save: the traces whose signature without shapes came before
+            "padding_would_save": {"compiles": len(padding),
+                                   "seconds": _round(sum(t.seconds for t in padding))} if padding else None,
             "trace_seconds": _round(f.trace_s), "lowering_seconds": _round(f.lower_s),
             "compile_seconds": _round(f.compile_s), "seconds": _round(f.cost_s),
             "share": _share(f.cost_s, run_seconds),
@@ -140,7 +149,8 @@ def write_json(out: TextIO, program: Program, results: list[Result], functions: 
 
 def write_text(out: TextIO, program: Program, results: list[Result], functions: list[dict], cost: dict,
                quiet: bool = False) -> None:
-    out.write(f"jitlint run: {program.target} {program.sentence()}.\n")
+    sentence = program.sentence()
+    out.write(f"jitlint run: {program.target} {sentence}{'' if sentence.endswith('.') else '.'}\n")
     note = program.subprocess_note()
     if note:
         out.write(f"jitlint run: {note}.\n")
@@ -161,14 +171,14 @@ def write_text(out: TextIO, program: Program, results: list[Result], functions: 
 
 
 def _write_cost(out: TextIO, functions: list[dict], cost: dict) -> None:
-    user = [f for f in functions if f["user"]]
+    user = [f for f in functions if f["user"] and not f["inside_other_traces"]]
     if not user and not cost["other"]["seconds"]:
         return
     run = cost["run_seconds"]
     share = f" ({cost['share']:.0%} of the {run:.2f} s run)" if cost["share"] is not None else ""
     out.write(f"JAX tracing and compiling took {cost['seconds']:.2f} s{share}:\n")
     rows = [(f["name"], f"{f['path']}:{f['line']}" if f["path"] else "?", f["traces"], f["compiles"], f["seconds"],
-             f["share"], _causes_text(f["causes"])) for f in user]
+             f["share"], _causes_text(f["causes"], f["padding_would_save"])) for f in user]
     other = cost["other"]
     if other["seconds"] or other["traces"]:
         rows.append(("(other: JAX library, eager ops)", "", other["traces"], other["compiles"], other["seconds"],
@@ -183,11 +193,15 @@ def _write_cost(out: TextIO, functions: list[dict], cost: dict) -> None:
                   f"  {causes}".rstrip() + "\n")
 
 
-def _causes_text(causes: dict) -> str:
+def _causes_text(causes: dict, padding: dict | None = None) -> str:
     words = {"shape": "shape", "dtype": "dtype", "weak_type": "weak type", "static": "static value",
              "structure": "arg structure", "new_function": "new function object", "context": "config/context",
              "unknown": "unexplained"}
-    return ", ".join(f"{words.get(c, c)} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))
+    text = ", ".join(f"{words.get(c, c)} x{n}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]))
+    if padding:
+        n = padding["compiles"]
+        text += f" (padding to one shape would save {n} compile{'s' if n != 1 else ''}, {padding['seconds']:.2f} s)"
+    return text
 
 
 # ---- SARIF --------------------------------------------------------------------------------------------

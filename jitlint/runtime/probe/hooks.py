@@ -28,6 +28,7 @@ def install(probe, jax):
             probe.is_user.exclude(os.path.dirname(os.path.abspath(mod.__file__)))
     core = getattr(jax, "core", None)
     probe.tracer_type = getattr(core, "Tracer", None)
+    probe.flatten_with_path = getattr(getattr(jax, "tree_util", None), "tree_flatten_with_path", None)
     probe.misses.swallow_explain = not _flag(jax, "jax_explain_cache_misses")
     probe.misses.swallow_compile_logs = not _flag(jax, "jax_log_compiles")
     for flag in ("jax_explain_cache_misses", "jax_log_compiles"):
@@ -45,6 +46,8 @@ def install(probe, jax):
     _wrap_jit(probe, jax)
     # equinox caches re-wrapped functions (its jax.jit call happens once): watch filter_jit itself
     _after_import("equinox", lambda module: _wrap_jit(probe, module, "filter_jit"))
+    # flax.nnx.jit wraps the user's function in its own jitted one: note which function it was handed
+    _after_import("flax.nnx", lambda module: _wrap_jit(probe, module, "jit"))
     _wrap_errors(probe, jax)
     _after_import("subprocess", functools.partial(_wrap_subprocess, probe))
     _after_import("multiprocessing", functools.partial(_wrap_multiprocessing, probe))

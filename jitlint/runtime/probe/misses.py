@@ -11,7 +11,7 @@ import sys
 import time
 
 from .debuglog import log
-from .describe import aval_text, static_arguments
+from .describe import arguments, aval_text
 from .userfiles import innermost_user_frame
 
 
@@ -19,8 +19,8 @@ class Miss:
     """One tracing-cache miss of one function (a trace), with what it cost."""
 
     __slots__ = ("name", "def_path", "def_line", "fn_id", "call_path", "call_line", "call_index", "via", "never_seen",
-                 "same_line_hint", "reason", "nested", "avals", "statics", "trace_s", "lower_s", "compile_s",
-                 "compiles", "t")
+                 "same_line_hint", "reason", "nested", "avals", "statics", "args", "user_fn", "trace_s", "lower_s",
+                 "compile_s", "compiles", "t")
 
     def to_dict(self):
         return {k: getattr(self, k) for k in self.__slots__}
@@ -38,6 +38,15 @@ def jit_name(name):
     if name.startswith("jit_"):
         return name[4:]
     return name
+
+
+class _AwaitedBody:
+    """The miss whose body the profile hook waits for; `in_wrapper` once a library's wrapper body started."""
+
+    __slots__ = ("miss", "in_wrapper", "events")
+
+    def __init__(self, miss):
+        self.miss, self.in_wrapper, self.events = miss, False, 0
 
 
 class Misses:
@@ -73,8 +82,7 @@ class Misses:
 
     def _on_trace(self, name, secs):
         if self.awaited_body is not None and sys.getprofile() == self._body_hook:
-            self.awaited_body = None
-            sys.setprofile(None)
+            self._stop_awaiting()
         with self.lock:
             for i in range(len(self.open_misses) - 1, -1, -1):
                 miss = self.open_misses[i]
@@ -108,7 +116,7 @@ class Misses:
         miss.name, miss.def_path, miss.def_line, miss.fn_id = "?", None, None, None
         miss.never_seen = miss.same_line_hint = False
         miss.nested = bool(self.open_misses)
-        miss.avals = miss.statics = None
+        miss.avals = miss.statics = miss.args = miss.user_fn = None
         miss.trace_s = miss.lower_s = miss.compile_s = 0.0
         miss.compiles = 0
         miss.t = round(time.perf_counter() - self.probe.t0, 6)
@@ -154,37 +162,64 @@ class Misses:
             self._await_body(miss)
 
     def _await_body(self, miss):
-        """JAX runs the function's body right after the miss: note the arguments that are not traced
-        (static arguments, closed-over `self`), so a static value that changed is known without relying
-        on JAX's explanation (newer JAX versions say "explanation unavailable" there). A profile hook
-        lives only until the body starts, and only if no profiler is installed."""
+        """JAX runs the function's body right after the miss: read the user's function there, so each
+        trace knows what it was traced with by name (`model.layers[0].weight: f32[32,16]`, `lr: 0.01`),
+        without relying on JAX's explanation (newer JAX versions say "explanation unavailable" for static
+        arguments) or on the flat leaf order of the "Compiling" record. When the jitted body is a
+        library's wrapper (`eqx.filter_jit`, `nnx.jit`: anything that calls `jax.jit` on its own
+        function), the wrapper calls the user's function a few frames below: that one is the trace's
+        function, and the trace is attributed to it. A profile hook lives only until then, and only if
+        no profiler is installed."""
         previous = sys.getprofile()
         if previous is not None and previous is not self._body_hook:
             return
-        self.awaited_body = (miss, miss.def_path, miss.def_line, 0)
+        self.awaited_body = _AwaitedBody(miss)
         sys.setprofile(self._body_hook)
+
+    def _stop_awaiting(self):
+        self.awaited_body = None
+        sys.setprofile(None)
 
     def _body_hook(self, frame, event, arg):
         awaited = self.awaited_body
         if awaited is None:
             sys.setprofile(None)
             return
-        miss, path, line, calls = awaited
         if event != "call":
             return
+        awaited.events += 1
         code = frame.f_code
-        if code.co_firstlineno == line and code.co_filename == path:
-            self.awaited_body = None
-            sys.setprofile(None)
-            try:
-                miss.statics = static_arguments(frame, self.probe.tracer_type)
-            except Exception as exc:
-                log(exc)
-        elif calls > 5000:  # the body never came (e.g. a cache hit below this level): give up
-            self.awaited_body = None
-            sys.setprofile(None)
-        else:
-            self.awaited_body = (miss, path, line, calls + 1)
+        miss = awaited.miss
+        try:
+            if not awaited.in_wrapper:
+                if code.co_firstlineno == miss.def_line and code.co_filename == miss.def_path:
+                    if self.probe.is_user(code.co_filename):
+                        self._read_body(miss, frame)
+                        self._stop_awaiting()
+                    else:  # a library's wrapper: its user function is called below
+                        awaited.in_wrapper = True
+                        awaited.events = 0
+            elif self.probe.is_user(code.co_filename):
+                # the function handed to the wrapper (eqx.filter_jit(f), nnx.jit(f)); failing that, the
+                # first user function the wrapper calls (jax.jit(module.apply) -> the module's __call__)
+                jitted = code in self.probe.jitted_codes
+                if jitted or miss.user_fn is None:
+                    # a method the library calls (a linen Module's __call__) is named with its class
+                    name = code.co_name if jitted else getattr(code, "co_qualname", code.co_name)
+                    miss.user_fn = [name, code.co_filename, code.co_firstlineno]
+                    self._read_body(miss, frame)
+                if jitted:
+                    self._stop_awaiting()
+                    return
+        except Exception as exc:
+            log(exc)
+            self._stop_awaiting()
+            return
+        if awaited.events > 20000:  # the body never came (e.g. a cache hit below this level): give up
+            self._stop_awaiting()
+
+    def _read_body(self, miss, frame):
+        miss.statics, miss.args = arguments(frame, self.probe.tracer_type, self.probe.flatten_with_path)
 
     def _on_compiling(self, args):
         if len(args) < 2:

@@ -9,6 +9,7 @@ import sys
 import types
 import zipfile
 
+from .describe import exception_text
 from .userfiles import in_probe
 
 _RUNPY_FILE = os.path.abspath(runpy.__file__)
@@ -75,9 +76,4 @@ def exception_summary(exc, is_user):
         if is_user(tb.tb_frame.f_code.co_filename):
             frame_path, frame_line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
         tb = tb.tb_next
-    try:
-        text = str(exc).strip()
-    except Exception:
-        text = ""
-    return {"type": type(exc).__name__, "message": (text.splitlines()[0] if text else "")[:300],
-            "path": frame_path, "line": frame_line}
+    return {"type": type(exc).__name__, "message": exception_text(exc), "path": frame_path, "line": frame_line}

@@ -9,7 +9,7 @@ import threading
 import time
 
 from .debuglog import log
-from .describe import tracer_repr
+from .describe import exception_text, tracer_repr
 from .linetrace import NOT_INTERESTING, MonitoringCoverage, SetTraceCoverage
 from .misses import Misses
 from .userfiles import UserFiles, innermost_user_frame
@@ -33,6 +33,8 @@ class Probe:
         self.coverage = None
         self.coverage_intact = None
         self.tracer_type = None
+        self.flatten_with_path = None  # jax.tree_util.tree_flatten_with_path, once jax is imported
+        self.jitted_codes = set()  # code objects of the user's functions handed to jax.jit or a wrapper of it
         self.run_started = None
         self.run_seconds = None
         self.out_path = None
@@ -95,6 +97,8 @@ class Probe:
                 else:
                     break
             code = getattr(target, "__code__", None)
+            if code is not None and self.is_user(code.co_filename) and len(self.jitted_codes) < MAX_SITES:
+                self.jitted_codes.add(code)
             with self.lock:
                 entry = self.jit_sites.get(key)
                 if entry is None:
@@ -132,14 +136,10 @@ class Probe:
             if entry is None:
                 if len(self.errors) >= MAX_SITES:
                     return
-                try:
-                    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                except Exception:
-                    message = ""
                 entry = self.errors[key] = {
                     "path": key[0], "line": key[1], "type": key[2],
                     "mro": [c.__name__ for c in type(exc).__mro__],
-                    "message": message[:300], "count": 0, "via": [],
+                    "message": exception_text(exc, 400), "count": 0, "via": [],
                     "while_tracing": self.misses.tracing()}
             entry["count"] += 1
         try:
