@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from jitlint.core.finding import Severity
 from jitlint.rules.registry import rule_by_code
+from jitlint.runtime.evidence import FUNCTION_TYPES
 
 
 @dataclass(frozen=True)
@@ -145,10 +146,12 @@ def related_rule(code: RuntimeCode, traces=(), error_types=(), output_kind: str 
         values = [v for t in traces for v in (t.static_values or ())]
         fits = [r for r in rules if causes & r.confirmed_by.retraces]
         if "static" in causes and fits:
-            if "hashed by identity" in details:
+            kinds = {c.kind for t in traces for c in t.changes if c.cause in ("static", "identity")}
+            if kinds & FUNCTION_TYPES or any(v.startswith(("<function", "functools.partial", "<lambda"))
+                                             for v in values):
+                want = ("JIT201",)  # a new function object as a static argument
+            elif "hashed by identity" in details:
                 want = ("JIT203",)
-            elif any(v.startswith(("<function", "functools.partial", "<lambda")) for v in values):
-                want = ("JIT201",)
             elif values and all(_is_float(v) for v in values) and any("." in v for v in values):
                 want = ("JIT302",)
             else:

@@ -174,3 +174,11 @@ def test_shape_changes_inside_pytrees_name_their_paths():
     assert function(report, "forward")["padding_would_save"]["compiles"] == 2
     for f in report["findings"]:
         assert not LEAF_INDEX.search(f["message"]), f["message"]
+
+
+def test_a_new_function_per_call_as_a_static_argument_names_jit201_when_only_the_run_sees_it():
+    _, report, _ = run_report("--ignore", "JIT201", "-m", "eqx_train.train")
+    [found] = at(report, "eqx_train/train.py", _call_line("eqx_train", "eval_step"))
+    assert found["code"] == "JIT903" and found["runtime"]["runtime_only"]
+    assert "static `metric` got a new function object each time" in found["message"]
+    assert found["message"].endswith("(static rule: JIT201 fresh-callable-static-arg)")
