@@ -28,7 +28,8 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     """Where the wrapper is re-created over and over with the same meaning, or None."""
     a = ctx.analysis
     if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops) and \
-            not runs.builds_collection(a, creation.loop, creation.node):
+            not runs.builds_collection(a, creation.loop, creation.node) and \
+            not runs.keeps_per_item(creation.loop, creation.node, creation.wrapped):
         place = "inside a loop"
     elif creation.func is not None and creation.func in repeated:
         place = f"in `{creation.func.name}`, which runs repeatedly ({repeated[creation.func]})"
@@ -167,7 +168,9 @@ class JitOfFreshFunction(Rule):
         function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
-        `cache[key] = jax.jit(...)` idiom), code staged by an outer jit or a lax body (the inner jit is
+        `cache[key] = jax.jit(...)` idiom), a loop that keeps the wrapper it builds for each item (appended
+        to a list, also inside an object it builds, stored under a key or yielded: one compile per item, reused
+        afterwards, as `{k: jax.jit(f_k) for k in ...}`), code staged by an outer jit or a lax body (the inner jit is
         inlined; under plain `jax.grad` a new function still compiles every time and is reported), and a
         wrapper that is only lowered or exported. A jit built in `__init__` of an object created in a loop
         counts as re-created there.

@@ -24,7 +24,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.names import dotted
-from jitlint.source.cstwalk import children
+from jitlint.source.cstwalk import children, descendants
 
 if TYPE_CHECKING:
     from jitlint.analysis.model import ModuleFacts
@@ -181,6 +181,39 @@ def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,
     if element is not call:
         return False
     return callee is None or returns_function(a, callee)
+
+
+def keeps_per_item(loop: cst.CSTNode, call: cst.CSTNode, wrapped: cst.CSTNode | None = None) -> bool:
+    """`for c in constraints: f = jax.jit(make(c)); kept.append(f)`: a statement loop that keeps the wrapper it
+    builds on each pass (appended or added to a collection, also inside a constructor call's arguments;
+    stored under a key; yielded), as `{k: jax.jit(f_k) for k in ...}` does. Each one is compiled once for its
+    item and reused after the loop, so the loop pays one compile per item, not one per use. A wrapper only
+    called in the loop (`out.append(f(x))`) is not kept. `wrapped`: a jit-decorated def, kept by its name."""
+    if not isinstance(loop, (cst.For, cst.While)):
+        return False
+    body = descendants(loop.body)
+    names = {t.target.value for n in body if isinstance(n, cst.Assign) and n.value is call
+             for t in n.targets if isinstance(t.target, cst.Name)}
+    if isinstance(wrapped, cst.FunctionDef):
+        names.add(wrapped.name.value)
+
+    def holds_wrapper(expr: cst.BaseExpression) -> bool:
+        nodes = descendants(expr)
+        called = {id(n.func) for n in nodes if isinstance(n, cst.Call)}
+        return any((n is call or isinstance(n, cst.Name) and n.value in names) and id(n) not in called
+                   for n in nodes)
+
+    for n in body:
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and \
+                n.func.attr.value in ("append", "add", "insert", "appendleft") and \
+                any(holds_wrapper(arg.value) for arg in n.args):
+            return True
+        if isinstance(n, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in n.targets) and \
+                holds_wrapper(n.value):
+            return True
+        if isinstance(n, cst.Yield) and isinstance(n.value, cst.BaseExpression) and holds_wrapper(n.value):
+            return True
+    return False
 
 
 def new_function_factory(a: "ModuleFacts", func: "FunctionInfo | None", call: cst.BaseExpression,
