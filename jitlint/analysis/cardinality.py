@@ -29,6 +29,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.loops import target_names
 from jitlint.analysis.literals import evaluated, literal_const
+from jitlint.source.cstwalk import descendants
 
 if TYPE_CHECKING:
     from jitlint.analysis.facade import CallSite, FunctionInfo, ModuleAnalysis
@@ -195,8 +196,10 @@ def _attribute_targets(body: cst.CSTNode):
 
 
 def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Call) -> bool:
-    """`min(step, n - start)` with `start` from `range(..., n, step)`: a chunk's length, `step` for every
-    chunk but the last (the remainder): two values, whatever `n`."""
+    """`min(step, n - start)`: a chunk's length, `step` for every chunk but the last (the remainder): two
+    values, whatever `n`. `start` comes from `range(..., n, step)`, or is a counter that a loop only
+    advances by the chunk (`while i <= n: k = min(step, n + 1 - i); ...; i += k`), with `step` and `n`
+    not rebound in that loop (a chunk that doubles every pass is a new length every time)."""
     if a.call_names.get(call) != "min" or len(call.args) != 2 or any(arg.keyword or arg.star for arg in call.args):
         return False
     code = a.module.code_for_node
@@ -204,11 +207,59 @@ def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Ca
         if not (isinstance(rest, cst.BinaryOperation) and isinstance(rest.operator, cst.Subtract)
                 and isinstance(rest.right, cst.Name)):
             continue
-        for source in runs.assigned(a, func, rest.right.value):
+        sources = runs.assigned(a, func, rest.right.value)
+        for source in sources:
             if isinstance(source, cst.Call) and a.call_names.get(source) == "range" and len(source.args) == 3 \
                     and code(source.args[1].value) == code(rest.left) and code(source.args[2].value) == code(step):
                 return True
+        loop = _enclosing_loop(a, func, call)
+        if loop is not None and _advances_by_chunk(a, func, loop, rest.right.value, call, step) and \
+                not (names_read(step) | names_read(rest.left)) & _bound_in(loop):
+            return True
     return False
+
+
+def _enclosing_loop(a: "ModuleAnalysis", func: "FunctionInfo | None", node: cst.CSTNode) -> cst.CSTNode | None:
+    """The innermost `for`/`while` of `func` (or of the module) around `node`."""
+    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    found = None
+    for loop in descendants(body):
+        if isinstance(loop, (cst.For, cst.While)) and any(n is node for n in descendants(loop.body)):
+            if found is None or any(n is loop for n in descendants(found.body)):
+                found = loop
+    return found
+
+
+def _binds(node: cst.CSTNode) -> set[str]:
+    """The names a binding statement or expression binds (none for other nodes)."""
+    if isinstance(node, cst.Assign):
+        return set().union(*(target_names(t.target) for t in node.targets))
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+        return set(target_names(node.target))
+    return set()
+
+
+def _bound_in(loop: cst.CSTNode) -> set[str]:
+    """The names a loop's body binds."""
+    return set().union(*(_binds(n) for n in descendants(loop.body)))
+
+
+def _advances_by_chunk(a: "ModuleAnalysis", func: "FunctionInfo | None", loop: cst.CSTNode, counter: str,
+                       call: cst.Call, step: cst.BaseExpression) -> bool:
+    """Does `loop` change `counter` only by `counter += step` or `counter += k` (`k` only ever this chunk
+    length), at least once? Where it starts (before the loop) does not matter."""
+    code = a.module.code_for_node
+    changes = [n for n in descendants(loop.body) if counter in _binds(n)]
+    if not changes:
+        return False
+    for n in changes:
+        if not isinstance(n, cst.AugAssign) or not isinstance(n.operator, cst.AddAssign):
+            return False
+        value = n.value
+        if code(value) != code(step) and not (isinstance(value, cst.Name) and
+                                              runs.assigned(a, func, value.value) == [call]):
+            return False
+    return True
 
 
 # ------------------------------------------------------------------------------ as many values as the data
