@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -12,6 +12,7 @@ case "$set_name" in
   E) PINS="rejax==0.1.3 jaxued==0.0.1 kinetix-env==3.0.2 qdax==0.5.0 coax==0.1.13 torax==1.4.3 scico==0.0.7";;
   F) PINS="jaxdf==0.3.0 jwave==0.2.1 sbijax==0.3.4 jax-fdm==0.14.1 jaxkan==0.3.7 fedjax==0.0.17";;
   G) PINS="vbjax==0.0.19 jax-fem==0.0.11 e3nn-jax==0.21.0 bijx==1.3.2 trax==1.4.1 treex==0.6.9";;
+  H) PINS="dopamax==0.2.1 jaxagents==0.2.5 rl-blox==0.5.7 octax==0.1.1 memorax==1.0.1 jax2d==1.0.2";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from jitlint.analysis.facade import InstanceValue
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 
 from ._calls import (callee_name, forwarded, fresh_callable, identity_hashed_object, is_function_value,
-                     jitted_calls, loops_over_functions, non_jax_object, repeated_functions, traced_self_calls)
+                     jitted_calls, loops_over_functions, non_jax_object, plain_class, repeated_functions,
+                     traced_self_calls)
 
 
 class FreshCallableStaticArg(Rule):
@@ -113,7 +115,9 @@ class CallableToTracedArg(Rule):
         Finds calls of a jitted function (`jax.jit`/`pjit`/`pmap`) that pass a plain Python function -- a
         def, lambda, `functools.partial` or bound method -- to a parameter that is not static; and objects
         made of functions or that are not pytrees, built where jitlint sees them: an optax
-        `GradientTransformation` (`tx = optax.adam(...)`), an instance of a linen Module class.
+        `GradientTransformation` (`tx = optax.adam(...)`), an instance of a linen Module class, an instance
+        of a plain class (also one kept on `self`, even with a `__call__`). An nnx or Equinox Module with a
+        `__call__` is a pytree, not a function: passing it is fine.
         """
     why = """
         Non-static arguments must be arrays or pytrees of arrays. A function is neither, so JAX raises
@@ -169,6 +173,9 @@ class CallableToTracedArg(Rule):
                                                         callee=callee_name(sig)))
                     continue
                 described = non_jax_object(ctx, site, arg.expr)
+                if described is None and isinstance(arg.value, InstanceValue) and \
+                        plain_class(ctx, arg.value.class_name):  # `self.scale` holding `Scale(2.0)`
+                    described = f"an instance of the plain class `{arg.value.class_name}` (not a pytree)"
                 if described is not None:
                     yield Report(arg.expr, self.message("object", value=ctx.short(arg.expr), what=described,
                                                         param=arg.param, callee=callee_name(sig)))

@@ -52,7 +52,7 @@ class Calls(Frame):
                 arg_values.append(self.last_call_value if self.last_call_value is not None else t)
             else:
                 t = self.expr(arg.value)
-                method = self.resolve_method(arg.value) if acls is cst.Attribute else None
+                method = self.resolve_method(arg.value, as_value=True) if acls is cst.Attribute else None
                 arg_values.append(method if method is not None and t is None else (t or literal_const(arg.value)))
         self.last_call_value = None
         self.record(expr)
@@ -178,10 +178,12 @@ class Calls(Frame):
                 out.append(value)
         return out
 
-    def resolve_method(self, func: cst.Attribute) -> FuncValue | None:
+    def resolve_method(self, func: cst.Attribute, as_value: bool = False) -> FuncValue | InstanceValue | None:
         """`self.method` inside a class, `obj.method` with `obj = LocalClass(...)`, or `LocalClass(...).method`;
         through what the object holds: `self.step` set to `jax.jit(...)` in `__init__`, `self.block(x)` /
-        `self.block.f(x)` of `self.block = Block(...)`."""
+        `self.block.f(x)` of `self.block = Block(...)`. Called, `self.block` runs its `__call__`; `as_value`
+        (an argument, not a callee): `self.block` is the instance itself (an nnx Module is a pytree, not a
+        function)."""
         facts = self.facts
         base = func.value
         held_owner = self.self_class(base.value) if isinstance(base, cst.Attribute) else None
@@ -201,6 +203,8 @@ class Calls(Frame):
             if isinstance(held, FuncValue):
                 return held
             if isinstance(held, InstanceValue) and held.class_name in facts.classes:
+                if as_value:
+                    return held
                 call = facts.method(held.class_name, "__call__")
                 return FuncValue(call, bound_self=True) if call is not None else None
         owner: str | None = None
