@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -13,6 +13,7 @@ case "$set_name" in
   F) PINS="jaxdf==0.3.0 jwave==0.2.1 sbijax==0.3.4 jax-fdm==0.14.1 jaxkan==0.3.7 fedjax==0.0.17";;
   G) PINS="vbjax==0.0.19 jax-fem==0.0.11 e3nn-jax==0.21.0 bijx==1.3.2 trax==1.4.1 treex==0.6.9";;
   H) PINS="dopamax==0.2.1 jaxagents==0.2.5 rl-blox==0.5.7 octax==0.1.1 memorax==1.0.1 jax2d==1.0.2";;
+  I) PINS="clu==0.0.12 efax==1.22.3 probdiffeq==0.9.2 spyx==1.0.0 xlb==0.3.1 snnax==0.0.1";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT

@@ -120,6 +120,9 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             return None
         info = target.info
         if target.partial:
+            if creation.loop is not None and wrapped.value not in creation.varying:
+                # built once before the loop: the same object every pass, one compile (fresh set I)
+                return "stable", f"`{wrapped.value}` (a `functools.partial` built once, before the loop)"
             return "fresh", f"`{wrapped.value}`, a `functools.partial` (a new object each time it is built)"
         if info.parent is None:
             return "stable", f"the module-level function `{wrapped.value}`"
