@@ -212,22 +212,13 @@ def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Ca
             if isinstance(source, cst.Call) and a.call_names.get(source) == "range" and len(source.args) == 3 \
                     and code(source.args[1].value) == code(rest.left) and code(source.args[2].value) == code(step):
                 return True
-        loop = _enclosing_loop(a, func, call)
+        site = a.call_sites.get(call)  # the evaluator recorded the loops around `min(...)`
+        loop = next((lp for lp in reversed(site.loops) if isinstance(lp, (cst.For, cst.While))), None) \
+            if site is not None else None
         if loop is not None and _advances_by_chunk(a, func, loop, rest.right.value, call, step) and \
                 not (names_read(step) | names_read(rest.left)) & _bound_in(loop):
             return True
     return False
-
-
-def _enclosing_loop(a: "ModuleAnalysis", func: "FunctionInfo | None", node: cst.CSTNode) -> cst.CSTNode | None:
-    """The innermost `for`/`while` of `func` (or of the module) around `node`."""
-    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
-    found = None
-    for loop in descendants(body):
-        if isinstance(loop, (cst.For, cst.While)) and any(n is node for n in descendants(loop.body)):
-            if found is None or any(n is loop for n in descendants(found.body)):
-                found = loop
-    return found
 
 
 def _binds(node: cst.CSTNode) -> set[str]:

@@ -69,9 +69,6 @@ class Trace:
     def causes(self) -> tuple[str, ...]:
         return (self.cause, *self.other_causes)
 
-    def changes_for(self, cause: str) -> list[Change]:
-        return [c for c in self.changes if c.cause == cause]
-
 
 @dataclass(frozen=True)
 class Change:
@@ -139,7 +136,7 @@ class FunctionRecord:
                 shapes = tuple(str(a.get("shape")) for a in t.avals)
             else:
                 return []
-            statics = tuple(sorted((p, _ADDRESS.sub("", str(v[0])), v[1]) for p, v in (t.statics or {}).items()))
+            statics = tuple(sorted((p, static_key(v)) for p, v in (t.statics or {}).items()))
             key = (types, statics)
             if key in seen and (key, shapes) not in seen_shapes:  # only its shapes were new
                 saved.append(t)
@@ -314,13 +311,16 @@ def _static_cause(now: dict | None, before_all: list[dict]) -> tuple[str, tuple[
     return ", ".join(parts), (str(n[0]), str(b[0]))
 
 
+def static_key(value: list) -> tuple:
+    """What tells one static value from another, as JAX's cache does: its repr without object addresses, and
+    its hash (equal reprs with different hashes: objects hashed by identity)."""
+    return (_ADDRESS.sub("", str(value[0])), value[1])
+
+
 def _named_changes(args: dict, statics: dict, earlier: list[Trace]) -> list[Change]:
     """What was new in a trace by path, against every earlier trace that the probe read: a leaf's array type
     or a static value that no earlier trace had at that path. When each value was seen before (a new
     combination), the differences from the closest earlier trace."""
-    def static_key(value):
-        return (_ADDRESS.sub("", str(value[0])), value[1])
-
     def kind_of(before, now):
         if before.get("shape") != now.get("shape"):
             return "shape"
