@@ -28,8 +28,10 @@ from jitlint.analysis.values import GRAD_TRACED, TRACED, Const, Taint, join  # n
 class ModuleAnalysis(ModuleFacts):
     """Everything the rules ask about one module: its facts (``ModuleFacts``), once the solver ran."""
 
-    def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False):
+    def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False,
+                 incoming: tuple = ()):
         super().__init__(module, module_name, is_package)
+        self.incoming = tuple(incoming)
         self.out_of_budget = False  # did the walks stop at their budget rather than when nothing grew?
         self.budget_used = 0
 
@@ -43,5 +45,7 @@ class ModuleAnalysis(ModuleFacts):
         return self
 
 
-def analyze(module: cst.Module, module_name: str | None = None, is_package: bool = False) -> ModuleAnalysis:
-    return ModuleAnalysis(module, module_name, is_package).run()
+def analyze(module: cst.Module, module_name: str | None = None, is_package: bool = False,
+            incoming: tuple = ()) -> ModuleAnalysis:
+    """`incoming`: the contexts other modules' traced code gives this one's functions (foreign.ForeignCall)."""
+    return ModuleAnalysis(module, module_name, is_package, incoming).run()

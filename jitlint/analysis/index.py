@@ -75,15 +75,18 @@ class ModuleSummary:
     imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified name
     # Module-level functions that memoize what they decorate (their body uses `functools.lru_cache`, ...).
     memoizers: list[str] = field(default_factory=list)
+    # Module-level `def`s: what other modules' traced code may call (jitlint.analysis.foreign).
+    functions: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"module": self.module, "path": self.path, "imports": self.imports,
-                "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers}
+                "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
+                "functions": self.functions}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
-                   dict(data["imports"]), list(data["memoizers"]))
+                   dict(data["imports"]), list(data["memoizers"]), list(data["functions"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -186,6 +189,7 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
+            summary.functions.append(stmt.name)
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             for dec in stmt.decorator_list:
@@ -249,6 +253,34 @@ class ProjectIndex:
             module, _, head = module.rpartition(".")
             name = f"{head}.{name}"
         return None
+
+    def resolve_function(self, qualified: str, _depth: int = 0) -> tuple[str, str] | None:
+        """`pkg.losses.cross_entropy` -> ("pkg.losses", "cross_entropy"): a plain (not jitted) module-level
+        function of a project module, following re-exports; None for anything else."""
+        if _depth > 8 or not qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        summary = self.modules.get(module)
+        if summary is None or "." in name:
+            return None
+        if name in summary.functions:
+            return None if name in summary.jitted else (module, name)
+        if name in summary.imports:
+            return self.resolve_function(summary.imports[name], _depth + 1)
+        return None
+
+    def importers(self, modules: set[str]) -> set[str]:
+        """The modules whose top-level imports name one of `modules` (or something in one)."""
+        out = set()
+        for name, summary in self.modules.items():
+            for target in summary.imports.values():
+                head = target
+                while head and head not in modules:
+                    head = head.rpartition(".")[0]
+                if head:
+                    out.add(name)
+                    break
+        return out
 
     def is_memoizer(self, qualified: str, _depth: int = 0) -> bool:
         """Whether `qualified` names a project function that memoizes what it decorates."""

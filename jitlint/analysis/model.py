@@ -44,6 +44,11 @@ class ModuleFacts:
         # How each traced function comes to be traced (the witnesses' steps), keyed per (kind, node).
         self.trace_edges: dict[FunctionInfo, dict[tuple[str, int], TraceEdge]] = {}
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
+        # Calls from traced code to functions the module imports (jitlint.analysis.foreign): per (call,
+        # the caller's context key), (caller, call, qualified callee, argument specs, values, traces constants)
+        self.foreign_calls: dict[tuple[int, tuple], tuple] = {}
+        # The contexts other modules' traced code gives this module's functions (foreign.ForeignCall)
+        self.incoming: tuple = ()
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
         # Names of those read as they are in traced code (`float(SCALE)`): the concrete array itself, not a

@@ -57,13 +57,15 @@ class TraceEdge:
     """How one function comes to be traced: a step of a finding's witness.
 
     kind: "entry" -- a transform or control-flow call traces it (`@jax.jit`, `jax.vmap(f)`, `lax.scan`
-    body); "call" -- traced code (`caller`) calls it; "defined" -- it is defined inside traced `caller`.
+    body); "call" -- traced code (`caller`) calls it; "defined" -- it is defined inside traced `caller`;
+    "foreign" -- traced code in another module calls it (`foreign`, whose steps are the witness there).
     node: where (the decorated def, the transform's or control-flow call, the call, the nested def)."""
 
     kind: str
     node: cst.CSTNode
     how: str  # the transform's or control-flow call's name as messages write it (`@jax.jit`, `lax.scan`)
     caller: "FunctionInfo | None" = None
+    foreign: object = None  # "foreign": the call from another module's traced code (foreign.ForeignCall)
 
 
 @dataclass

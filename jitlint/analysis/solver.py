@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Hashable
 
-from jitlint.analysis.contexts import Context
+from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval import Evaluator
+from jitlint.analysis.eval.binding import bind_arguments
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
                                      value_taint, variant_key)
@@ -40,6 +41,7 @@ class Solver:
     def run(self) -> None:
         facts = self.facts
         Evaluator(facts, self, None).run_module()
+        self._start_incoming()
         self._budget = 50 * (len(facts.functions) + 10)  # bounds re-walks, whatever the code looks like
         self._budget_total = self._budget
         # Eager code first: what it passes to jitted functions (objects of known classes, factories'
@@ -64,6 +66,19 @@ class Solver:
             self._drain()
             if self._budget <= 0:
                 return
+
+    def _start_incoming(self) -> None:
+        """Trace the module's functions that other modules' traced code calls, with the values it passes
+        (jitlint.analysis.foreign): the same request a call from this module would make."""
+        for call in self.facts.incoming:
+            info = self.facts.module_defs.get(call.function)
+            if info is None or info.class_name is not None:
+                continue
+            params = bind_arguments(info, list(info.positional), [(k, s) for k, s, _ in call.args],
+                                    [v for _, _, v in call.values()], {})
+            context = Context(ContextKind.HELPER, caller=call.caller, traces_constants=call.traces_constants)
+            self.request(info, context, params, None, call.traces_constants,
+                         TraceEdge("foreign", info.node, "", None, call))
 
     def _drain(self) -> None:
         """Walk queued (function, context) pairs until values stop growing (or the budget runs out)."""

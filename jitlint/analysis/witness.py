@@ -6,7 +6,8 @@ walks record each step as a ``TraceEdge`` (``ModuleFacts.trace_edges``); ``trace
 shortest chain of them from an entry to a function. A finding about repetition (a jit re-created in a
 loop, a static argument changing per iteration) is true because a loop repeats it: ``loop_step``.
 
-Steps are (node, text) pairs; the lint layer turns the nodes into positions. No step's text decides
+Steps are (node, text) pairs; the lint layer turns the nodes into positions (a ``foreign.Place``, a step in
+another file, is one already). No step's text decides
 anything: the rules decided already, the witness says why.
 """
 
@@ -34,6 +35,9 @@ def traced_path(facts: ModuleFacts, func: FunctionInfo) -> list[Step] | None:
         for edge in edges.values():
             if edge.kind == "entry":
                 return [(edge.node, f"{edge.how} traces `{current.name}`"), *after]
+        for edge in edges.values():
+            if edge.kind == "foreign":  # the caller's witness, in its own file (foreign.Place steps)
+                return [*edge.foreign.places(), *after]
         for edge in edges.values():
             caller = edge.caller
             if caller is not None and id(caller) not in seen:

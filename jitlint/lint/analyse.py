@@ -14,10 +14,12 @@ import dataclasses
 import libcst as cst
 
 from jitlint.analysis.facade import analyze
+from jitlint.analysis.foreign import Place
 from jitlint.core.deep import run_deep
 from jitlint.core.finding import Finding, WitnessStep
 from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: tests count the parses through it
-from jitlint.lint.positions import SliceMismatch, to_findings
+from jitlint.lint.exports import foreign_exports
+from jitlint.lint.positions import SliceMismatch, places, to_findings
 from jitlint.lint.results import file_error
 from jitlint.lint.unit import LintUnit
 from jitlint.lint.witnesses import with_witnesses
@@ -61,9 +63,10 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
     """libcst, the analysis and the rules; RecursionError escapes (see `analyse`). `whole`: parse the whole
     file with libcst, not only the statements that matter (jitlint.lint.slicing)."""
     state = unit.state
-    if state is not None and not whole:
+    if state is not None and not whole and unit.exports is None:
         try:
-            found = state.findings(rules, unit.text, unit.path, unit.module_name, unit.is_package, unit.index)
+            found = state.findings(rules, unit.text, unit.path, unit.module_name, unit.is_package, unit.index,
+                                   unit.incoming)
         except RecursionError:
             raise
         except Exception as exc:  # a jitlint bug must not hide the other files' findings
@@ -89,11 +92,15 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         # its positions would be off, so CPython's are used
         return _placed_by_cpython(rules, unit, "libcst reads a line holding only a backslash otherwise")
     try:
-        analysis = analyze(module, unit.module_name, unit.is_package)
+        analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
         if sliced is not None and analysis.out_of_budget:
             raise SliceMismatch  # the budget counts the module's functions: the whole module's is larger
         ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
         reports = [(rule, report) for rule in rules for report in rule.check(ctx)]
+        if unit.exports is not None:
+            starts = sliced.starts if sliced is not None else None
+            unit.exports[:] = foreign_exports(analysis, unit.index, unit.path, lambda nodes: places(
+                module, unit.text, nodes, starts, analysis.top_level))
         if not reports:
             return []
         reports, witnesses = with_witnesses(analysis, reports)
@@ -121,10 +128,13 @@ def _placed_by_cpython(rules, unit: LintUnit, reason: str, line: int = 1, col: i
         try:
             with cstparse.unvalidated():
                 module, positions = placed_quick_module(tree, unit.text)
-                analysis = analyze(module, unit.module_name, unit.is_package)
+                analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
                 ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
                 reports, witnesses = with_witnesses(analysis, [(rule, report) for rule in rules
                                                                for report in rule.check(ctx)])
+                if unit.exports is not None:
+                    unit.exports[:] = foreign_exports(analysis, unit.index, unit.path,
+                                                      lambda nodes: _cpython_place(positions))
             found = _placed(unit.path, reports, witnesses, positions)
         except RecursionError:
             raise
@@ -134,6 +144,14 @@ def _placed_by_cpython(rules, unit: LintUnit, reason: str, line: int = 1, col: i
         return found
     return [file_error(unit.path, f"not analysed: {reason}, and CPython's tree of it could not be used "
                                   "either; the file is valid Python", line, col)]
+
+
+def _cpython_place(positions):
+    """(line, col) of a quick-tree node from CPython's positions (fromast.placed_quick_module), or None."""
+    def place(node):
+        where = positions.get(node)
+        return None if where is None else where[:2]
+    return place
 
 
 def _placed(path: str, reports, witnesses, positions) -> list[Finding] | None:
@@ -147,8 +165,9 @@ def _placed(path: str, reports, witnesses, positions) -> list[Finding] | None:
         if (rule.code, line, col) in seen:
             continue
         seen.add((rule.code, line, col))
-        witness = tuple(WitnessStep(path, p[0], p[1], text) for node, text in steps
-                        if (p := positions.get(node)) is not None)
+        witness = tuple(WitnessStep(node.path, node.line, node.col, text) if isinstance(node, Place) else
+                        WitnessStep(path, p[0], p[1], text) for node, text in steps
+                        if isinstance(node, Place) or (p := positions.get(node)) is not None)
         out.append(Finding(path, line, col, end_line, end_col, rule.code, report.message,
                            report.severity or rule.severity, None, witness=witness))
     return sorted(out)
@@ -167,9 +186,19 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
         return True
     try:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
-            module = quick_module(tree, unit.text)
-            ctx = RuleContext(analyze(module, unit.module_name, unit.is_package), unit.path, unit.index, unit.text)
-            return any(True for rule in rules for _ in rule.check(ctx))
+            if unit.exports is None:
+                module = quick_module(tree, unit.text)
+                ctx = RuleContext(analyze(module, unit.module_name, unit.is_package, unit.incoming), unit.path,
+                                  unit.index, unit.text)
+                return any(True for rule in rules for _ in rule.check(ctx))
+            # (what it exports is placed by CPython's positions when nothing is reported: no libcst parse)
+            module, positions = placed_quick_module(tree, unit.text)
+            analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
+            if any(True for rule in rules for _ in rule.check(RuleContext(analysis, unit.path, unit.index,
+                                                                            unit.text))):
+                return True
+            unit.exports[:] = foreign_exports(analysis, unit.index, unit.path, lambda nodes: _cpython_place(positions))
+            return False
     except RecursionError:
         raise
     except Exception:  # fromast.Unsupported, or anything else: libcst's exact tree goes the usual way
@@ -182,6 +211,7 @@ def _parse_sliced(unit: LintUnit):
     if error is not None:
         return None
     try:
-        return slicing.parse_sliced(unit.text, tree, unit.module_name, unit.is_package, unit.index)
+        return slicing.parse_sliced(unit.text, tree, unit.module_name, unit.is_package, unit.index,
+                                    {call.function for call in unit.incoming})
     except RecursionError:
         return None

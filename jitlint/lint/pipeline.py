@@ -35,9 +35,12 @@ def lint_source(source: str | bytes, path: str = "<stdin>", config: Config | Non
 
 def check_source(source: str | bytes, path: str = "<stdin>", config: Config | None = None, *,
                  apply_noqa: bool = True, module_name: str | None = None, is_package: bool = False,
-                 index: "ProjectIndex | None" = None, state: EarlierTexts | None = None) -> FileResult:
+                 index: "ProjectIndex | None" = None, state: EarlierTexts | None = None, incoming: tuple = (),
+                 exports: bool = False) -> FileResult:
     """Lint one file's text. `index` holds the jitted functions of the other files linted with it.
-    `state`: a `jitlint.project.incremental.Document` remembering this file's earlier texts (the language server)."""
+    `state`: a `jitlint.project.incremental.Document` remembering this file's earlier texts (the language server).
+    `incoming`: the contexts other files' traced code gives its functions (jitlint.analysis.foreign);
+    `exports`: work out those it gives other files' (`FileResult.exports`)."""
     config = config or Config()
     text, error = decode(source, path)
     if error is not None:
@@ -45,7 +48,7 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
     hooks = state.pass_one(module_name, is_package) if state is not None else {}
     facts = prefilter.file_facts(text, path, module_name, is_package, refs=index is not None, summary=False, **hooks)
     unit = LintUnit(path, text, config, module_name, is_package, index=index, facts=facts, state=state,
-                    apply_noqa=apply_noqa)
+                    apply_noqa=apply_noqa, incoming=tuple(incoming), exports=[] if exports else None)
     return in_cells(lint_text(unit), source, config)
 
 
@@ -75,7 +78,7 @@ def lint_text(unit: LintUnit) -> FileResult:
         return FileResult(unit.path)
     if facts.error is not None:
         return finish(unit, [error_finding(unit.path, facts.error)])
-    if not prefilter.is_relevant(facts, unit.index):
+    if not unit.incoming and not prefilter.is_relevant(facts, unit.index):
         return FileResult(unit.path)
     return lint_relevant(unit)
 
@@ -89,7 +92,7 @@ def lint_relevant(unit: LintUnit) -> FileResult:
 
 def finish(unit: LintUnit, findings: list[Finding]) -> FileResult:
     """`# noqa` comments (`unit.apply_noqa`), then the configured selection."""
-    result = FileResult(unit.path)
+    result = FileResult(unit.path, exports=list(unit.exports or ()))
     if unit.apply_noqa and findings:
         suppressions = Suppressions(unit.text)
         findings = [f for f in findings if not suppressions.suppresses(f.line, f.code)]

@@ -10,6 +10,7 @@ import ast
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from jitlint.analysis.foreign import Place
 from jitlint.core.finding import LINE_BREAK, Edit, Finding, Fix, WitnessStep
 from jitlint.rules.base import InsertBefore
 from jitlint.source.cstwalk import TopLevel
@@ -29,7 +30,7 @@ def to_findings(module, path: str, reports, source: str, starts=None, top_level=
     witnesses = witnesses if witnesses is not None else [()] * len(reports)
     nodes = [report.node for _, report in reports]
     nodes += [edit.node for _, report in reports if report.fix is not None for edit in report.fix.edits]
-    nodes += [node for steps in witnesses for node, _ in steps]
+    nodes += [node for steps in witnesses for node, _ in steps if not isinstance(node, Place)]
     positions = _positions(module, source, nodes, starts, top_level)
     lines = LINE_BREAK.split(source)
     findings = []
@@ -43,11 +44,26 @@ def to_findings(module, path: str, reports, source: str, starts=None, top_level=
             continue
         seen.add(key)
         fix = _fix_of(module, report.fix, positions, lines) if report.fix is not None else None
-        witness = tuple(WitnessStep(path, where.start.line, where.start.column + 1, text)
-                        for node, text in steps if (where := positions.get(node)) is not None)
+        witness = tuple(WitnessStep(node.path, node.line, node.col, text) if isinstance(node, Place) else
+                        WitnessStep(path, where.start.line, where.start.column + 1, text)
+                        for node, text in steps
+                        if isinstance(node, Place) or (where := positions.get(node)) is not None)
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
                                 rule.code, report.message, report.severity or rule.severity, fix, witness=witness))
     return findings
+
+
+def places(module, source: str, nodes, starts=None, top_level=None):
+    """(line, col) of each of `nodes`, 1-based (as findings are), for jitlint.lint.exports: a function."""
+    if not nodes:
+        return lambda node: None
+    positions = _positions(module, source, list(nodes), starts, top_level)
+
+    def place(node):
+        where = positions.get(node)
+        return None if where is None else (where.start.line, where.start.column + 1)
+
+    return place
 
 
 def _fix_of(module, spec, positions, lines: list[str]) -> Fix | None:

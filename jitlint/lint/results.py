@@ -19,6 +19,8 @@ class FileResult:
     fix_error: str | None = None  # ... or why the fixed text could not be written (findings before them)
     fixed: list[Finding] = field(default_factory=list)  # the findings those fixes removed
     diff: str | None = None  # `lint_paths(..., write=False)`: what the fixes would change, as a unified diff
+    # The contexts its traced code gives other project files' functions (jitlint.analysis.foreign.ForeignCall)
+    exports: list = field(default_factory=list)
 
 
 @dataclass

@@ -157,10 +157,11 @@ class _Unsliceable(Exception):
 
 
 def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, index=None,
-         memo: dict | None = None, chunked=None) -> Slice | None:
+         memo: dict | None = None, chunked=None, entries: "set[str] | frozenset[str]" = frozenset()) -> Slice | None:
     """The chunks pass 2 must parse, or None: parse the whole file. `memo`: what earlier texts' chunks
     bind and read, by chunk text (for one module name; the language server keeps one per document).
-    `chunked`: `chunk_file`'s answer for this text, when it was asked already."""
+    `chunked`: `chunk_file`'s answer for this text, when it was asked already. `entries`: module names
+    other files' traced code calls (jitlint.analysis.foreign): the chunks binding them are seeds."""
     if chunked is None:
         chunked = chunk_file(text, tree, module, is_package, memo)
     if chunked is None:
@@ -171,6 +172,8 @@ def plan(text: str, tree: ast.Module, module: str | None, is_package: bool, inde
     except _Unsliceable:
         return None
     seeds = _seeds(chunks, bound, index)
+    if entries:
+        seeds |= {k for k, c in enumerate(chunks) if not c.is_import and not c.binds.isdisjoint(entries)}
     keep = _closure(chunks, seeds | file_context(chunks)) if seeds else set()
     spans: list[tuple[int, int]] = []
     for k in sorted(keep):
@@ -554,12 +557,12 @@ class SlicedModule:
 
 
 def parse_sliced(text: str, tree: ast.Module, module_name: str | None, is_package: bool,
-                 index=None) -> SlicedModule | None:
+                 index=None, entries: "set[str] | frozenset[str]" = frozenset()) -> SlicedModule | None:
     """The kept chunks parsed with libcst, run by run, as one module; None: parse the whole file."""
     # why: the language server's pass 1 chunks with this module before its engine loads; libcst (0.2 s) is for parses
     import libcst as cst
 
-    found = plan(text, tree, module_name, is_package, index)
+    found = plan(text, tree, module_name, is_package, index, entries=entries)
     if found is None:
         return None
     body: list = []

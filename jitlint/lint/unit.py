@@ -23,8 +23,9 @@ class EarlierTexts(Protocol):
         """`references_of` and `compile_check` for jitlint.analysis.prefilter.file_facts."""
 
     def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
-                 index) -> "list[Finding] | None":
-        """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole."""
+                 index, incoming: tuple = ()) -> "list[Finding] | None":
+        """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole.
+        `incoming`: the contexts other files give its functions."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class LintUnit:
     facts: "Facts | None" = None  # pass 1's, once it is done
     state: EarlierTexts | None = None  # what this file's earlier texts left to reuse (the language server)
     apply_noqa: bool = True  # drop the findings its `# noqa` comments suppress
+    # The contexts other files' traced code gives this file's functions (jitlint.analysis.foreign.ForeignCall).
+    incoming: tuple = ()
+    # Where the analysis puts the contexts this file's traced code gives other files' functions (None:
+    # nobody asks): a list the pipeline makes, read into `FileResult.exports`.
+    exports: "list | None" = None
 
     def with_text(self, text: str) -> "LintUnit":
         """The same file with another text (a fixed one): its pass 1 and earlier texts no longer apply."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import json
 import re
 from collections import Counter
@@ -32,8 +34,18 @@ def short_witness(f: Finding) -> str:
     the code is traced and each call on the way, by line (`--format json` has it whole)."""
     if len(f.witness) < 2:
         return ""
-    steps = " > ".join(f"{'' if s.cell is None else f'cell {s.cell}:'}{s.line} {s.message}" for s in f.witness)
+    steps = " > ".join(f"{'' if s.path == f.path else _short_path(s.path) + ':'}"
+                       f"{'' if s.cell is None else f'cell {s.cell}:'}{s.line} {s.message}" for s in f.witness)
     return f" [via {steps}]"
+
+
+def _short_path(path: str) -> str:
+    """A step in another file (a caller's, jitlint.analysis.foreign), relative to here when below it."""
+    if os.path.isabs(path):
+        rel = os.path.relpath(path)
+        if not rel.startswith(".."):
+            return rel
+    return path
 
 
 def write_text(findings: list[Finding], out: TextIO, show_source: bool = False,

@@ -32,6 +32,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import jitlint
+from jitlint.analysis import foreign
+from jitlint.analysis.foreign import ForeignCall
 from jitlint.analysis.prefilter import Facts
 from jitlint.core.finding import Finding
 from jitlint.core.writing import replace_content
@@ -78,6 +80,8 @@ def signature_digest(sig) -> str:
 # A name the rules asked the index whether it memoizes (`runs.memoized`), as the cache records it: no
 # qualified name starts with "@".
 MEMOIZER = "@memoizer:"
+# A name traced code calls, asked whether it is a plain function of a project module (`resolve_function`).
+FUNCTION = "@function:"
 
 
 class Resolver:
@@ -97,6 +101,9 @@ class Resolver:
         except KeyError:
             if qualified.startswith(MEMOIZER):
                 found = "memoizer" if self.index.is_memoizer(qualified[len(MEMOIZER):]) else None
+            elif qualified.startswith(FUNCTION):
+                target = self.index.resolve_function(qualified[len(FUNCTION):])
+                found = None if target is None else ":".join(target)
             else:
                 sig = self.index.lookup(qualified)
                 found = None if sig is None else signature_digest(sig)
@@ -156,13 +163,19 @@ class Cache:
             return None
 
     def get_lint(self, path: str, digest: str, module: str | None, package: bool, refs, resolver: Resolver,
-                 display: str | None = None):
-        """(findings, warnings) when the entry matches and the names it depends on resolve as before;
-        the findings are reported at `display` (default: `path`)."""
+                 display: str | None = None, incoming: tuple | None = None):
+        """(findings, warnings, exports, incoming) when the entry matches and the names it depends on
+        resolve as before; the findings are reported at `display` (default: `path`). `incoming`: the
+        contexts other files give it (jitlint.analysis.foreign); the entry must be for those (None: any,
+        and the entry's are given back, for the run to check)."""
         entry = self.lint.get(path)
         if not self._matches(entry, digest, module, package):
             return None
         try:
+            stored = tuple(ForeignCall.from_dict(c) for c in entry.get("incoming", ()))
+            if incoming is not None and foreign.digest(stored) != foreign.digest(incoming):
+                return None
+            exports = [ForeignCall.from_dict(c) for c in entry.get("exports", ())]
             hits, extra = entry["hits"], entry["extra"]
             if not (isinstance(hits, dict) and isinstance(extra, list)):
                 return None
@@ -173,12 +186,12 @@ class Cache:
                 return None
             where = display or path
             findings = [Finding.from_dict({**f, "path": where,
-                                           "witness": [{**w, "path": where} for w in f.get("witness", [])]})
+                                           "witness": [{"path": where, **w} for w in f.get("witness", [])]})
                         for f in records]
             warnings = entry["warnings"]
             if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
                 return None
-            return findings, warnings
+            return findings, warnings, exports, stored
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
@@ -211,16 +224,19 @@ class Cache:
         return None
 
     def put_lint(self, path: str, digest: str, module: str | None, package: bool, findings, warnings,
-                 hits: dict[str, str], extra: list[str]) -> None:
+                 hits: dict[str, str], extra: list[str], exports=(), incoming=()) -> None:
         records = []
         for f in findings:
             record = f.to_dict()
             del record["path"]
-            # (a witness's steps are in the finding's own file: their path is the finding's, given back)
-            record["witness"] = [{k: v for k, v in step.items() if k != "path"} for step in record["witness"]]
+            # (a step in the finding's own file gets its path back, which may differ: a step in another file
+            # (the caller's witness, jitlint.analysis.foreign) keeps it)
+            record["witness"] = [{k: v for k, v in step.items() if k != "path" or v != f.path}
+                                 for step in record["witness"]]
             records.append(record)
         self.lint[path] = {"hash": digest, "module": module, "package": package, "findings": records,
-                           "warnings": list(warnings), "hits": hits, "extra": sorted(extra)}
+                           "warnings": list(warnings), "hits": hits, "extra": sorted(extra),
+                           "exports": [c.to_dict() for c in exports], "incoming": [c.to_dict() for c in incoming]}
         self._dirty = True
 
     def save(self, seen: set[str], prune: bool = True) -> None:
@@ -264,8 +280,9 @@ def _valid_range(record: dict) -> bool:
 
 def _valid_witness(steps) -> bool:
     return isinstance(steps, list) and all(
-        isinstance(w, dict) and {"line", "col", "message"} <= set(w) <= {"line", "col", "message", "cell"}
+        isinstance(w, dict) and {"line", "col", "message"} <= set(w) <= {"line", "col", "message", "cell", "path"}
         and _position(w["line"]) and _position(w["col"]) and isinstance(w["message"], str)
+        and isinstance(w.get("path", ""), str)
         and (w.get("cell") is None or _position(w["cell"])) for w in steps)
 
 

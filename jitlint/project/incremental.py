@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from jitlint.analysis import foreign
 from jitlint.analysis import prefilter  # prefilter.references, looked up per call: tests patch it
 from jitlint.analysis.whole_file import WholeFile
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
@@ -105,6 +106,7 @@ class Document:
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
         self._groups: dict[tuple, tuple[list["Finding"], tuple[int, ...], _Batch, object]] = {}
         self._key: object = None
+        self._incoming: tuple = ()  # the contexts other files give this one (the lint being done)
         self.reused = 0  # groups whose findings the last lint reused (for tests and benchmarks)
         self.analysed = 0  # groups it analysed
         self.whole = False  # whether the last lint was left to the engine's whole-text lint (findings None)
@@ -170,9 +172,11 @@ class Document:
         return chunked
 
     def findings(self, rules, source: str, path: str, module_name: str | None, is_package: bool,
-                 index) -> list["Finding"] | None:
-        """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole."""
+                 index, incoming: tuple = ()) -> list["Finding"] | None:
+        """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole.
+        `incoming`: the contexts other files' traced code gives its functions (jitlint.analysis.foreign)."""
         self.reused = self.analysed = 0
+        self._incoming = incoming
         out = self._findings(rules, source, path, module_name, is_package, index)
         self.whole = out is None
         return out
@@ -189,7 +193,9 @@ class Document:
         self._chunked = None
         if chunked is None:
             return None
-        found = slicing.plan(source, tree, module_name, is_package, index, chunked=chunked)
+        incoming = self._incoming
+        found = slicing.plan(source, tree, module_name, is_package, index, chunked=chunked,
+                             entries={call.function for call in incoming})
         if found is None:
             return None
         chunks = found.chunks
@@ -207,7 +213,7 @@ class Document:
             texts_of = tuple(own[k] for k in members)
             # two groups of the same text (a statement written twice): each keeps its own findings
             nth = occurrences[texts_of] = occurrences.get(texts_of, -1) + 1
-            key = (codes, module_name, is_package, path, texts_of, nth)
+            key = (codes, module_name, is_package, path, texts_of, nth, foreign.digest(incoming))
             lines = tuple(chunks[k].first for k in members)
             cached = self._groups.get(key)
             if cached is not None and cached[2].reusable and cached[2].still_valid(index) and (
@@ -261,7 +267,7 @@ class Document:
         starts = [(statements[k], chunks[k].code_line) for k in order]
         module = cst.Module(body=body, header=(), footer=(), default_indent=slicing.default_indent(chunks),
                             default_newline="\n", has_trailing_newline=True)
-        analysis = analyze(module, module_name, is_package)
+        analysis = analyze(module, module_name, is_package, self._incoming)
         if analysis.out_of_budget:
             return None
         asked = _AskedIndex(index) if index is not None else None
@@ -542,7 +548,8 @@ def _moved(findings: list["Finding"], old: tuple[int, ...], new: tuple[int, ...]
                                                                            end_line=e.end_line + shift)
                                                        for e in fix.edits))
         # each witness step moves with the chunk holding it (all of them are in this group)
+        # (a step in another file, where the caller's witness is, stays where it is)
         witness = tuple(dataclasses.replace(step, line=step.line + _chunk_shift(step.line, old, new))
-                        for step in f.witness)
+                        if step.path == f.path else step for step in f.witness)
         out.append(dataclasses.replace(f, line=f.line + shift, end_line=f.end_line + shift, fix=fix, witness=witness))
     return out

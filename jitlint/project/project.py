@@ -30,7 +30,7 @@ from jitlint.lint import pipeline
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult
 from jitlint.project.cache import FOLDER_NAME
 from jitlint.project.discovery import discover, module_name_for
-from jitlint.project.runner import index_files, lint_paths
+from jitlint.project.runner import index_files, lint_paths, project_exports
 from jitlint.source.python import accepted_tree
 from jitlint.source.notebook import NotebookError, read_notebook
 from jitlint.source.reading import decode_source, read_source, source_encoding
@@ -56,6 +56,10 @@ class Project:
         # Until it is built (on first use), the index holds only what `update` gave it.
         self._index: "ProjectIndex" = ProjectIndex()
         self._built = False
+        # What the project's traced code gives functions of other files (jitlint.analysis.foreign), by the
+        # caller's module (built with the index), and the texts `update` gave whose exports are not known yet.
+        self._exports: dict[str, tuple] = {}
+        self._stale: dict[str, tuple[str, str, bool]] = {}  # module -> (path, text, is_package)
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
         self.messages: list[str] = []  # about the project, not a file (a cache not written, ...)
@@ -112,12 +116,18 @@ class Project:
         """`index`, reporting the files indexed to `progress` (start/advance/done, as `lint_paths`)."""
         with self._build_lock:
             if not self._built:
-                index, run = index_files(self.files(), jobs=self.jobs, cache_dir=self.cache_dir,
+                files = self.files()
+                index, run = index_files(files, jobs=self.jobs, cache_dir=self.cache_dir,
                                          config=self.config, progress=progress)
                 self.messages.extend(run.messages)
+                exports, messages = project_exports(files, index, jobs=self.jobs, cache_dir=self.cache_dir,
+                                                    config=self.config)
+                self.messages.extend(m for m in messages if m not in self.messages)
                 with self._lock:
                     for summary in self._index.modules.values():
                         index.add(summary)  # buffers edited meanwhile win over the files on disk
+                    # (a buffer edited meanwhile: its exports are computed from its text, on demand)
+                    self._exports = {m: calls for m, calls in exports.items() if m not in self._stale}
                     self._index, self._built = index, True
         return self._index
 
@@ -138,7 +148,35 @@ class Project:
         with self._lock:
             old = self._index.modules.get(module)
             self._index.add(summary)
-        return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports)
+            # What its traced code gives other files' functions is worked out when one of them is linted.
+            self._stale[module] = (path, text, is_package)
+            # (its traced code may call another project file's functions: those files' findings may change)
+            calls_out = bool(self._exports.get(module)) or \
+                module in self._index.importers(set(self._index.modules) - {module})
+        return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports) \
+            or calls_out
+
+    def incoming(self, module: str | None) -> tuple:
+        """The contexts the project's traced code gives `module`'s functions (jitlint.analysis.foreign): from
+        the files as built, and from the texts `update` gave since, linted for it now."""
+        if not module:
+            return ()
+        with self._lock:
+            stale = {m: entry for m, entry in self._stale.items() if m != module}
+            index = self._index
+        for caller, (path, text, is_package) in stale.items():
+            summary = index.modules.get(caller)
+            if summary is None or not any(t == module or t.startswith(module + ".") for t in summary.imports.values()):
+                continue  # it imports nothing of `module`: what it gives stays unknown until one does
+            result = pipeline.check_source(text, path, self.config, apply_noqa=False, module_name=caller,
+                                           is_package=is_package, index=index, exports=True)
+            with self._lock:
+                if self._stale.get(caller, (None, None))[1] is text:
+                    del self._stale[caller]
+                self._exports[caller] = tuple(result.exports)
+        with self._lock:
+            return tuple(call for m, calls in self._exports.items() if m != module
+                         for call in calls if call.module == module)
 
     def take_updates(self, other: "Project") -> None:
         """Start from the texts `other` was given by `update` (the language server's open buffers)."""
@@ -170,8 +208,10 @@ class Project:
         p = Path(path)
         if p.is_absolute() or p.is_file():
             module, is_package = module_name_for(p)
+        index = self.index if build else self._index
         return pipeline.check_source(text, path, config, apply_noqa=apply_noqa, module_name=module,
-                                     is_package=is_package, index=self.index if build else self._index, state=state)
+                                     is_package=is_package, index=index, state=state,
+                                     incoming=self.incoming(module))
 
     def fix(self, paths: Iterable[str], *, unsafe: bool = False, write: bool = True, progress=None) -> RunResult:
         """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from jitlint.analysis import foreign
 from jitlint.analysis.index import ProjectIndex
 from jitlint.analysis import prefilter  # (prefilter.is_relevant looked up per run: tests force it open)
 from jitlint.analysis.prefilter import Facts, file_facts
@@ -27,7 +28,7 @@ from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
 from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevant, lint_text, select
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
-from jitlint.project.cache import MEMOIZER, Cache, Resolver, content_hash
+from jitlint.project.cache import FUNCTION, MEMOIZER, Cache, Resolver, content_hash
 from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
 
@@ -45,9 +46,12 @@ class _File:
     digest: str = ""
     facts: "Facts | None" = None
     stat: "os.stat_result | None" = None  # when it was read
+    incoming: tuple = ()  # the contexts other files give its functions, as it was linted with them
+    exports: tuple = ()  # the contexts it gives other files' functions (jitlint.analysis.foreign)
+    done: bool = False  # linted (or its result taken from the cache) in this run
 
-    def task(self) -> tuple[str, str, str | None, bool, bytes]:
-        return self.display, self.key, self.module, self.package, self.data
+    def task(self) -> tuple:
+        return self.display, self.key, self.module, self.package, self.data, self.incoming
 
 
 def _read(order: int, path: Path, names: "ModuleNames", cache, max_size: int | None) -> "_File | str":
@@ -178,25 +182,24 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
         elif not is_relevant(facts, resolver):
             results[f.order] = FileResult(f.display)
             stats.skipped += 1
-        else:
-            hit = cache.get_lint(f.key, f.digest, f.module, f.package, facts.refs, resolver, f.display) \
-                if cache else None
-            if hit is None or (fix and any(x.fix is not None for x in hit[0])):
-                todo.append(f)
-                continue  # its bytes go to pass 2
-            results[f.order] = FileResult(f.display, *hit)
-            stats.cached += 1
+        elif not _cached(f, cache, resolver, results, fix, stats):
+            todo.append(f)
+            continue  # its bytes go to pass 2
         f.data = None
+    # The rest of the project whose traced code may call into the linted files: what it gives them counts.
+    callers = _callers(files, others, index, resolver, cache, stats, config)
+    todo += callers
 
-    # Pass 2: libcst and the rules, for the files that can have findings.
+    # Pass 2: libcst and the rules, for the files that can have findings; then again for those that other
+    # files' traced code calls into, with the contexts it gives them, until those stop changing.
     if todo and _start_method() == "fork":
         import_linting()  # once here, not in every worker
-    linted = _run(_pass2_batch, todo, jobs, (config, index, fix), progress, "linting", stats)
+    outputs = _rounds(todo, files + others, jobs, (config, index, fix), progress, stats, results, cache, resolver)
+    linted = [(f, out) for f, out in outputs if f.order >= 0 or cache is not None]
     with InterruptBetweenFiles(writing=fix is not None and write) as interrupt:  # each file whole; the user told which
         _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt)
     if interrupt.pending():
         raise WritesInterrupted([r.path for r in results if r is not None and r.fixes_applied])
-    stats.analysed = len(todo)
     for order, data in notebooks.items():
         if results[order] is not None:
             results[order] = in_cells(results[order], data, config)
@@ -209,10 +212,148 @@ def lint_paths(paths: Iterable[str], config: Config | None = None, *, project_fi
     return run
 
 
+# Rounds of pass 2 at most: a chain of helpers across files takes one round per file it crosses.
+MAX_ROUNDS = 4
+
+
+def _rounds(todo: list[_File], everyone: list[_File], jobs: int, state, progress, stats: RunStats, results,
+            cache, resolver) -> list[tuple[_File, tuple]]:
+    """Pass 2 on `todo`; then again on the files of `everyone` that others' traced code calls into, with
+    the contexts it gives them (their results from the cache where it holds them for those), until the
+    contexts stop changing: each file's last output."""
+    config, _, fix = state
+    outputs: dict[int, tuple[_File, tuple]] = {}
+    for _ in range(MAX_ROUNDS):
+        for f, out in _run(_pass2_batch, todo, jobs, state, progress, "linting", stats):
+            f.exports, f.done = tuple(out[0].exports), True
+            outputs[id(f)] = (f, out)
+        stats.analysed += len(todo)
+        changed, todo = _called_again(everyone, results, cache, resolver, fix, stats)
+        if not changed:
+            break
+        for f in todo:
+            if f.data is None:
+                f.data = _reread(f, config)
+        todo = [f for f in todo if f.data is not None]
+    return list(outputs.values())
+
+
+def project_exports(paths: Iterable[Path], index: "ProjectIndex", *, jobs: int = 1,
+                    cache_dir: str | os.PathLike | None = None, config: Config | None = None,
+                    progress=None) -> tuple[dict[str, tuple], list[str]]:
+    """What the project's traced code gives functions in other project files (jitlint.analysis.foreign), by
+    the calling file's module: for linting one text against the project (`Project.lint_text`: flake8, the editor). The
+    files whose traced code may call another project file are linted for it (through the cache). (the
+    contexts by module, the run's messages)"""
+    config = config or Config()
+    cache = Cache(Path(cache_dir), config) if cache_dir is not None else None
+    names = ModuleNames()
+    files = [f for f in (_read(-1, p, names, cache, config.max_file_size) for p in paths) if isinstance(f, _File)]
+    stats = RunStats(files=len(files))
+    _index_pass(files, jobs, cache, None, stats)
+    resolver = Resolver(index)
+    callers = index.importers(set(index.modules))
+    todo = []
+    for f in files:
+        facts = f.facts
+        if f.module not in callers or facts is None or facts.error is not None or facts.suppressed \
+                or not prefilter.is_relevant(facts, resolver) or _cached(f, cache, resolver, [], None, stats):
+            continue
+        if f.data is None:
+            f.data = _reread(f, config)
+        if f.data is not None:
+            todo.append(f)
+    if todo and _start_method() == "fork":
+        import_linting()
+    for f, (result, looked_up, opaque, _) in _rounds(todo, files, jobs, (config, index, None), progress, stats, [],
+                                                     cache, resolver):
+        if cache is not None and not opaque:
+            _put(cache, f, result, looked_up, resolver)
+        f.data = None
+    messages = []
+    if cache is not None:
+        cache.save({f.key for f in files}, prune=False)
+        messages = cache.errors
+    return {f.module: f.exports for f in files if f.module and f.exports}, messages
+
+
+def _cached(f: _File, cache, resolver, results, fix, stats, incoming: tuple | None = None) -> bool:
+    """Take a linted file's result from the cache, if it holds one (for `incoming`; None: for the contexts
+    it was linted with last, which the rounds then check)."""
+    hit = cache.get_lint(f.key, f.digest, f.module, f.package, f.facts.refs, resolver, f.display, incoming) \
+        if cache is not None else None
+    if hit is None or (fix and any(x.fix is not None for x in hit[0])):
+        return False
+    findings, warnings, exports, f.incoming = hit
+    f.exports, f.done = tuple(exports), True
+    if f.order >= 0:
+        results[f.order] = FileResult(f.display, findings, warnings, exports=list(exports))
+        stats.cached += 1
+    return True
+
+
+def _callers(files: list[_File], others: list[_File], index, resolver, cache, stats, config) -> list[_File]:
+    """The files only indexed whose traced code may call (through other files) into a linted one: those
+    the cache holds a result of give their exports at once, the rest are linted for them."""
+    if not others:
+        return []
+    modules = {f.module for f in files if f.module}
+    reach = set(modules)
+    for _ in range(MAX_ROUNDS):
+        grown = reach | index.importers(reach)
+        if grown == reach:
+            break
+        reach = grown
+    out = []
+    for f in others:
+        if f.module not in reach or f.module in modules or f.facts is None or f.facts.error is not None \
+                or f.facts.suppressed or not prefilter.is_relevant(f.facts, resolver):
+            continue
+        if not _cached(f, cache, resolver, [], None, stats):
+            f.data = _reread(f, config)
+            if f.data is not None:
+                out.append(f)
+    return out
+
+
+def _called_again(files: list[_File], results, cache, resolver, fix, stats) -> tuple[bool, list[_File]]:
+    """The files whose incoming contexts (what the others' traced code gives their functions) differ from
+    those they were linted with: their results from the cache where it holds them for the new ones; the
+    rest, to lint again. (whether any file's contexts changed, the files to lint)"""
+    by_module: dict[str, list] = {}
+    for f in files:
+        for call in f.exports:
+            by_module.setdefault(call.module, []).append(call)
+    again = []
+    changed = False
+    for f in files:
+        calls = tuple(by_module.get(f.module, ())) if f.module else ()
+        if foreign.digest(calls) == foreign.digest(f.incoming):
+            continue
+        if f.facts is None or f.facts.error is not None or f.facts.suppressed:
+            continue
+        f.incoming = calls
+        changed = True
+        if not _cached(f, cache, resolver, results, fix, stats, calls):
+            again.append(f)
+    return changed, again
+
+
+def _reread(f: _File, config) -> bytes | None:
+    try:
+        return read_source(Path(f.key), config.max_file_size)
+    except OSError:
+        return None
+
+
 def _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt) -> None:
     """Pass 2's results into `results`: fixed files written (or diffed), the rest cached. After Ctrl-C
     (`interrupt`) no further file is written."""
     for f, (result, looked_up, opaque, fixed) in linted:
+        if f.order < 0:  # a caller linted for what it gives the linted files: only cached
+            if cache is not None and not opaque:
+                _put(cache, f, result, looked_up, resolver)
+            continue
         if fixed is not None:
             if interrupt.pending():
                 results[f.order] = result
@@ -225,16 +366,20 @@ def _take_pass2(linted, results, notebooks, cache, resolver, write, interrupt) -
             continue  # not cached: the file's bytes changed (or the findings are those before the fixes)
         results[f.order] = result
         if cache is not None and not opaque:
-            refs = set(f.facts.refs)
-            extra = [q for q in looked_up if q not in refs]
-            cache.put_lint(f.key, f.digest, f.module, f.package, result.findings, result.warnings,
-                           resolver.hits([*f.facts.refs, *extra]), extra)
+            _put(cache, f, result, looked_up, resolver)
         f.data = None
+
+
+def _put(cache, f: _File, result: FileResult, looked_up, resolver) -> None:
+    refs = set(f.facts.refs)
+    extra = [q for q in looked_up if q not in refs]
+    cache.put_lint(f.key, f.digest, f.module, f.package, result.findings, result.warnings,
+                   resolver.hits([*f.facts.refs, *extra]), extra, result.exports, f.incoming)
 
 
 def _pass1(task) -> "Facts":
     """Pass 1 of one file (display path, module, package flag, bytes): never raises."""
-    display, key, module, package, data = task
+    display, key, module, package, data, _ = task
     try:
         text, error = decode(data, display)
         if error is not None:
@@ -263,6 +408,10 @@ class _RecordingIndex:
         self.looked_up.add(MEMOIZER + qualified)
         return self._index.is_memoizer(qualified)
 
+    def resolve_function(self, qualified: str):
+        self.looked_up.add(FUNCTION + qualified)
+        return self._index.resolve_function(qualified)
+
     def __getattr__(self, name: str):
         self.opaque = True
         return getattr(self._index, name)
@@ -271,12 +420,15 @@ class _RecordingIndex:
 def _pass2(task, config: Config, index: "ProjectIndex", fix: str | None = None):
     """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable, fixed).
     `fixed`, when `fix` changed the text: (the new bytes, the findings fixed, the result before them)."""
-    display, _, module, package, data = task
+    display, _, module, package, data, incoming = task
+    if data is None:
+        return select(FileResult(display, [file_error(display, "cannot read file again")]), config), [], True, None
     recorder = _RecordingIndex(index) if index is not None else None
     fixed = None
     try:
         text, error = decode(data, display)
-        unit = None if error is not None else LintUnit(display, text, config, module, package, index=recorder)
+        unit = None if error is not None else LintUnit(display, text, config, module, package, index=recorder,
+                                                       incoming=incoming, exports=[])
         result = select(FileResult(display, [error]), config) if unit is None else lint_relevant(unit)
         if fix and unit is not None and any(x.fix is not None for x in result.findings):
             fixed = fix_and_relint(data, unit, result, fix == "unsafe")

@@ -162,36 +162,8 @@ class Binding(Frame):
         positional = [p for p in info.positional if p not in fv.bound]
         if skip_self and info.is_method and positional:
             positional = positional[1:]
-        params: dict[str, Value] = dict(fv.consts)
-        i = -fv.skip_args  # arguments before the function's own (the variables of `model.apply`)
-        for arg, value in zip(expr.args, arg_values):
-            taint = value_taint(value)
-            passed = value if isinstance(value, (Const, NotNone)) else taint
-            if arg.keyword is not None:
-                name = arg.keyword.value
-                if name in info.params:
-                    params[name] = passed
-                elif info.kwarg:
-                    params[info.kwarg] = join(params.get(info.kwarg), as_container(taint))
-            elif arg.star == "*":
-                for p in positional[max(i, 0):]:
-                    params[p] = taint
-                if info.vararg:
-                    params[info.vararg] = as_container(taint)
-                i = len(positional)
-            elif arg.star == "**":
-                for p in info.params:
-                    params.setdefault(p, taint)
-            else:
-                if 0 <= i < len(positional):
-                    params[positional[i]] = passed
-                elif i >= 0 and info.vararg:
-                    params[info.vararg] = join(params.get(info.vararg), as_container(taint))
-                i += 1
-        if not any(arg.star for arg in expr.args):
-            for name in info.defaults - params.keys():
-                params[name] = info.default_const(name)  # not passed: the default's value
-        return params
+        specs = [(arg.keyword.value if arg.keyword is not None else None, arg.star) for arg in expr.args]
+        return bind_arguments(info, positional, specs, arg_values, dict(fv.consts), fv.skip_args)
 
     # ------------------------------------------------------------------ what comes back
     def _returned_instance(self, info: FunctionInfo) -> InstanceValue | None:
@@ -244,3 +216,39 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
         return grads
     value = dataclasses.replace(result, is_bool=False)  # a scalar array (or `(value, aux)` with has_aux)
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=(value, grads))
+
+
+def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values, params: dict[str, Value],
+                   skip_args: int = 0) -> dict[str, Value]:
+    """Parameter -> value for a call passing `arg_values`, each written as `specs` says ((keyword, star));
+    `positional`: the parameters positional arguments fill; `params`: those bound already (a partial's);
+    `skip_args`: arguments before the function's own (the variables of `model.apply`). Defaults not
+    passed are their values."""
+    i = -skip_args
+    for (keyword, star), value in zip(specs, arg_values):
+        taint = value_taint(value)
+        passed = value if isinstance(value, (Const, NotNone)) else taint
+        if keyword is not None:
+            if keyword in info.params:
+                params[keyword] = passed
+            elif info.kwarg:
+                params[info.kwarg] = join(params.get(info.kwarg), as_container(taint))
+        elif star == "*":
+            for p in positional[max(i, 0):]:
+                params[p] = taint
+            if info.vararg:
+                params[info.vararg] = as_container(taint)
+            i = len(positional)
+        elif star == "**":
+            for p in info.params:
+                params.setdefault(p, taint)
+        else:
+            if 0 <= i < len(positional):
+                params[positional[i]] = passed
+            elif i >= 0 and info.vararg:
+                params[info.vararg] = join(params.get(info.vararg), as_container(taint))
+            i += 1
+    if not any(star for _, star in specs):
+        for name in info.defaults - params.keys():
+            params[name] = info.default_const(name)  # not passed: the default's value
+    return params

@@ -73,6 +73,12 @@ class Calls(Frame):
             result = self.known_call(expr, q, arg_values, arg_taints, in_jit)
             if result is not UNKNOWN:
                 return result
+            if self.recording and self.variant is not None and "." in q and callee_value is None \
+                    and not self.compile_time_eval:
+                # a function another module may define, called from traced code: its context crosses over
+                specs = tuple((a.keyword.value if a.keyword is not None else None, a.star) for a in expr.args)
+                facts.foreign_calls[(id(expr), self.variant.key)] = (
+                    self.info, expr, q, specs, tuple(arg_values), in_jit)
         # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
         if isinstance(callee_value, FuncValue):
             return self.call_local(expr, callee_value, arg_values, in_jit)
