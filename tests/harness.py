@@ -105,7 +105,7 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
 def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
-    """Findings as reviewable text: `line:col-end_line:end_col CODE severity`, the message, and for a fix its
+    """Findings as reviewable text: `line:col-end_line:end_col CODE severity`, the message, its witness, and for a fix its
     title and the lines it changes (a unified diff of the file with that fix alone applied)."""
     import difflib
 
@@ -115,6 +115,8 @@ def snapshot_text(findings, sources: dict[str, str], title: str) -> str:
     for f in sorted(findings):
         out.append(f"{f.path}:{f.line}:{f.col}-{f.end_line}:{f.end_col} {f.code} {f.severity.value}")
         out.append(f"    {f.message}")
+        for step in f.witness:  # the path that makes it true, entry first
+            out.append(f"    via {step.path}:{step.line}:{step.col} {step.message}")
         if f.fix is not None:
             source = sources[f.path]
             fixed = apply_edits(source, f.fix.edits)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from jitlint.analysis.index import ProjectIndex, summarize
+from jitlint.analysis.prefilter import TRACE_NAMES, references
 from jitlint.core.config import Config, Overrides, find_root, resolve_config
 from jitlint.core.noqa import add_noqa
 from jitlint.core.writing import replace_content
@@ -150,8 +151,9 @@ class Project:
             self._index.add(summary)
             # What its traced code gives other files' functions is worked out when one of them is linted.
             self._stale[module] = (path, text, is_package)
-            # (its traced code may call another project file's functions: those files' findings may change)
-            calls_out = bool(self._exports.get(module)) or \
+            # (code it traces may call another project file's functions: those files' findings may change)
+            calls_out = bool(self._exports.get(module)) or error is None and \
+                not TRACE_NAMES.isdisjoint(references(tree, module, is_package)) and \
                 module in self._index.importers(set(self._index.modules) - {module})
         return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports) \
             or calls_out

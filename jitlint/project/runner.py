@@ -320,23 +320,29 @@ def _called_again(files: list[_File], results, cache, resolver, fix, stats) -> t
     """The files whose incoming contexts (what the others' traced code gives their functions) differ from
     those they were linted with: their results from the cache where it holds them for the new ones; the
     rest, to lint again. (whether any file's contexts changed, the files to lint)"""
-    by_module: dict[str, list] = {}
-    for f in files:
-        for call in f.exports:
-            by_module.setdefault(call.module, []).append(call)
-    again = []
     changed = False
-    for f in files:
-        calls = tuple(by_module.get(f.module, ())) if f.module else ()
-        if foreign.digest(calls) == foreign.digest(f.incoming):
-            continue
-        if f.facts is None or f.facts.error is not None or f.facts.suppressed:
-            continue
-        f.incoming = calls
-        changed = True
-        if not _cached(f, cache, resolver, results, fix, stats, calls):
-            again.append(f)
-    return changed, again
+    again: dict[int, _File] = {}
+    while True:  # results from the cache first: what they give others may spare those a lint
+        by_module: dict[str, list] = {}
+        for f in files:
+            for call in f.exports:
+                by_module.setdefault(call.module, []).append(call)
+        hit = False
+        for f in files:
+            calls = tuple(by_module.get(f.module, ())) if f.module else ()
+            if foreign.digest(calls) == foreign.digest(f.incoming):
+                continue
+            if f.facts is None or f.facts.error is not None or f.facts.suppressed:
+                continue
+            f.incoming = calls
+            changed = True
+            if _cached(f, cache, resolver, results, fix, stats, calls):
+                again.pop(id(f), None)
+                hit = True
+            else:
+                again[id(f)] = f
+        if not hit:
+            return changed, list(again.values())
 
 
 def _reread(f: _File, config) -> bytes | None:

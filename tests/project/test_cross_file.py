@@ -1,0 +1,106 @@
+"""Traced contexts across files (jitlint.analysis.foreign), through every way of linting a file.
+
+tests/fixtures/project_helpers: a jitted step in train.py calls helpers in losses.py (and, through it,
+utils.py). Their marked lines are findings only because of that caller, so each front end must know the
+caller's contexts: a cold run of one helper file, a cached run, a run after the caller changed (the cache
+follows it), one text against the project (stdin, flake8, the editor's `Project.lint_text` + `update`), and
+the real `flake8` command. The witness names the jitted entry and the call, in train.py."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import FIXTURES, expected_findings
+from jitlint.core.config import Config
+from jitlint.project.project import Project
+
+ALL = Config(select=("ALL",))
+CALL = "loss = losses.cross_entropy(pred, y) + losses.masked_mse(pred, y, y > 0)"
+WITHOUT_PRINTING_CALL = "loss = losses.masked_mse(pred, y, y > 0)"
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    copy = tmp_path / "helpers"
+    shutil.copytree(FIXTURES / "project_helpers", copy)
+    (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
+    return copy
+
+
+def marked(project: Path, name: str) -> set[tuple[int, str]]:
+    return expected_findings((project / name).read_text(encoding="utf-8"))
+
+
+def found(run_or_result, name: str) -> set[tuple[int, str]]:
+    return {(f.line, f.code) for f in run_or_result.findings if Path(f.path).name == name}
+
+
+def drop_the_printing_call(project: Path) -> str:
+    train = project / "train.py"
+    text = train.read_text(encoding="utf-8")
+    assert CALL in text
+    edited = text.replace(CALL, WITHOUT_PRINTING_CALL)
+    train.write_text(edited, encoding="utf-8")
+    return edited
+
+
+def test_one_helper_file_cold_and_cached(project, monkeypatch):
+    monkeypatch.chdir(project)
+    cold = Project.discover("losses.py").lint(["losses.py"])
+    assert found(cold, "losses.py") == marked(project, "losses.py")
+    printing = next(f for f in cold.findings if f.code == "JIT501")
+    assert [(Path(s.path).name, s.message) for s in printing.witness] == [
+        ("train.py", "`@jax.jit` traces `train_step`"), ("train.py", "traced `train_step` calls `cross_entropy`")]
+    warm = Project.discover("losses.py").lint(["losses.py"])
+    assert warm.stats.cached == 1 and warm.stats.analysed == 0
+    assert found(warm, "losses.py") == marked(project, "losses.py")
+    assert next(f for f in warm.findings if f.code == "JIT501").witness == printing.witness
+    # two files away: utils.py's findings come through losses.py's `regularizer`
+    utils = Project.discover("utils.py").lint(["utils.py"])
+    assert found(utils, "utils.py") == marked(project, "utils.py")
+
+
+def test_editing_the_caller_relints_the_helper(project, monkeypatch):
+    monkeypatch.chdir(project)
+    Project.discover(".").lint(["."])  # everything cached
+    drop_the_printing_call(project)
+    after = Project.discover("losses.py").lint(["losses.py"])
+    assert found(after, "losses.py") == marked(project, "losses.py") - {(10, "JIT501")}
+    assert (10, "JIT501") in marked(project, "losses.py")
+
+
+def test_one_text_against_the_project_follows_buffers(project):
+    p = Project(project, ALL, cache=False)
+    losses = project / "losses.py"
+    text = losses.read_text(encoding="utf-8")
+    assert found(p.lint_text(text, str(losses)), "losses.py") == marked(project, "losses.py")
+    # the editor: train.py's buffer changes (unsaved); the helper's findings follow at its next lint
+    train = project / "train.py"
+    assert p.update(str(train), train.read_text(encoding="utf-8").replace(CALL, WITHOUT_PRINTING_CALL))
+    assert found(p.lint_text(text, str(losses)), "losses.py") == marked(project, "losses.py") - {(10, "JIT501")}
+
+
+def test_stdin_and_the_flake8_command(project):
+    losses = project / "losses.py"
+    cli = Path(sys.executable).with_name("jitlint")
+    out = subprocess.run([str(cli), "check", "--stdin-filename", "losses.py", "-"], cwd=project, text=True,
+                         input=losses.read_text(encoding="utf-8"), capture_output=True, timeout=120)
+    assert {(int(line.split(":")[1]), line.split()[1]) for line in out.stdout.splitlines() if ": JIT" in line} \
+        == marked(project, "losses.py"), out.stdout + out.stderr
+    flake8 = subprocess.run([str(Path(sys.executable).with_name("flake8")), "--select", "JIT", "losses.py"],
+                            cwd=project, text=True, capture_output=True, timeout=120)
+    assert {(int(line.split(":")[1]), line.split()[1]) for line in flake8.stdout.splitlines()} \
+        == marked(project, "losses.py"), flake8.stdout + flake8.stderr
+
+
+def test_a_helper_only_called_eagerly_stays_silent(project, monkeypatch):
+    """utils.describe runs only from evaluate.py's eager code: its Python `if` is fine."""
+    monkeypatch.chdir(project)
+    run = Project.discover(".").lint(["."])
+    assert not [f for f in run.findings if Path(f.path).name == "evaluate.py"]
+    assert {line for line, _ in found(run, "utils.py")} == {line for line, _ in marked(project, "utils.py")}
