@@ -20,7 +20,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from harness import CROSS_FILE, CROSS_FILE_FINDING, write_project
+from harness import CROSS_FILE, CROSS_FILE_FINDING, FIXTURES, expected_findings, write_project
 from jitlint.catalog.links import rule_docs_url
 
 pytestmark = pytest.mark.slow  # a `jitlint lsp` server process per test
@@ -628,3 +628,37 @@ async def test_only_the_calling_file_open_sees_the_whole_project(client: Languag
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
         uri=model.as_uri(), type=types.FileChangeType.Changed)]))
     assert await fresh_diagnostics(train, before) == []  # `widths` is traced now: a list is a fine argument
+
+
+HELPERS = {p.name: p.read_text(encoding="utf-8") for p in (FIXTURES / "project_helpers").glob("*.py")}
+
+
+@pytest.mark.workspace(HELPERS)
+async def test_a_helper_follows_its_callers_buffer(client: LanguageClient):
+    """losses.py's findings exist only because train.py's jitted step calls it: open, they name train.py in
+    their related information; editing train.py's buffer (unsaved) to drop a call removes that finding."""
+    losses = Document(client, "losses.py", HELPERS["losses.py"], on_disk=HELPERS["losses.py"])
+    expected = sorted(expected_findings(HELPERS["losses.py"]))
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:  # the workspace's callers are read in the background after start-up
+        before = len(client.published)
+        diagnostics = await fresh_diagnostics(losses, 0 if pulls(client) else before - 1)
+        found = sorted((d.range.start.line + 1, d.code) for d in diagnostics)
+        if found == expected or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.1)
+    assert found == expected
+    printing = next(d for d in diagnostics if d.code == "JIT501")
+    assert [info.location.uri.rsplit("/", 1)[1] for info in printing.related_information] == ["train.py", "train.py"]
+
+    train = Document(client, "train.py", HELPERS["train.py"], on_disk=HELPERS["train.py"])
+    before = len(client.published)
+    train.change(HELPERS["train.py"].replace("losses.cross_entropy(pred, y) + ", ""))
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:
+        found = sorted((d.range.start.line + 1, d.code) for d in await fresh_diagnostics(losses, before))
+        if "JIT501" not in {code for _, code in found} or asyncio.get_running_loop().time() > deadline:
+            break
+        before = len(client.published)
+        await asyncio.sleep(0.1)
+    assert found == [item for item in expected if item[1] != "JIT501"]

@@ -7,6 +7,9 @@ position codec.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
@@ -94,9 +97,15 @@ def to_diagnostic(finding: Finding, positions: Positions, docs_url: str | None =
     )
 
 
-def step_locator(uri: str, positions: Positions):
-    """Witness steps of a document's findings: in that document (a notebook's, in their cells: see there)."""
+def step_locator(uri: str, positions: Positions, path: str | None = None):
+    """Witness steps of a document's findings: in that document (a notebook's, in their cells: see there);
+    a step in another file (`path` is the document's), the caller's, at its file's URI. (Its column counts
+    code points, not UTF-16 units: this document's text cannot convert it, and only astral characters
+    before it would differ.)"""
     def locate(step) -> types.Location:
+        if path is not None and step.path != path and os.path.isabs(step.path):
+            start = types.Position(line=step.line - 1, character=step.col - 1)
+            return types.Location(uri=Path(step.path).as_uri(), range=types.Range(start=start, end=start))
         return types.Location(uri=uri, range=positions.range_to_client(step.line, step.col, step.line, step.col))
     return locate
 

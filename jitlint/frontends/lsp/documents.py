@@ -115,7 +115,7 @@ class DocumentsMixin:
             self.log(f"linting {uri} failed:\n{traceback.format_exc()}", types.MessageType.Error)
             findings = [internal_error(path, exc)]
         result.findings = findings
-        locate = step_locator(uri, result.positions)
+        locate = step_locator(uri, result.positions, path)
         result.diagnostics = [to_diagnostic(f, result.positions, config.docs_url, locate) for f in findings]
         result.result_id = str(next(self._result_ids))
         if not self._handing_over:
