@@ -172,7 +172,10 @@ class Expressions(Frame):
             t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
         if (left is None or left.container) and (right is None or right.container):
             return dataclasses.replace(result, container=True)  # tuple + tuple
-        if result.opaque:
+        if result.opaque or op in _SEQUENCE_OPS and not any(t is not None and t.is_array for t in (left, right)) \
+                and any(t is None and not _numeric_literal(e) for t, e in ((left, expr.left), (right, expr.right))):
+            # (`static_part + traced_tuple`: `+` and `*` join and repeat Python sequences too, so with no side
+            # known to be an array and a Python value of unknown kind on the other, the kind is unknown)
             return dataclasses.replace(result, is_bool=False, container=False, is_array=False)
         return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
 
@@ -364,3 +367,13 @@ def _flatten(structure) -> list:
     if isinstance(structure, tuple):
         return [v for part in structure for v in _flatten(part)]
     return [structure]
+
+
+_SEQUENCE_OPS = (cst.Add, cst.Multiply)  # the operators Python sequences have
+
+
+def _numeric_literal(expr: cst.BaseExpression) -> bool:
+    """`2`, `-1.5`, `1j`: a number, never a sequence."""
+    while isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary))

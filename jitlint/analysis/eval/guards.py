@@ -126,12 +126,33 @@ class Guards(Frame):
             return self.lookup(expr.value)
         return literal_const(expr)
 
+    def _type_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """`is_traced(x)` of a module function whose body is `return isinstance(value, jax.core.Tracer)`:
+        that `isinstance` test, of `x` (else the test itself)."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and len(test.args) == 1
+                and not test.args[0].keyword and not test.args[0].star and isinstance(test.args[0].value, cst.Name)):
+            return test
+        info = self.facts.module_defs.get(test.func.value)
+        body = info.node.body.body if info is not None and isinstance(info.node, cst.FunctionDef) else ()
+        statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+            s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]  # (docstring)
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) or not info.positional:
+            return test
+        ret = statements[0].body[0]
+        call = ret.value if isinstance(ret, cst.Return) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
+                and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)
+                and call.args[0].value.value == info.positional[0]):
+            return test
+        return call.with_changes(args=[call.args[0].with_changes(value=test.args[0].value), call.args[1]])
+
     def isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
         in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
         negate = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negate, test = not negate, test.expression
+        test = self._type_predicate(test)
         if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
             return [], []
