@@ -69,8 +69,6 @@ def _frozen(value):
     """JSON lists back as tuples, so that a decoded call is hashable like the one encoded."""
     if isinstance(value, list):
         return tuple(_frozen(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
     return value
 
 

@@ -78,6 +78,16 @@ class ModuleSummary:
     # Module-level `def`s: what other modules' traced code may call (jitlint.analysis.foreign).
     functions: list[str] = field(default_factory=list)
 
+    def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
+        """Whether its top-level imports name one of `modules`, or something in one."""
+        for target in self.imports.values():
+            head = target
+            while head and head not in modules:
+                head = head.rpartition(".")[0]
+            if head:
+                return True
+        return False
+
     def to_dict(self) -> dict:
         return {"module": self.module, "path": self.path, "imports": self.imports,
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
@@ -271,16 +281,7 @@ class ProjectIndex:
 
     def importers(self, modules: set[str]) -> set[str]:
         """The modules whose top-level imports name one of `modules` (or something in one)."""
-        out = set()
-        for name, summary in self.modules.items():
-            for target in summary.imports.values():
-                head = target
-                while head and head not in modules:
-                    head = head.rpartition(".")[0]
-                if head:
-                    out.add(name)
-                    break
-        return out
+        return {name for name, summary in self.modules.items() if summary.imports_any(modules)}
 
     def is_memoizer(self, qualified: str, _depth: int = 0) -> bool:
         """Whether `qualified` names a project function that memoizes what it decorates."""

@@ -18,7 +18,7 @@ from jitlint.analysis.foreign import Place
 from jitlint.core.deep import run_deep
 from jitlint.core.finding import Finding, WitnessStep
 from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: tests count the parses through it
-from jitlint.lint.exports import foreign_exports
+from jitlint.lint.exports import foreign_exports, has_exports
 from jitlint.lint.positions import SliceMismatch, places, to_findings
 from jitlint.lint.results import file_error
 from jitlint.lint.unit import LintUnit
@@ -186,18 +186,18 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
         return True
     try:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
-            if unit.exports is None:
-                module = quick_module(tree, unit.text)
-                ctx = RuleContext(analyze(module, unit.module_name, unit.is_package, unit.incoming), unit.path,
-                                  unit.index, unit.text)
-                return any(True for rule in rules for _ in rule.check(ctx))
-            # (what it exports is placed by CPython's positions when nothing is reported: no libcst parse)
-            module, positions = placed_quick_module(tree, unit.text)
+            module = quick_module(tree, unit.text)
             analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
             if any(True for rule in rules for _ in rule.check(RuleContext(analysis, unit.path, unit.index,
                                                                             unit.text))):
                 return True
-            unit.exports[:] = foreign_exports(analysis, unit.index, unit.path, lambda nodes: _cpython_place(positions))
+            if unit.exports is not None and has_exports(analysis, unit.index):
+                # What it gives other files is placed by CPython's positions (no libcst parse): the quick
+                # tree again, placing its nodes (half as long again to build, so only where needed).
+                module, positions = placed_quick_module(tree, unit.text)
+                analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
+                unit.exports[:] = foreign_exports(analysis, unit.index, unit.path,
+                                                  lambda nodes: _cpython_place(positions))
             return False
     except RecursionError:
         raise

@@ -12,18 +12,8 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
     """`placer(nodes)`: a function giving each of those nodes' (line, col) in this file, or None. A call
     whose caller no entry is known to trace (its witness would not be complete) gives nothing: the callee
     would not be known traced."""
-    if index is None or not analysis.foreign_calls:
-        return []
     pending = []
-    for caller, call, q, specs, values, traces_constants in analysis.foreign_calls.values():
-        if caller is None or caller.callback or not caller.traced:
-            continue
-        target = index.resolve_function(q)
-        if target is None:
-            continue
-        chain = traced_path(analysis, caller)
-        if chain is None:
-            continue
+    for (caller, call, q, specs, values, traces_constants), target, chain in _candidates(analysis, index):
         steps = [*chain, (call, f"traced `{caller.name}` calls `{q.rpartition('.')[2]}`")]
         args = tuple((keyword, star, encode(v)) for (keyword, star), v in zip(specs, values))
         pending.append((target, args, traces_constants, caller.name, steps))
@@ -44,3 +34,25 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
         else:
             out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed))
     return list(out.values())
+
+
+def has_exports(analysis, index) -> bool:
+    """Whether `foreign_exports` would give anything (without placing a node)."""
+    return next(_candidates(analysis, index), None) is not None
+
+
+def _candidates(analysis, index):
+    """(the recorded call, its callee (module, function), its caller's witness), for each call from traced
+    code that an entry reaches into a plain function of another project module."""
+    if index is None:
+        return
+    for recorded in analysis.foreign_calls.values():
+        caller, _, q = recorded[:3]
+        if caller is None or caller.callback or not caller.traced:
+            continue
+        target = index.resolve_function(q)
+        if target is None:
+            continue
+        chain = traced_path(analysis, caller)
+        if chain is not None:
+            yield recorded, target, chain

@@ -106,7 +106,6 @@ class Document:
         # fixes read of the rest of the file: `_file_key`, or None when they read nothing of it)
         self._groups: dict[tuple, tuple[list["Finding"], tuple[int, ...], _Batch, object]] = {}
         self._key: object = None
-        self._incoming: tuple = ()  # the contexts other files give this one (the lint being done)
         self.reused = 0  # groups whose findings the last lint reused (for tests and benchmarks)
         self.analysed = 0  # groups it analysed
         self.whole = False  # whether the last lint was left to the engine's whole-text lint (findings None)
@@ -176,12 +175,11 @@ class Document:
         """The rules' findings on `source` (before `# noqa` and selection), or None: lint it whole.
         `incoming`: the contexts other files' traced code gives its functions (jitlint.analysis.foreign)."""
         self.reused = self.analysed = 0
-        self._incoming = incoming
-        out = self._findings(rules, source, path, module_name, is_package, index)
+        out = self._findings(rules, source, path, module_name, is_package, index, incoming)
         self.whole = out is None
         return out
 
-    def _findings(self, rules, source, path, module_name, is_package, index) -> list["Finding"] | None:
+    def _findings(self, rules, source, path, module_name, is_package, index, incoming) -> list["Finding"] | None:
         from jitlint.lint import slicing  # why: as in pass_one (the server starts without it)
 
         tree, error = parse_python(source)
@@ -193,7 +191,6 @@ class Document:
         self._chunked = None
         if chunked is None:
             return None
-        incoming = self._incoming
         found = slicing.plan(source, tree, module_name, is_package, index, chunked=chunked,
                              entries={call.function for call in incoming})
         if found is None:
@@ -224,7 +221,7 @@ class Document:
         self.reused, self.analysed = len(groups), len(missing)
         if missing:
             analysed = self._analyse(rules, source, path, module_name, is_package, index, found, texts, missing,
-                                     components, file_key)
+                                     components, file_key, incoming)
             if analysed is None:
                 return None
             groups.update(analysed)
@@ -241,7 +238,7 @@ class Document:
         return out
 
     def _analyse(self, rules, source, path, module_name, is_package, index, found, texts, missing, components,
-                 file_key):
+                 file_key, incoming):
         """The missing groups' findings, from one analysis of a module of all their chunks, with the file's
         imports and first statements (and their groups) beside them as fixes read them
         (`slicing.file_context`); None: lint the text whole."""
@@ -267,7 +264,7 @@ class Document:
         starts = [(statements[k], chunks[k].code_line) for k in order]
         module = cst.Module(body=body, header=(), footer=(), default_indent=slicing.default_indent(chunks),
                             default_newline="\n", has_trailing_newline=True)
-        analysis = analyze(module, module_name, is_package, self._incoming)
+        analysis = analyze(module, module_name, is_package, incoming)
         if analysis.out_of_budget:
             return None
         asked = _AskedIndex(index) if index is not None else None

@@ -153,8 +153,8 @@ class Project:
             self._stale[module] = (path, text, is_package)
             # (code it traces may call another project file's functions: those files' findings may change)
             calls_out = bool(self._exports.get(module)) or error is None and \
-                not TRACE_NAMES.isdisjoint(references(tree, module, is_package)) and \
-                module in self._index.importers(set(self._index.modules) - {module})
+                summary.imports_any(self._index.modules.keys() - {module}) and \
+                not TRACE_NAMES.isdisjoint(references(tree, module, is_package))
         return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports) \
             or calls_out
 
@@ -168,7 +168,7 @@ class Project:
             index = self._index
         for caller, (path, text, is_package) in stale.items():
             summary = index.modules.get(caller)
-            if summary is None or not any(t == module or t.startswith(module + ".") for t in summary.imports.values()):
+            if summary is None or not summary.imports_any({module}):
                 continue  # it imports nothing of `module`: what it gives stays unknown until one does
             result = pipeline.check_source(text, path, self.config, apply_noqa=False, module_name=caller,
                                            is_package=is_package, index=index, exports=True)

@@ -48,7 +48,6 @@ class _File:
     stat: "os.stat_result | None" = None  # when it was read
     incoming: tuple = ()  # the contexts other files give its functions, as it was linted with them
     exports: tuple = ()  # the contexts it gives other files' functions (jitlint.analysis.foreign)
-    done: bool = False  # linted (or its result taken from the cache) in this run
 
     def task(self) -> tuple:
         return self.display, self.key, self.module, self.package, self.data, self.incoming
@@ -225,7 +224,7 @@ def _rounds(todo: list[_File], everyone: list[_File], jobs: int, state, progress
     outputs: dict[int, tuple[_File, tuple]] = {}
     for _ in range(MAX_ROUNDS):
         for f, out in _run(_pass2_batch, todo, jobs, state, progress, "linting", stats):
-            f.exports, f.done = tuple(out[0].exports), True
+            f.exports = tuple(out[0].exports)
             outputs[id(f)] = (f, out)
         stats.analysed += len(todo)
         changed, todo = _called_again(everyone, results, cache, resolver, fix, stats)
@@ -285,7 +284,7 @@ def _cached(f: _File, cache, resolver, results, fix, stats, incoming: tuple | No
     if hit is None or (fix and any(x.fix is not None for x in hit[0])):
         return False
     findings, warnings, exports, f.incoming = hit
-    f.exports, f.done = tuple(exports), True
+    f.exports = tuple(exports)
     if f.order >= 0:
         results[f.order] = FileResult(f.display, findings, warnings, exports=list(exports))
         stats.cached += 1
@@ -427,8 +426,6 @@ def _pass2(task, config: Config, index: "ProjectIndex", fix: str | None = None):
     """Pass 2 of one relevant file: (result, names looked up in the index, result is uncacheable, fixed).
     `fixed`, when `fix` changed the text: (the new bytes, the findings fixed, the result before them)."""
     display, _, module, package, data, incoming = task
-    if data is None:
-        return select(FileResult(display, [file_error(display, "cannot read file again")]), config), [], True, None
     recorder = _RecordingIndex(index) if index is not None else None
     fixed = None
     try:
