@@ -145,6 +145,9 @@ class Expressions(Frame):
             return dataclasses.replace(base, container=False, is_bool=False)
         if not base.is_array and any(isinstance(el.slice, cst.Slice) for el in expr.slice):
             return dataclasses.replace(base, elements=None)  # `layers[:-1]`: a slice of a container
+        position = _literal_index(expr)
+        if base.elements is not None and position is not None and -len(base.elements) <= position < len(base.elements):
+            return base.elements[position]  # `jax.tree.flatten(x)[0]`: what is known of that position
         # An element of a traced pytree argument (`cfg["lr"]`, `batch[0]`) is a traced leaf: an array.
         return Taint(base.level, base.origin, is_bool=base.is_bool, is_array=True,
                      from_constant=base.from_constant and not any(index_taints))
@@ -172,11 +175,15 @@ class Expressions(Frame):
             t is None or t.is_bool for t in (left, right)) and any(t is not None and t.is_bool for t in (left, right))
         if (left is None or left.container) and (right is None or right.container):
             return dataclasses.replace(result, container=True)  # tuple + tuple
-        if result.opaque or op in _SEQUENCE_OPS and not any(t is not None and t.is_array for t in (left, right)) \
-                and any(t is None and not _numeric_literal(e) for t, e in ((left, expr.left), (right, expr.right))):
-            # (`static_part + traced_tuple`: `+` and `*` join and repeat Python sequences too, so with no side
-            # known to be an array and a Python value of unknown kind on the other, the kind is unknown)
+        if result.opaque:
             return dataclasses.replace(result, is_bool=False, container=False, is_array=False)
+        if op in _SEQUENCE_OPS and not any(t is not None and t.is_array for t in (left, right)) \
+                and any(t.container or t.opaque if t is not None else not _numeric_literal(e)
+                        for t, e in ((left, expr.left), (right, expr.right))):
+            # `static_part + traced_tuple`, `a_tuple + params + more`: `+` and `*` join and repeat Python
+            # sequences too, so with no side known to be an array and a sequence, a value of unknown kind or
+            # a Python value of unknown kind on one side, the result's kind is unknown as well
+            return dataclasses.replace(result, is_bool=False, container=False, is_array=False, opaque=True)
         return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
 
     def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
@@ -196,7 +203,21 @@ class Expressions(Frame):
             if decided is not is_and:
                 return None
             return self.expr(expr.right)
-        right = self.expr(expr.right)
+        # `isinstance(v, State) and not v`: the right side runs only where the left holds (`or`: fails),
+        # so there `v` is what the test proves, as in an `if` body
+        static_if_true, static_if_false = self.isinstance_narrowing(expr.left)
+        narrowed = static_if_true if is_and else static_if_false
+        saved = {name: self.env[name] for name in narrowed if name in self.env}
+        for name in narrowed:
+            self.env[name] = None
+        try:
+            right = self.expr(expr.right)
+        finally:
+            for name in narrowed:
+                if name in saved:
+                    self.env[name] = saved[name]
+                else:
+                    self.env.pop(name, None)
         self.record(expr)
         return join(left, right)
 
@@ -317,6 +338,9 @@ class Expressions(Frame):
                     # written there, not the join of the whole list (`row` is a Python int)
                     return tuple(join(*(self._taint_of(r.elements[i].value) for r in rows))
                                  for i in range(widths.pop()))
+        if isinstance(iterable, (cst.Dict, cst.DictComp)) or isinstance(iterable, cst.Name) and self.info is not None \
+                and iterable.value == self.info.kwarg:
+            return None  # iterating a dict (`**kwargs` is one) gives its keys: Python strings here
         if isinstance(iterable, cst.Call):
             q = self.facts.call_names.get(iterable)
             args = [a.value for a in iterable.args if not a.star and a.keyword is None]
@@ -377,3 +401,16 @@ def _numeric_literal(expr: cst.BaseExpression) -> bool:
     while isinstance(expr, cst.UnaryOperation):
         expr = expr.expression
     return isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary))
+
+
+def _literal_index(expr: cst.Subscript) -> int | None:
+    """`x[1]`, `x[-1]`: the integer written as the one index, else None."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    value = expr.slice[0].slice.value
+    sign = 1
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        sign, value = -1, value.expression
+    if isinstance(value, cst.Integer):
+        return sign * int(value.evaluated_value)
+    return None

@@ -146,6 +146,16 @@ class Guards(Frame):
             return test
         return call.with_changes(args=[call.args[0].with_changes(value=test.args[0].value), call.args[1]])
 
+    def _never_a_tracer(self, name: str | None) -> bool:
+        """An isinstance target no tracer is an instance of: a Python or NumPy type, a class of the module,
+        or a class imported from anywhere but JAX that is not an ABC every array satisfies (TRACER_ABCS).
+        (An unresolved bare name may be an alias of `jax.Array`: it proves nothing.)"""
+        if name is None or name in jaxapi.TRACER_TYPES or name in jaxapi.TRACER_ABCS:
+            return False
+        if name in jaxapi.NON_TRACER_TYPES or name in self.facts.classes:
+            return True
+        return "." in name and name.partition(".")[0] not in ("jax", "jaxlib")
+
     def isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
         in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
@@ -162,7 +172,7 @@ class Guards(Frame):
         kinds = test.args[1].value
         types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]
-        if all(n in jaxapi.NON_TRACER_TYPES for n in names):
+        if all(self._never_a_tracer(n) for n in names):
             body, orelse = [name], []
         elif any(n in jaxapi.TRACER_TYPES for n in names):
             body, orelse = [], [name]

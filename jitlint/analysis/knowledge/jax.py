@@ -230,6 +230,11 @@ NON_TRACER_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "
                     "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating",
                     "numpy.bool_", "collections.abc.Callable", "typing.Callable"}
 TRACER_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.Tracer"}
+# Classes a tracer may be an instance of without being a JAX type (measured on JAX 0.10.2: the ABCs its
+# `__iter__`, `__len__`, `__contains__` and `__reversed__` satisfy): no isinstance test of them proves
+# anything. Any other class that is not JAX's own (the project's, a library's) never holds a tracer.
+TRACER_ABCS = {f"{module}.{name}" for module in ("collections.abc", "typing")
+               for name in ("Iterable", "Sized", "Container", "Collection", "Reversible", "Any")} | {"object"}
 
 # Methods of jax.Array (and `.at[...]` updates): a receiver that has them is an array.
 ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeeze", "astype", "argmax", "argmin",
