@@ -18,7 +18,7 @@ from jitlint.analysis.foreign import Place
 from jitlint.core.deep import run_deep
 from jitlint.core.finding import Finding, WitnessStep
 from jitlint.lint import slicing  # slicing.parse_sliced, looked up per call: tests count the parses through it
-from jitlint.lint.exports import foreign_exports, has_exports
+from jitlint.lint.exports import foreign_exports
 from jitlint.lint.positions import SliceMismatch, places, to_findings
 from jitlint.lint.results import file_error
 from jitlint.lint.unit import LintUnit
@@ -27,7 +27,7 @@ from jitlint.rules.base import RuleContext
 from jitlint.rules.registry import enabled_rules
 from jitlint.source import identifiers
 from jitlint.source import cstparse  # cstparse.parse_module, likewise
-from jitlint.source.fromast import placed_quick_module, quick_module
+from jitlint.source.fromast import anchored_quick_module, placed_quick_module
 from jitlint.source.python import BACKSLASH_ONLY_LINE, parse_python, runs_here
 
 # Sliced parsing (jitlint.lint.slicing) in `jitlint check`: exact, but on the benchmark corpus it saves about
@@ -186,18 +186,13 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
         return True
     try:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
-            module = quick_module(tree, unit.text)
+            module, place = anchored_quick_module(tree, unit.text)
             analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
             if any(True for rule in rules for _ in rule.check(RuleContext(analysis, unit.path, unit.index,
                                                                             unit.text))):
                 return True
-            if unit.exports is not None and has_exports(analysis, unit.index):
-                # What it gives other files is placed by CPython's positions (no libcst parse): the quick
-                # tree again, placing its nodes (half as long again to build, so only where needed).
-                module, positions = placed_quick_module(tree, unit.text)
-                analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
-                unit.exports[:] = foreign_exports(analysis, unit.index, unit.path,
-                                                  lambda nodes: _cpython_place(positions))
+            if unit.exports is not None:  # what it gives other files, placed by CPython (no libcst parse)
+                unit.exports[:] = foreign_exports(analysis, unit.index, unit.path, lambda nodes: place)
             return False
     except RecursionError:
         raise

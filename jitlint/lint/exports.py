@@ -5,6 +5,7 @@ witness placed in this file. A run hands them to the callee's file (jitlint.proj
 from __future__ import annotations
 
 from jitlint.analysis.foreign import ForeignCall, Place, encode
+from jitlint.analysis.values import Taint
 from jitlint.analysis.witness import traced_path
 
 
@@ -36,11 +37,6 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
     return list(out.values())
 
 
-def has_exports(analysis, index) -> bool:
-    """Whether `foreign_exports` would give anything (without placing a node)."""
-    return next(_candidates(analysis, index), None) is not None
-
-
 def _candidates(analysis, index):
     """(the recorded call, its callee (module, function), its caller's witness), for each call from traced
     code that an entry reaches into a plain function of another project module."""
@@ -48,8 +44,8 @@ def _candidates(analysis, index):
         return
     for recorded in analysis.foreign_calls.values():
         caller, _, q = recorded[:3]
-        if caller is None or caller.callback or not caller.traced:
-            continue
+        if caller is None or caller.callback or not caller.traced or not any(isinstance(v, Taint) for v in recorded[4]):
+            continue  # (with no traced argument the callee computes on Python values: not worth a re-lint)
         target = index.resolve_function(q)
         if target is None:
             continue

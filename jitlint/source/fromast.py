@@ -100,6 +100,9 @@ class _Builder:
         self.lines = LINE_BREAK.split(text)  # as CPython counts them (`str.splitlines` breaks at \f too)
         self.expr_builders = {cls: getattr(self, "expr_" + cls.__name__) for cls in _EXPRESSIONS}
         self.stmt_builders = {cls: getattr(self, "stmt_" + cls.__name__) for cls in _STATEMENTS}
+        # The CPython node each call, lambda, def and decorator was built from (`anchored_quick_module`):
+        # what a witness step can be
+        self.anchors: dict = {}
 
     # ------------------------------------------------------------------ layout the tree does not keep
 
@@ -395,14 +398,25 @@ class _Builder:
             build = self.expr_builders[expr.__class__]
         except KeyError:
             raise Unsupported(expr.__class__.__name__) from None
-        return build(expr)
+        node = build(expr)
+        if expr.__class__ is ast.Call or expr.__class__ is ast.Lambda:
+            self.anchors[node] = expr
+        return node
 
     def stmt(self, stmt):
         try:
             build = self.stmt_builders[stmt.__class__]
         except KeyError:
             raise Unsupported(stmt.__class__.__name__) from None
-        return build(stmt)
+        node = build(stmt)
+        if stmt.__class__ is ast.FunctionDef or stmt.__class__ is ast.AsyncFunctionDef:
+            self.anchors[node] = stmt
+            for decorator, written in zip(node.decorators, stmt.decorator_list):
+                self.anchors[decorator] = written
+        return node
+
+    def column(self, lineno: int, col: int) -> int:
+        return _column(self.lines[lineno - 1], col)
 
     def element(self, expr):
         if expr.__class__ is ast.Starred:
@@ -571,12 +585,40 @@ _EXPRESSIONS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, 
 _NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
 
 
+def _column(line: str, col: int) -> int:
+    """The 1-based column, in code points, of CPython's `col` (a UTF-8 byte offset) in `line`."""
+    return (col if line.isascii() else len(line.encode("utf-8")[:col].decode("utf-8", "replace"))) + 1
+
+
 def quick_module(tree: ast.Module, text: str):
     """The quick tree of `text`, whose CPython parse is `tree`; `Unsupported` where it cannot be built."""
+    return anchored_quick_module(tree, text)[0]
+
+
+def anchored_quick_module(tree: ast.Module, text: str):
+    """(the quick tree of `text`, a function giving where each of its calls, lambdas, defs and
+    decorators starts: node -> (line, col) or None), for placing a few nodes afterwards without placing
+    them all (`placed_quick_module`). `Unsupported` as `quick_module`."""
     if not text.isascii() and _normalized_identifiers(tree, text):
-        # CPython's tree holds identifiers NFKC-normalized (`Ĳ` is `IJ`), libcst's as written
         raise Unsupported("an identifier CPython normalizes")
-    return _Builder(text).module(tree)
+    builder = _Builder(text)
+    module = builder.module(tree)
+    # (the builder refers to itself through its tables of bound methods: it lives until the cyclic
+    # collector runs, which a lint process runs seldom; the anchors, and the trees they hold, must not)
+    anchors, lines = builder.anchors, builder.lines
+    builder.anchors = {}
+
+    def place(node) -> tuple[int, int] | None:
+        """(line, col) where an anchored node starts (a decorator: at its `@`), else None."""
+        where = anchors.get(node)
+        if where is None:
+            return None
+        line = lines[where.lineno - 1]
+        if isinstance(node, cst.Decorator):
+            return where.lineno, len(line) - len(line.lstrip()) + 1
+        return where.lineno, _column(line, where.col_offset)
+
+    return module, place
 
 
 def placed_quick_module(tree: ast.Module, text: str):
@@ -595,14 +637,10 @@ class _PlacingBuilder(_Builder):
         super().__init__(text)
         self.positions: dict = {}
 
-    def _column(self, lineno: int, col: int) -> int:
-        line = self.lines[lineno - 1]
-        return (col if line.isascii() else len(line.encode("utf-8")[:col].decode("utf-8", "replace"))) + 1
-
     def _place(self, node, where: ast.AST) -> None:
         if getattr(where, "end_lineno", None) is not None:
-            self.positions[node] = (where.lineno, self._column(where.lineno, where.col_offset),
-                                    where.end_lineno, self._column(where.end_lineno, where.end_col_offset))
+            self.positions[node] = (where.lineno, self.column(where.lineno, where.col_offset),
+                                    where.end_lineno, self.column(where.end_lineno, where.end_col_offset))
 
     def expr(self, expr):
         node = super().expr(expr)
@@ -617,7 +655,7 @@ class _PlacingBuilder(_Builder):
             line = self.lines[written.lineno - 1]
             start = len(line) - len(line.lstrip()) + 1
             self.positions[decorator] = (written.lineno, start, written.end_lineno,
-                                         self._column(written.end_lineno, written.end_col_offset))
+                                         self.column(written.end_lineno, written.end_col_offset))
         return node
 
     def _starts_line(self, stmt: ast.AST) -> bool:

@@ -104,3 +104,19 @@ def test_a_helper_only_called_eagerly_stays_silent(project, monkeypatch):
     run = Project.discover(".").lint(["."])
     assert not [f for f in run.findings if Path(f.path).name == "evaluate.py"]
     assert {line for line, _ in found(run, "utils.py")} == {line for line, _ in marked(project, "utils.py")}
+
+
+def test_a_caller_without_findings_is_not_parsed_with_libcst(project, monkeypatch):
+    """What train.py gives losses.py is placed from CPython's positions on the quick tree: a caller with no
+    finding of its own costs no libcst parse (the slow part of a run)."""
+    from jitlint.source import cstparse
+
+    (project / "train.py").write_text((project / "train.py").read_text(encoding="utf-8").replace(
+        " + utils.count_positive(pred)", ""), encoding="utf-8")
+    parsed = []
+    real = cstparse.parse_module
+    monkeypatch.setattr(cstparse, "parse_module", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    monkeypatch.chdir(project)
+    run = Project(project, ALL, cache=False).lint(["train.py", "losses.py"])
+    assert not found(run, "train.py") and found(run, "losses.py") == marked(project, "losses.py")
+    assert all("def train_step" not in text for text in parsed)
