@@ -188,8 +188,8 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
             module, place = anchored_quick_module(tree, unit.text)
             analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
-            if any(True for rule in rules for _ in rule.check(RuleContext(analysis, unit.path, unit.index,
-                                                                            unit.text))):
+            ctx = RuleContext(analysis, unit.path, unit.index, unit.text)  # (one: the rules share its memo)
+            if any(True for rule in rules for _ in rule.check(ctx)):
                 return True
             if unit.exports is not None:  # what it gives other files, placed by CPython (no libcst parse)
                 unit.exports[:] = foreign_exports(analysis, unit.index, unit.path, lambda nodes: place)
