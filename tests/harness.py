@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
+PROJECT_FIXTURES = FIXTURES / "projects"  # one folder per small multi-file project
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>JIT\d{3}(?:\s*,\s*JIT\d{3})*)")
 
 
@@ -20,6 +21,11 @@ def expected_findings(source: str) -> set[tuple[int, str]]:
             for code in re.split(r"\s*,\s*", m.group("codes")):
                 out.add((lineno, code))
     return out
+
+
+def project_fixtures() -> list[Path]:
+    """The project fixtures: each folder under tests/fixtures/projects/."""
+    return sorted(p for p in PROJECT_FIXTURES.iterdir() if p.is_dir())
 
 
 def fixture_files() -> list[Path]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, expected_findings, fixture_files
+from harness import FIXTURES, expected_findings, fixture_files, project_fixtures
 from jitlint.lint import positions
 from jitlint.analysis import jaxapi
 from jitlint.analysis import prefilter
@@ -29,7 +29,7 @@ from jitlint.project.runner import index_files, lint_paths
 from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
-PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+PROJECTS = project_fixtures()
 
 
 def facts_of(path: Path):

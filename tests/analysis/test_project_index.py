@@ -1,6 +1,6 @@
 """The project index: findings in one file about jitted functions that another file defines.
 
-Each tests/fixtures/project_*/ folder is a small project. The jitted functions (and their static
+Each tests/fixtures/projects/*/ folder is a small project. The jitted functions (and their static
 parameters) live in one module; other modules call them through a package re-export
 (`from pkg import train_step`), a relative import (`from .model import train_step`), a module alias
 (`import pkg.model as m; m.train_step(...)`), a renamed re-export, or two levels of `__init__.py`. The
@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, expected_findings
+from harness import FIXTURES, PROJECT_FIXTURES, expected_findings, project_fixtures
 from jitlint.core.config import Config
 from jitlint.lint.pipeline import lint_source
 from jitlint.project.runner import lint_paths
 
 ALL = Config(select=("ALL",))
-PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+PROJECTS = project_fixtures()
 
 Key = tuple[str, int, str]  # (path relative to the project, line, code)
 
@@ -62,9 +62,9 @@ def compare(expected: set[Key], actual: set[Key]) -> str:
 
 @pytest.fixture
 def reexport_copy(tmp_path) -> Path:
-    """A private copy of project_reexport to edit."""
-    copy = tmp_path / "project_reexport"
-    shutil.copytree(FIXTURES / "project_reexport", copy)
+    """A private copy of projects/reexport to edit."""
+    copy = tmp_path / "reexport"
+    shutil.copytree(PROJECT_FIXTURES / "reexport", copy)
     return copy
 
 
@@ -83,7 +83,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def test_projects_exist():
     names = {p.name for p in PROJECTS}
-    assert {"project_reexport", "project_scripts", "project_nested"} <= names, names
+    assert {"reexport", "scripts", "nested", "helpers"} <= names, names
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
@@ -111,8 +111,8 @@ def test_calling_files_alone_report_nothing(project):
 
 
 def test_callers_are_resolved_through_every_import_form():
-    """Each way of reaching `train_step` in project_reexport yields a finding, so none is untested."""
-    by_file = {path for path, _, _ in markers(FIXTURES / "project_reexport")}
+    """Each way of reaching `train_step` in projects/reexport yields a finding, so none is untested."""
+    by_file = {path for path, _, _ in markers(PROJECT_FIXTURES / "reexport")}
     assert {"pkg/train.py", "pkg/loop_relative.py", "pkg/loop_alias.py"} <= by_file
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import jitlint_exe
-from harness import fixture_files
+from harness import fixture_files, project_fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+[0-9]+) (?P<text>.*)$")
@@ -142,11 +142,11 @@ def test_flake8_reports_what_jitlint_reports(fixture, both_tools_on_fixtures):
     assert got == want, (f"only flake8: {sorted(got - want)}\nonly jitlint: {sorted(want - got)}")
 
 
-@pytest.mark.parametrize("project", sorted(p.name for p in (ROOT / "tests" / "fixtures").glob("project_*")))
+@pytest.mark.parametrize("project", [p.name for p in project_fixtures()])
 def test_flake8_sees_calls_into_other_files(project):
     """Cross-file findings (a static parameter defined in another file) need the project index; the
     plugin builds it from the files flake8 is asked to check, so flake8 reports them like jitlint."""
-    folder = ROOT / "tests" / "fixtures" / project
+    folder = ROOT / "tests" / "fixtures" / "projects" / project
     f8 = flake8("--isolated", "--select", "JIT", ".", cwd=folder)
     jl = subprocess.run([jitlint_exe(), "check", "--isolated", "--select", "ALL", "--format", "json", "."],
                         cwd=folder, capture_output=True, text=True, timeout=300)

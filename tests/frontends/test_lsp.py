@@ -630,7 +630,7 @@ async def test_only_the_calling_file_open_sees_the_whole_project(client: Languag
     assert await fresh_diagnostics(train, before) == []  # `widths` is traced now: a list is a fine argument
 
 
-HELPERS = {p.name: p.read_text(encoding="utf-8") for p in (FIXTURES / "project_helpers").glob("*.py")}
+HELPERS = {p.name: p.read_text(encoding="utf-8") for p in (FIXTURES / "projects" / "helpers").glob("*.py")}
 
 
 @pytest.mark.workspace(HELPERS)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import FIXTURES, fixture_files
+from harness import FIXTURES, fixture_files, project_fixtures
 from jitlint.lint import analyse, slicing
 from jitlint.core.config import Config
 from jitlint.lint.pipeline import check_source
@@ -29,7 +29,7 @@ from jitlint.rules.registry import all_rules
 
 ALL = Config(select=("ALL",))
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
-PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+PROJECTS = project_fixtures()
 
 UNRELATED = '''
 import os

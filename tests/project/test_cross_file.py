@@ -1,6 +1,6 @@
 """Traced contexts across files (jitlint.analysis.foreign), through every way of linting a file.
 
-tests/fixtures/project_helpers: a jitted step in train.py calls helpers in losses.py (and, through it,
+tests/fixtures/projects/helpers: a jitted step in train.py calls helpers in losses.py (and, through it,
 utils.py). Their marked lines are findings only because of that caller, so each front end must know the
 caller's contexts: a cold run of one helper file, a cached run, a run after the caller changed (the cache
 follows it), one text against the project (stdin, flake8, the editor's `Project.lint_text` + `update`), and
@@ -27,7 +27,7 @@ WITHOUT_PRINTING_CALL = "loss = losses.masked_mse(pred, y, y > 0)"
 @pytest.fixture
 def project(tmp_path) -> Path:
     copy = tmp_path / "helpers"
-    shutil.copytree(FIXTURES / "project_helpers", copy)
+    shutil.copytree(FIXTURES / "projects" / "helpers", copy)
     (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
     return copy
 

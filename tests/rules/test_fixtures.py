@@ -5,13 +5,13 @@ them; the diff is then reviewed), so a changed message, column or fix cannot pas
 
 import pytest
 
-from harness import FIXTURES, check_snapshot, compare, expected_findings, fixture_files, snapshot_text
+from harness import FIXTURES, check_snapshot, compare, expected_findings, fixture_files, project_fixtures, snapshot_text
 from jitlint.core.config import Config
 from jitlint.lint.pipeline import lint_source
 from jitlint.project.runner import lint_paths
 
 ALL = Config(select=("ALL",))
-PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+PROJECTS = project_fixtures()
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
@@ -37,8 +37,8 @@ def test_project_fixture_snapshot(project, update_snapshots, monkeypatch):
     monkeypatch.chdir(project)
     findings = lint_paths(["."], ALL).findings
     sources = {f.path: (project / f.path).read_text(encoding="utf-8") for f in findings}
-    text = snapshot_text(findings, sources, f"The findings of tests/fixtures/{project.name}/, linted as a whole.")
-    problems = check_snapshot(f"{project.name}.txt", text, update_snapshots)
+    text = snapshot_text(findings, sources, f"The findings of tests/fixtures/projects/{project.name}/, linted as a whole.")
+    problems = check_snapshot(f"project_{project.name}.txt", text, update_snapshots)
     assert not problems, problems
 
 
@@ -68,5 +68,5 @@ def test_fixtures_have_positives_and_negatives():
 def test_every_snapshot_belongs_to_a_fixture():
     from harness import SNAPSHOTS
 
-    names = {f"{p.stem}.txt" for p in fixture_files()} | {f"{p.name}.txt" for p in PROJECTS}
+    names = {f"{p.stem}.txt" for p in fixture_files()} | {f"project_{p.name}.txt" for p in PROJECTS}
     assert {p.name for p in SNAPSHOTS.glob("*.txt")} == names

@@ -1,4 +1,4 @@
-"""tests/fixtures/project_helpers under real JAX: each `# expect:` line in a helper file does what its rule
+"""tests/fixtures/projects/helpers under real JAX: each `# expect:` line in a helper file does what its rule
 claims when the helper runs in the context its witness names (traced by the jitted step in train.py), and
 the look-alikes (the same helpers run eagerly, a `None` default, a static shape) run cleanly.
 
@@ -22,7 +22,7 @@ from harness import FIXTURES, expected_findings, innermost_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-PROJECT = FIXTURES / "project_helpers"
+PROJECT = FIXTURES / "projects" / "helpers"
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from harness import FIXTURES, fixture_files
+from harness import FIXTURES, fixture_files, project_fixtures
 from jitlint.lint import analyse
 from jitlint.analysis.facade import analyze
 from jitlint.core.config import Config
@@ -32,7 +32,7 @@ from jitlint.rules.base import RuleContext
 
 ALL = Config(select=("ALL",))
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
-PROJECTS = sorted(p for p in FIXTURES.glob("project_*") if p.is_dir())
+PROJECTS = project_fixtures()
 
 
 def inputs() -> list[tuple[str, str]]:
