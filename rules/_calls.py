@@ -42,7 +42,7 @@ def signature_for(ctx: RuleContext, site: CallSite) -> tuple[JitSignature, froze
 
 
 def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_self: bool,
-               a: ModuleAnalysis | None = None) -> list[BoundArg]:
+               a: ModuleAnalysis | None = None, index=None) -> list[BoundArg]:
     positional = [p for p in sig.positional if p not in bound]
     if skip_self and positional:
         positional = positional[1:]
@@ -60,7 +60,7 @@ def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_se
             continue
         if sig.filtered:
             # equinox keeps every non-array argument static: a Python number or string is a cache key.
-            static = True if is_python_scalar(site, arg.value, a) else None
+            static = True if is_python_scalar(site, arg.value, a, index) else None
         else:
             static = None if sig.static is None else param in sig.static
         out.append(BoundArg(arg.value, value, param, static))
@@ -70,13 +70,16 @@ def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_se
 _SCALAR_BUILTINS = {"int", "float", "len", "round", "str", "bool", "abs", "min", "max", "sum"}
 
 
-def is_python_scalar(site: CallSite, expr: cst.BaseExpression, a: ModuleAnalysis | None = None) -> bool:
+def is_python_scalar(site: CallSite, expr: cst.BaseExpression, a: ModuleAnalysis | None = None,
+                     index=None) -> bool:
     """A Python number, bool or string built by eager code (a literal, a loop counter, arithmetic on those,
-    `len(...)`, `int(...)`, `math.*`, a local function returning such values): never an array."""
-    return _scalar(expr, site.func, lambda name: _counter_of(site, name), site.scope.qualify, a, 0)
+    `len(...)`, `int(...)`, `math.*`, a function returning such values, here or in another project file
+    (`index`), a constant of another project module): never an array."""
+    kind = getattr(index, "value_kind", None)
+    return _scalar(expr, site.func, lambda name: _counter_of(site, name), site.scope.qualify, a, 0, kind)
 
 
-def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int) -> bool:
+def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int, kind=None) -> bool:
     if depth > 16:
         return False
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
@@ -87,24 +90,29 @@ def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int) ->
         # (at module level, the module's own assignments: a script's loop is a loop like any other)
         sources = func.assignments.get(expr.value, []) if func is not None else \
             (a.module_assignments.get(expr.value, []) if a is not None else [])
+        if not sources and kind is not None:
+            q = qualify(expr)
+            return q is not None and kind(q) == "scalar"  # a constant of another project module
         return bool(sources) and all(
-            _scalar(src.value if isinstance(src, cst.AugAssign) else src, func, counter, qualify, a, depth + 1)
+            _scalar(src.value if isinstance(src, cst.AugAssign) else src, func, counter, qualify, a, depth + 1, kind)
             for src in sources)
     if isinstance(expr, cst.Attribute):
-        return (qualify(expr) or "") in ("math.pi", "math.e", "math.tau", "math.inf")
+        return (qualify(expr) or "") in jaxapi.MATH_CONSTANTS
     if isinstance(expr, cst.UnaryOperation):
-        return _scalar(expr.expression, func, counter, qualify, a, depth + 1)
+        return _scalar(expr.expression, func, counter, qualify, a, depth + 1, kind)
     if isinstance(expr, cst.BinaryOperation):
-        return _scalar(expr.left, func, counter, qualify, a, depth + 1) and \
-            _scalar(expr.right, func, counter, qualify, a, depth + 1)
+        return _scalar(expr.left, func, counter, qualify, a, depth + 1, kind) and \
+            _scalar(expr.right, func, counter, qualify, a, depth + 1, kind)
     if not isinstance(expr, cst.Call):
         return False
-    args_scalar = all(_scalar(arg.value, func, counter, qualify, a, depth + 1) for arg in expr.args)
+    args_scalar = all(_scalar(arg.value, func, counter, qualify, a, depth + 1, kind) for arg in expr.args)
     if isinstance(expr.func, cst.Name) and expr.func.value in _SCALAR_BUILTINS:
         return expr.func.value in ("len", "int", "float", "str", "bool", "round") or args_scalar
     q = qualify(expr.func) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
     if q is not None and q.startswith("math.") and args_scalar:
         return True  # math functions of Python numbers return Python numbers
+    if q is not None and kind is not None and args_scalar and kind(q) == "returns scalar":
+        return True  # another project file's schedule of Python numbers
     if a is not None and isinstance(expr.func, cst.Name) and args_scalar:
         callee = a.lookup_function(expr.func.value, func)
         if callee is not None:
@@ -114,7 +122,7 @@ def _scalar(expr, func: FunctionInfo | None, counter, qualify, a, depth: int) ->
             returns = runs.own_returns(callee)
             return bool(returns) and all(
                 r.value is not None and _scalar(r.value, callee, params.__contains__, callee.scope.qualify, a,
-                                                depth + 1) for r in returns)
+                                                depth + 1, kind) for r in returns)
     return False
 
 
@@ -145,7 +153,7 @@ def _jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[B
         target = signature_for(ctx, site)
         if target is not None:
             sig, bound, skip_self = target
-            found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis)))
+            found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis, ctx.index)))
     return found
 
 

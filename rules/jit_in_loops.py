@@ -45,11 +45,13 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     return place
 
 
-def _object_kind(ctx: RuleContext, creation: JitCreation, base: cst.BaseExpression) -> tuple[str, str] | None:
+def _object_kind(ctx: RuleContext, creation: JitCreation, wrapped: cst.Attribute) -> tuple[str, str] | None:
     """What `base` in `jax.jit(base.f)` is: ("stable", ...) for an object whose function fields are the same
     object at every access (a NamedTuple of functions), ("fresh", ...) for one whose methods are bound
-    methods (a Flax module), None when unknown."""
+    methods (a Flax module, an instance of a project class of which `f` is a plain method), None when
+    unknown."""
     a = ctx.analysis
+    base = wrapped.value
     sources = [base] if isinstance(base, cst.Call) else (
         runs.assigned(ctx.analysis, creation.func, base.value) if isinstance(base, cst.Name) else [])
     for source in sources:
@@ -61,6 +63,9 @@ def _object_kind(ctx: RuleContext, creation: JitCreation, base: cst.BaseExpressi
             return "stable", what
         if q and q.startswith(("flax.linen.", "flax.nnx.")) and q.rsplit(".", 1)[-1][:1].isupper():
             return "fresh", f"a Flax `{q.rsplit('.', 1)[-1]}` module"
+        plain_method = getattr(ctx.index, "plain_method", None)
+        if q and plain_method is not None and plain_method(q, wrapped.attr.value):
+            return "fresh", f"the `{q.rsplit('.', 1)[-1]}` object"
         if isinstance(source.func, cst.Name) and source.func.value in a.classes:
             for b in a.class_bases.get(source.func.value, []):
                 head, _, rest = b.partition(".")
@@ -96,16 +101,16 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
         if scope.qualify(wrapped) is not None:
             return "stable", f"`{ctx.short(wrapped)}`"
         target = creation.target
+        varying = _root_name(wrapped) in creation.varying
         if isinstance(target, FuncValue) and target.bound_self:
-            return "fresh", f"the bound method `{ctx.short(wrapped)}` (a new bound-method object on each access)"
-        kind = _object_kind(ctx, creation, wrapped.value)
-        if (kind is None or kind[0] == "stable") and _root_name(wrapped) in creation.varying:
+            return _bound_method(creation, varying, f"the bound method `{ctx.short(wrapped)}`")
+        kind = _object_kind(ctx, creation, wrapped)
+        if (kind is None or kind[0] == "stable") and varying:
             return None  # `proposal = fit(...)` every iteration: a different callable each time, nothing to hoist
         if kind is not None and kind[0] == "stable":
             return "stable", f"`{ctx.short(wrapped)}` (a function field of {kind[1]}, a NamedTuple: the same object at every access)"
         if kind is not None:
-            return "fresh", (f"the bound method `{ctx.short(wrapped)}` of {kind[1]} (a new bound-method object "
-                             "on each access)")
+            return _bound_method(creation, varying, f"the bound method `{ctx.short(wrapped)}` of {kind[1]}")
         return "unknown", f"`{ctx.short(wrapped)}`"
     if isinstance(wrapped, cst.Name):
         target = creation.target
@@ -131,6 +136,17 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}` (defined once, before the loop)"
             return "fresh", f"the nested function `{wrapped.value}` (a new function object each time)"
     return None
+
+
+def _bound_method(creation: JitCreation, varying: bool, what: str) -> tuple[str, str] | None:
+    """A bound method: a new object at each access, so `jax.jit` recompiles for every wrapper; a
+    transform comparing functions by value (equinox.filter_jit) finds the last one's compile while the
+    object stays the same, and there only the re-wrap costs."""
+    if not jaxapi.TRANSFORMS[creation.transform].function_by_value:
+        return "fresh", f"{what} (a new bound-method object on each access)"
+    if varying:
+        return None  # a new object every pass: each compiles once, nothing to hoist
+    return "stable", f"{what} (equal to the last one while the object is the same: `{creation.transform}` compares functions by value)"
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:
@@ -165,8 +181,9 @@ class JitOfFreshFunction(Rule):
     confirmed_by = Confirmation(retraces=frozenset({"new_function"}))
     what = """
         Finds `jax.jit(...)` (and `pjit`, `pmap`, `equinox.filter_jit`, `flax.nnx.jit`) applied to a new
-        function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method`,
-        `jax.grad(f)`, or what a factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
+        function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method` (of
+        a class the project defines, in this file or another, or a Flax module), `jax.grad(f)`, or what a
+        factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
         function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
@@ -181,8 +198,10 @@ class JitOfFreshFunction(Rule):
     why = """
         The compile cache is keyed on the identity of the wrapped function. A new function object misses
         it every time: JAX retraces and recompiles on every iteration (hundreds of times slower than a
-        cached call), and the old executables are never reused. `flax.nnx.jit(f)` retraces on every
-        re-wrap even for a stable `f`.
+        cached call), and the old executables are never reused. A bound method is a new object at each
+        access, even on the same object: `jax.jit(env.step)` in a loop compiles on every pass.
+        (`equinox.filter_jit` compares functions by value, so the same object's bound method finds its
+        compile: there a re-wrap is JIT102.) `flax.nnx.jit(f)` retraces on every re-wrap even for a stable `f`.
         """
     instead_note = """
         Create the jitted function once (at module level or in `__init__`), and pass what varies as an
@@ -277,7 +296,8 @@ class JitRewrapInLoop(Rule):
         Finds `jax.jit(f)` of a stable function re-created inside a data-driven loop or a function called
         from one: a module-level or imported function, a function built once before the loop, a function
         field of a NamedTuple of functions (a Haiku `Transformed`, an optax `GradientTransformation`, a
-        BlackJAX algorithm), or an attribute `obj.f` of an object jitlint cannot see (a function field or a
+        BlackJAX algorithm), a bound method under `equinox.filter_jit` (equal to the last one while the
+        object is the same), or an attribute `obj.f` of an object jitlint cannot see (a function field or a
         bound method: either way at least a re-wrap). Silent where the cost does not pile up per call: a
         wrapper bound to a name and then called in a loop that does not re-create it, handed to a nested
         function or lambda, or returned (made once, used many times); a wrapped object rebound on every

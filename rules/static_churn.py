@@ -232,7 +232,7 @@ def _fields_changing_per_iteration(ctx: RuleContext):
                     continue
                 for field, value in fields:
                     if a.field_kind(cls, field, True) == "static" and names_read(value) & varying and \
-                            is_python_scalar(site, value, a):
+                            is_python_scalar(site, value, a, ctx.index):
                         yield sig, arg, cls, rebuilt_by, field, value
                         break
 

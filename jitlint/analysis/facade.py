@@ -29,9 +29,10 @@ class ModuleAnalysis(ModuleFacts):
     """Everything the rules ask about one module: its facts (``ModuleFacts``), once the solver ran."""
 
     def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False,
-                 incoming: tuple = ()):
+                 incoming: tuple = (), imported_kind=None):
         super().__init__(module, module_name, is_package)
         self.incoming = tuple(incoming)
+        self.imported_kind = imported_kind
         self.out_of_budget = False  # did the walks stop at their budget rather than when nothing grew?
         self.budget_used = 0
 
@@ -46,6 +47,7 @@ class ModuleAnalysis(ModuleFacts):
 
 
 def analyze(module: cst.Module, module_name: str | None = None, is_package: bool = False,
-            incoming: tuple = ()) -> ModuleAnalysis:
-    """`incoming`: the contexts other modules' traced code gives this one's functions (foreign.ForeignCall)."""
-    return ModuleAnalysis(module, module_name, is_package, incoming).run()
+            incoming: tuple = (), index=None) -> ModuleAnalysis:
+    """`incoming`: the contexts other modules' traced code gives this one's functions (foreign.ForeignCall).
+    `index`: the project index, asked what other modules' names hold (what their functions return)."""
+    return ModuleAnalysis(module, module_name, is_package, incoming, getattr(index, "value_kind", None)).run()

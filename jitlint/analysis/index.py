@@ -77,6 +77,16 @@ class ModuleSummary:
     memoizers: list[str] = field(default_factory=list)
     # Module-level `def`s: what other modules' traced code may call (jitlint.analysis.foreign).
     functions: list[str] = field(default_factory=list)
+    # Module-level classes -> their plain (undecorated) methods: on an instance, each access of one makes
+    # a new bound-method object (what `jax.jit(env.step)` in another file wraps).
+    classes: dict[str, list[str]] = field(default_factory=dict)
+    # Module-level functions -> what they return, read from their bodies: "array" (every return computes
+    # with jax.numpy & co., or the return annotation is an array type and no return is a literal), or
+    # "scalar" (a Python number or string whenever the arguments are). A `-> float` annotation alone is not
+    # believed: JAX code annotates jnp scalars so.
+    returns: dict[str, str] = field(default_factory=dict)
+    # Module-level names bound once to a Python number, bool or string (`BASE_LR = 0.1`).
+    scalars: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -91,12 +101,14 @@ class ModuleSummary:
     def to_dict(self) -> dict:
         return {"module": self.module, "path": self.path, "imports": self.imports,
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
-                "functions": self.functions}
+                "functions": self.functions, "classes": self.classes, "returns": self.returns,
+                "scalars": self.scalars}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
-                   dict(data["imports"]), list(data["memoizers"]), list(data["functions"]))
+                   dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
+                   {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -196,10 +208,15 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     prefix = f"{module}." if module else ""
     functions = {}
     memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
+    summary.scalars = _module_scalars(tree)
+    scalars = set(summary.scalars)
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
             summary.functions.append(stmt.name)
+            kind = _return_kind(stmt, imports, scalars)
+            if kind is not None:
+                summary.returns[stmt.name] = kind
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             for dec in stmt.decorator_list:
@@ -208,6 +225,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                     summary.jitted[stmt.name] = _signature(stmt, found[0], found[1], prefix + stmt.name, path,
                                                            dec.lineno)
                     break
+        elif isinstance(stmt, ast.ClassDef):
+            summary.classes[stmt.name] = [f.name for f in stmt.body if isinstance(f, ast.FunctionDef) and
+                                          not f.decorator_list and f.args.args and not f.name.startswith("__")]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = stmt.value
             if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):
@@ -217,6 +237,123 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                     name = stmt.targets[0].id
                     summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
     return summary
+
+
+def _module_scalars(tree: ast.Module) -> list[str]:
+    """Module-level names bound once, to a Python number, bool or string."""
+    bound: dict[str, list[ast.AST]] = {}
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                bound.setdefault(t.id, []).append(stmt.value if not isinstance(stmt, ast.AugAssign) else None)
+    out: list[str] = []
+    for name, values in bound.items():
+        if len(values) == 1 and values[0] is not None and _ReturnReader({}, set(), set(out)).scalar(values[0]):
+            out.append(name)
+    return out
+
+
+def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str], scalars: set[str]) -> str | None:
+    """"array", "scalar" or None: what every `return` of `fn`'s own body gives (ModuleSummary.returns)."""
+    if fn.decorator_list or isinstance(fn, ast.AsyncFunctionDef):
+        return None  # a decorator may return anything
+    returns: list[ast.expr | None] = []
+    assigned: dict[str, list[ast.AST | None]] = {}
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            returns.append(node.value)
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        assigned.setdefault(n.id, []).append(node.value if t is n else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
+            for n in ast.walk(getattr(node, "target", None) or ast.Pass()):
+                if isinstance(n, ast.Name):
+                    assigned.setdefault(n.id, []).append(None)
+        todo.extend(ast.iter_child_nodes(node))
+    if not returns or any(r is None for r in returns):
+        return None
+    params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    reader = _ReturnReader(imports, params, scalars, assigned)
+    if all(reader.array(r) for r in returns):
+        return "array"
+    if all(reader.scalar(r) for r in returns):
+        return "scalar"
+    ann = fn.returns.value if isinstance(fn.returns, ast.Subscript) else fn.returns
+    name = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else None
+    if name in jaxapi.ARRAY_ANNOTATIONS and not any(isinstance(r, ast.Constant) for r in returns):
+        return "array"
+    return None
+
+
+class _ReturnReader:
+    """Whether an expression of a function body is certainly an array, or a Python scalar when the
+    function's parameters are (the body's own names followed through their assignments)."""
+
+    _SCALAR_BUILTINS = {"int", "float", "round", "len", "abs", "min", "max", "bool", "str"}
+
+    def __init__(self, imports: dict[str, str], params: set[str], scalars: set[str],
+                 assigned: dict[str, list] | None = None) -> None:
+        self.imports, self.params, self.scalars, self.assigned = imports, params, scalars, assigned or {}
+
+    def _sources(self, name: str) -> list | None:
+        values = self.assigned.get(name)
+        return values if values and all(v is not None for v in values) else None
+
+    def array(self, e: ast.expr, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(e, ast.Call):
+            q = _qualify(e.func, self.imports) or ""
+            return q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) and q not in jaxapi.STATIC_FUNCS and \
+                q not in jaxapi.ARRAY_LISTS
+        if isinstance(e, ast.BinOp):
+            return self.array(e.left, depth + 1) or self.array(e.right, depth + 1)
+        if isinstance(e, ast.UnaryOp):
+            return self.array(e.operand, depth + 1)
+        if isinstance(e, ast.Name) and e.id not in self.params:
+            sources = self._sources(e.id)
+            return bool(sources) and all(self.array(v, depth + 1) for v in sources)
+        return False
+
+    def scalar(self, e: ast.expr, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, (int, float, str)) and not isinstance(e.value, bytes)
+        if isinstance(e, ast.Name):
+            if e.id in self.params:
+                return True
+            sources = self._sources(e.id)
+            if sources is not None:
+                return all(self.scalar(v, depth + 1) for v in sources)
+            return e.id in self.scalars and e.id not in self.assigned
+        if isinstance(e, ast.BinOp):
+            return self.scalar(e.left, depth + 1) and self.scalar(e.right, depth + 1)
+        if isinstance(e, ast.UnaryOp):
+            return self.scalar(e.operand, depth + 1)
+        if isinstance(e, ast.IfExp):
+            return self.scalar(e.body, depth + 1) and self.scalar(e.orelse, depth + 1)
+        if isinstance(e, ast.Attribute):
+            return _qualify(e, self.imports) in jaxapi.MATH_CONSTANTS
+        if isinstance(e, ast.Call) and not e.keywords:
+            q = _qualify(e.func, self.imports)
+            builtin = isinstance(e.func, ast.Name) and e.func.id in self._SCALAR_BUILTINS and \
+                e.func.id not in self.imports
+            if builtin and e.func.id == "len":
+                return True
+            if builtin or (q or "").startswith("math."):
+                return bool(e.args) and all(self.scalar(a, depth + 1) for a in e.args)
+        return False
 
 
 def _uses_memoizer(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
@@ -277,6 +414,38 @@ class ProjectIndex:
             return None if name in summary.jitted else (module, name)
         if name in summary.imports:
             return self.resolve_function(summary.imports[name], _depth + 1)
+        return None
+
+    def plain_method(self, qualified_class: str, method: str, _depth: int = 0) -> bool:
+        """Whether `pkg.env.Env` is a project class with a plain method `method` (following re-exports)."""
+        if _depth > 8 or not qualified_class:
+            return False
+        module, _, name = qualified_class.rpartition(".")
+        summary = self.modules.get(module)
+        if summary is None:
+            return False
+        if name in summary.classes:
+            return method in summary.classes[name]
+        if name in summary.imports:
+            return self.plain_method(summary.imports[name], method, _depth + 1)
+        return False
+
+    def value_kind(self, qualified: str, _depth: int = 0) -> str | None:
+        """What a project module's name holds, following re-exports: "returns array" / "returns scalar"
+        for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant."""
+        if _depth > 8 or not qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        summary = self.modules.get(module)
+        if summary is None:
+            return None
+        if name in summary.functions:
+            kind = summary.returns.get(name)
+            return None if kind is None or name in summary.jitted else f"returns {kind}"
+        if name in summary.scalars:
+            return "scalar"
+        if name in summary.imports:
+            return self.value_kind(summary.imports[name], _depth + 1)
         return None
 
     def importers(self, modules: set[str]) -> set[str]:

@@ -49,6 +49,9 @@ class ModuleFacts:
         self.foreign_calls: dict[tuple[int, tuple], tuple] = {}
         # The contexts other modules' traced code gives this module's functions (foreign.ForeignCall)
         self.incoming: tuple = ()
+        # What a name of another project module holds (ProjectIndex.value_kind: "returns array", ...), or
+        # None without a project index
+        self.imported_kind = None
         self.module_env: dict[str, Value] = {}
         self.jax_constants: set[str] = set()  # module globals holding concrete jax arrays
         # Names of those read as they are in traced code (`float(SCALE)`): the concrete array itself, not a

@@ -253,6 +253,14 @@ def merge_env(a: dict[str, Value], b: dict[str, Value]) -> dict[str, Value]:
     return out
 
 
+def bool_array_annotation(annotation: cst.Annotation | None) -> bool:
+    """`Bool[Array, "b"]` (jaxtyping): the parameter is declared a boolean array, a mask."""
+    ann = annotation.annotation if annotation is not None else None
+    if not isinstance(ann, cst.Subscript) or not isinstance(ann.value, (cst.Name, cst.Attribute)):
+        return False
+    return (dotted(ann.value) or "").split(".")[-1] in jaxapi.BOOL_ARRAY_ANNOTATIONS
+
+
 def annotation_kind(annotation: cst.Annotation | None) -> str | None:
     """"array" / "scalar" / "static" / None (unknown) from a parameter annotation."""
     if annotation is None:

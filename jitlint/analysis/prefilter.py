@@ -106,10 +106,15 @@ def _strings(value) -> bool:
 def _valid_summary(summary) -> bool:
     """The shape of ModuleSummary.to_dict(), so that a damaged cache can never crash a lookup."""
     if not (isinstance(summary, dict)
-            and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions"}
+            and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
+                                 "returns", "scalars"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
+            and isinstance(summary["classes"], dict) and _strings(summary["scalars"])
+            and isinstance(summary["returns"], dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())
+            and all(isinstance(k, str) and _strings(v) for k, v in summary["classes"].items())
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["imports"].items())):
         return False
     expected = {f.name for f in fields(JitSignature)}

@@ -92,7 +92,7 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
         # its positions would be off, so CPython's are used
         return _placed_by_cpython(rules, unit, "libcst reads a line holding only a backslash otherwise")
     try:
-        analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
+        analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming, unit.index)
         if sliced is not None and analysis.out_of_budget:
             raise SliceMismatch  # the budget counts the module's functions: the whole module's is larger
         ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
@@ -128,7 +128,7 @@ def _placed_by_cpython(rules, unit: LintUnit, reason: str, line: int = 1, col: i
         try:
             with cstparse.unvalidated():
                 module, positions = placed_quick_module(tree, unit.text)
-                analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
+                analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming, unit.index)
                 ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
                 reports, witnesses = with_witnesses(analysis, [(rule, report) for rule in rules
                                                                for report in rule.check(ctx)])
@@ -187,7 +187,7 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
     try:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out
             module, place = anchored_quick_module(tree, unit.text)
-            analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming)
+            analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming, unit.index)
             ctx = RuleContext(analysis, unit.path, unit.index, unit.text)  # (one: the rules share its memo)
             if any(True for rule in rules for _ in rule.check(ctx)):
                 return True

@@ -82,6 +82,10 @@ def signature_digest(sig) -> str:
 MEMOIZER = "@memoizer:"
 # A name traced code calls, asked whether it is a plain function of a project module (`resolve_function`).
 FUNCTION = "@function:"
+# A project class and a method name (`METHOD + "pkg.env.Env#step"`), asked whether that is a plain method.
+METHOD = "@method:"
+# A name asked what it holds (`value_kind`: what a project function returns, a module constant).
+KIND = "@kind:"
 
 
 class Resolver:
@@ -101,6 +105,11 @@ class Resolver:
         except KeyError:
             if qualified.startswith(MEMOIZER):
                 found = "memoizer" if self.index.is_memoizer(qualified[len(MEMOIZER):]) else None
+            elif qualified.startswith(KIND):
+                found = self.index.value_kind(qualified[len(KIND):])
+            elif qualified.startswith(METHOD):
+                cls, _, method = qualified[len(METHOD):].rpartition("#")
+                found = "method" if self.index.plain_method(cls, method) else None
             elif qualified.startswith(FUNCTION):
                 target = self.index.resolve_function(qualified[len(FUNCTION):])
                 found = None if target is None else ":".join(target)

@@ -55,29 +55,29 @@ class _Batch:
             return True
         if index is None:
             return False
-        return all((index.lookup(q) if kind == "lookup" else index.is_memoizer(q)) == answer
-                   for (kind, q), answer in self.answers.items())
+        return all(getattr(index, question)(*args) == answer for (question, args), answer in self.answers.items())
 
 
 class _AskedIndex:
-    """The project index, remembering every question and answer (lookups, memoizers)."""
+    """The project index, remembering every question and answer (the questions the analysis and the
+    rules may ask: QUESTIONS)."""
+
+    QUESTIONS = ("lookup", "is_memoizer", "plain_method", "value_kind")
 
     def __init__(self, index) -> None:
         self._index = index
         self.answers: dict = {}
 
-    def lookup(self, qualified: str, *args, **kwargs):
-        found = self._index.lookup(qualified, *args, **kwargs)
-        self.answers[("lookup", qualified)] = found
-        return found
-
-    def is_memoizer(self, qualified: str, *args, **kwargs):
-        found = self._index.is_memoizer(qualified, *args, **kwargs)
-        self.answers[("memoizer", qualified)] = found
-        return found
-
     def __getattr__(self, name: str):
-        raise AttributeError(name)  # anything else: the rules must not see what was not recorded
+        if name not in self.QUESTIONS:
+            raise AttributeError(name)  # anything else: the rules must not see what was not recorded
+        ask = getattr(self._index, name)
+
+        def asked(*args):
+            found = self.answers[(name, args)] = ask(*args)
+            return found
+
+        return asked
 
 
 def state_of(states: dict, uri: str, key: object) -> "Document":
@@ -264,10 +264,10 @@ class Document:
         starts = [(statements[k], chunks[k].code_line) for k in order]
         module = cst.Module(body=body, header=(), footer=(), default_indent=slicing.default_indent(chunks),
                             default_newline="\n", has_trailing_newline=True)
-        analysis = analyze(module, module_name, is_package, incoming)
+        asked = _AskedIndex(index) if index is not None else None
+        analysis = analyze(module, module_name, is_package, incoming, asked)
         if analysis.out_of_budget:
             return None
-        asked = _AskedIndex(index) if index is not None else None
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, read_facts, anywhere = _reports(rules, ctx)
         try:

@@ -95,11 +95,13 @@ class Project:
         return cls(root, config, **kwargs)
 
     # ---- the index
-    def files(self) -> list[Path]:
+    def files(self, linted: Iterable[str] = ()) -> list[Path]:
         """Every Python file of the project (the configured excludes apply); not notebooks, which
-        nothing imports (they are linted, not indexed)."""
+        nothing imports (they are linted, not indexed). Without a project (no pyproject.toml, setup.cfg
+        or .git above), the files beside each of the `linted` files: a script imports its siblings, since
+        Python puts its folder first on `sys.path`."""
         # `loose` (what flake8 was asked to check) last: on a module name two files claim, they win
-        where = [str(self.root)] if self.root is not None else []
+        where = [str(self.root)] if self.root is not None else _script_folders(linted)
         return [p for p in discover([*where, *self.loose], self.config)
                 if isinstance(p, Path) and not p.name.endswith(".ipynb")]
 
@@ -191,7 +193,8 @@ class Project:
     # ---- linting
     def lint(self, paths: Iterable[str], *, progress=None) -> RunResult:
         """Discover and lint `paths` (files or folders) against the whole project's index."""
-        run = lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+        paths = list(paths)
+        run = lint_paths(paths, self.config, project_files=self.files(paths), jobs=self.jobs,
                          cache_dir=self.cache_dir, progress=progress)
         run.messages[:0] = self.messages
         return run
@@ -219,7 +222,8 @@ class Project:
         """Lint `paths` and apply the safe fixes (`unsafe`: the unsafe ones too) in place (atomically, only
         text this Python compiles), re-linting each fixed text against the index (FileResult.fixes_applied
         and .fixed, or FileResult.fix_error). `write=False`: write nothing; FileResult.diff shows the change."""
-        run = lint_paths(list(paths), self.config, project_files=self.files(), jobs=self.jobs,
+        paths = list(paths)
+        run = lint_paths(paths, self.config, project_files=self.files(paths), jobs=self.jobs,
                          cache_dir=self.cache_dir, progress=progress, fix="unsafe" if unsafe else "safe",
                          write=write)
         run.messages[:0] = self.messages
@@ -271,3 +275,24 @@ def _with_noqa(path: str, data: bytes, lines: dict[tuple[int | None, int], list[
         cell = notebook.cell_at(line)
         where.append(f"cell {cell.number}:{line - cell.start + 1}" if cell is not None else str(line))
     return (notebook.rewrite(new_text) if n else data), n, where
+
+
+def _script_folders(linted: Iterable[str]) -> list[str]:
+    """The `.py` files directly in the folder of each linted file (not its subfolders: a loose folder may
+    be a home directory)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in linted:
+        if raw in ("-", "<stdin>") or os.path.isdir(raw):
+            continue  # a folder is walked whole anyway
+        folder = os.path.dirname(os.path.abspath(raw))
+        if folder in seen:
+            continue
+        seen.add(folder)
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        out.extend(os.path.join(folder, n) for n in names
+                   if n.endswith(".py") and os.path.isfile(os.path.join(folder, n)))
+    return out

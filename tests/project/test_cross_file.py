@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, expected_findings
+from harness import FIXTURES, PROJECT_FIXTURES, expected_findings
 from jitlint.core.config import Config
 from jitlint.project.project import Project
 
@@ -120,3 +120,21 @@ def test_a_caller_without_findings_is_not_parsed_with_libcst(project, monkeypatc
     run = Project(project, ALL, cache=False).lint(["train.py", "losses.py"])
     assert not found(run, "train.py") and found(run, "losses.py") == marked(project, "losses.py")
     assert all("def train_step" not in text for text in parsed)
+
+
+def test_a_bound_method_of_a_class_in_another_file(tmp_path, monkeypatch):
+    """tests/fixtures/projects/bound_methods: play.py jits `env.step` in a loop, where `env` is an instance
+    of envs.py's class. Whether that is a bound method (a recompile per wrapper) is decided by envs.py, so
+    a cached result of play.py must follow an edit there."""
+    copy = tmp_path / "bound_methods"
+    shutil.copytree(PROJECT_FIXTURES / "bound_methods", copy)
+    (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
+    monkeypatch.chdir(copy)
+    cold = Project.discover("play.py").lint(["play.py"])
+    assert found(cold, "play.py") == marked(copy, "play.py") == {(12, "JIT101"), (22, "JIT102")}
+    envs = copy / "envs.py"
+    envs.write_text(envs.read_text(encoding="utf-8").replace("    def step(self,", "    @staticmethod\n    def step("),
+                    encoding="utf-8")
+    after = Project.discover("play.py").lint(["play.py"])
+    assert after.stats.cached == 0  # (the answer it was cached with changed)
+    assert (12, "JIT101") not in found(after, "play.py")

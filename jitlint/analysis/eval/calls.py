@@ -16,7 +16,7 @@ from jitlint.analysis.eval.library import UNKNOWN
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, value_taint
 from jitlint.analysis.sites import CallSite
-from jitlint.analysis.values import Taint, join
+from jitlint.analysis.values import TRACED, Taint, join
 
 _CONCRETIZING_METHODS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__")
 
@@ -79,6 +79,16 @@ class Calls(Frame):
                 specs = tuple((a.keyword.value if a.keyword is not None else None, a.star) for a in expr.args)
                 facts.foreign_calls[(id(expr), self.variant.key)] = (
                     self.info, expr, q, specs, tuple(arg_values), in_jit)
+            if callee_value is None and facts.imported_kind is not None and (in_jit or any_arg is not None) and \
+                    "." in q and facts.imported_kind(q) == "returns array":
+                # another project module's function whose every return computes with jax.numpy & co.
+                return Taint(any_arg.level if any_arg is not None else TRACED, f"{q.rsplit('.', 1)[-1]}(...)",
+                             is_array=True)
+        elif fcls is cst.Call and callee_value is None and (in_jit or any_arg is not None) and \
+                facts.imported_kind is not None:
+            derived = self._imported_derivative(func, any_arg.level if any_arg is not None else TRACED)
+            if derived is not None:
+                return derived
         # Calling a transformed callable: jax.jit(f)(x), vmap(f)(x), or a name bound to one.
         if isinstance(callee_value, FuncValue):
             return self.call_local(expr, callee_value, arg_values, in_jit)
@@ -110,6 +120,22 @@ class Calls(Frame):
             return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False,
                                        opaque=True)
         return None
+
+    def _imported_derivative(self, transformed: cst.Call, level: int) -> Taint | None:
+        """`jax.value_and_grad(losses.loss_fn)(params, x)` of another project module's function that returns
+        arrays, called in traced code: the value is a traced array, the gradients a pytree of them. (Its
+        jnp computations are traced under jit whatever the arguments.)"""
+        transform = jaxapi.TRANSFORMS.get(self.facts.call_names.get(transformed) or "")
+        if transform is None or transform.kind != "grad" or not transform.returns_function or not transformed.args:
+            return None
+        q = self.qualify_call_target(transformed.args[0].value)
+        if q is None or "." not in q or self.facts.imported_kind(q) != "returns array":
+            return None
+        origin = f"{q.rsplit('.', 1)[-1]}(...)"
+        grads = Taint(level, origin, opaque=True)
+        if transform.result != "value_and_argument":
+            return grads
+        return Taint(level, origin, container=True, elements=(Taint(level, origin, is_array=True), grads))
 
     def _attribute_call(self, expr: cst.Call, func: cst.Attribute, receiver: Taint | None, arg_values: list[Value],
                         arg_taints: list, any_arg: Taint | None, in_jit: bool) -> Taint | None:

@@ -16,7 +16,7 @@ from jitlint.analysis.eval.library import Library
 from jitlint.analysis.eval.loops import Loops
 from jitlint.analysis.eval.statements import Statements
 from jitlint.analysis.eval.transforms import Transforms
-from jitlint.analysis.objects import TraceEdge, annotation_kind
+from jitlint.analysis.objects import TraceEdge, annotation_kind, bool_array_annotation
 from jitlint.analysis.scheduler import returns_of
 from jitlint.analysis.values import Taint, join
 
@@ -37,8 +37,13 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
         for name in info.params:
             self.env[name] = self.variant.params.get(name) if self.traced else info.eager_values.get(name)
             value = self.env[name]
-            if isinstance(value, Taint) and not value.is_array and annotation_kind(info.annotations.get(name)) == "array":
-                self.env[name] = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
+            if isinstance(value, Taint) and info.annotations.get(name) is not None:
+                annotation = info.annotations[name]
+                if not value.is_array and annotation_kind(annotation) == "array":
+                    value = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
+                if value.is_array and not value.is_bool and bool_array_annotation(annotation):
+                    value = dataclasses.replace(value, is_bool=True)  # `mask: Bool[Array, "b"]` (jaxtyping)
+                self.env[name] = value
         if info.is_method and info.positional and self.traced:
             # `self` is a Python object (static or bound), or, for a Module passed through a transform as
             # a pytree (nnx, equinox), that traced pytree: its array fields are leaves.

@@ -6,7 +6,7 @@ from jitlint.analysis.knowledge._types import Transform
 from jitlint.analysis.knowledge.jax import GRAD, VALUE_AND_GRAD
 
 TRANSFORMS = {
-    "equinox.filter_jit": Transform("jit", filtered=True),
+    "equinox.filter_jit": Transform("jit", filtered=True, function_by_value=True),
     "equinox.filter_pmap": Transform("jit", filtered=True),
     "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
     "equinox.filter_grad": GRAD,

@@ -222,7 +222,11 @@ LOWERING_METHODS = {"lower", "trace", "eval_shape"}
 # static), which "static Python value".
 ARRAY_ANNOTATIONS = ("Array", "ndarray", "ArrayLike", "Float", "Int", "Bool", "Shaped", "Num",
                      "Real", "Complex", "Inexact", "Integer", "UInt", "Key", "PRNGKeyArray")
+# jaxtyping's boolean array: `mask: Bool[Array, "b"]` declares a mask (`x[mask]` is then a boolean index).
+BOOL_ARRAY_ANNOTATIONS = {"Bool"}
 SCALAR_ANNOTATIONS = {"int", "float", "bool", "complex"}
+# Python's own number constants (a Python float wherever read).
+MATH_CONSTANTS = {"math.pi", "math.e", "math.tau", "math.inf", "math.nan"}
 STATIC_ANNOTATIONS = {"str", "Callable", "type", "None", "bytes"}
 
 # isinstance targets that no tracer is an instance of, and ones every tracer is.

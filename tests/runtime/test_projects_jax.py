@@ -1,0 +1,117 @@
+"""The project fixtures' compile claims under real JAX (CPU): each marked line recompiles (JIT1xx/JIT3xx
+warnings) or compiles once despite a re-wrap (JIT102), and each look-alike compiles once, counted as XLA
+compiles of the fixture's own functions. The fixtures are imported the way their files import each other
+(their folder first on `sys.path`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections import Counter
+
+os.environ["JAX_PLATFORMS"] = "cpu"  # before jax is first imported: never touch an accelerator here
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+from harness import PROJECT_FIXTURES, expected_findings, innermost_line  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
+COMPILES: Counter[str] = Counter()
+
+
+def _listen(event: str, duration: float, **kwargs) -> None:
+    if event == BACKEND_COMPILE:
+        COMPILES[str(kwargs.get("fun_name", ""))] += 1
+
+
+jax.monitoring.register_event_duration_secs_listener(_listen)
+
+
+@contextlib.contextmanager
+def imported(project: str, *modules: str):
+    folder = str(PROJECT_FIXTURES / project)
+    sys.path.insert(0, folder)
+    try:
+        yield [__import__(m) for m in modules]
+    finally:
+        sys.path.remove(folder)
+        for m in modules:
+            sys.modules.pop(m, None)
+
+
+def compiles(name: str, thunk) -> int:
+    """How many times `thunk` compiles the fixture function `name` (from a cold cache)."""
+    jax.clear_caches()
+    COMPILES.clear()
+    thunk()
+    return sum(n for fun, n in COMPILES.items() if fun in (f"jit({name})", name))
+
+
+def marked(project: str) -> set[tuple[str, str]]:
+    return {(p.name, code) for p in (PROJECT_FIXTURES / project).glob("*.py")
+            for _, code in expected_findings(p.read_text(encoding="utf-8"))}
+
+
+def test_bound_methods():
+    assert marked("bound_methods") == {("play.py", "JIT101"), ("play.py", "JIT102")}
+    keys = list(jax.numpy.arange(3))  # arrays: under filter_jit a Python int would be static, a compile each
+    with imported("bound_methods", "envs", "agent", "play") as (envs, agent, play):
+        assert compiles("step", lambda: play.play(keys)) == len(keys)  # JIT101: every re-wrap recompiles
+        assert compiles("step", lambda: play.play_filtered(keys)) == 1  # JIT102: one compile, re-wrapped
+        assert compiles("step", lambda: play.play_hoisted(keys)) == 1
+        env = envs.GridEnv(4)
+        assert compiles("step", lambda: agent.Agent(env).rollout(env.reset(), keys)) == 1
+        # a new environment (and shape) per size: a compile each, whatever is hoisted
+        assert compiles("step", lambda: play.play_many_envs([2, 3, 4])) == 3
+
+
+def test_script_loop():
+    assert marked("script_loop") == {("train_script.py", "JIT302")}
+    with imported("script_loop", "steps") as (steps,):
+        def marked_loop():
+            with imported("script_loop", "train_script"):
+                pass
+
+        # the script runs its three loops of STEPS steps at import: STEPS compiles for the marked loop
+        # (a new float each step), one for the constant, one for the array
+        assert compiles("update", marked_loop) == 5 + 1
+        assert compiles("update_traced", marked_loop) == 1
+
+
+def _line(project: str, rel: str, code: str) -> int:
+    lines = [line for line, c in expected_findings((PROJECT_FIXTURES / project / rel).read_text(encoding="utf-8"))
+             if c == code]
+    assert len(lines) == 1, (rel, code, lines)
+    return lines[0]
+
+
+def test_returns():
+    """What functions of other files return: a Python float schedule fed to a filter_jit step (a compile
+    per value), an array one (traced: one compile), a constant; the value of `filter_value_and_grad` of
+    an imported loss (a traced array: `if` raises); a `Bool[Array]` parameter indexing (raises)."""
+    from jax.errors import NonConcreteBooleanIndexError, TracerBoolConversionError
+
+    jnp = jax.numpy
+    assert marked("returns") == {("train.py", "JIT301"), ("train.py", "JIT401"), ("losses.py", "JIT601")}
+    with imported("returns", "schedules", "model", "losses", "train") as (_, model, losses, train):
+        params = model.init(2)
+        batches = [(jnp.ones((4, 2)) * k, jnp.ones(4)) for k in range(3)]
+        assert compiles("step", lambda: train.fit(params, batches)) == len(batches)  # JIT301
+        assert compiles("step", lambda: train.fit_arrays(params, batches)) == 1
+        assert compiles("step", lambda: train.fit_constant(params, batches)) == 1
+        x, y = batches[1]
+        with pytest.raises(TracerBoolConversionError) as info:
+            train.clipped_step(params, x, y, 0.1)
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "train.py").resolve()) == \
+            _line("returns", "train.py", "JIT401")
+        mask = jnp.array([True, False, True, True])
+        with pytest.raises(NonConcreteBooleanIndexError) as info:
+            train.masked_eval(params, x, y, mask)
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "losses.py").resolve()) == \
+            _line("returns", "losses.py", "JIT601")
+        train.masked_eval_ok(params, x, y, mask, jnp.array([0, 2]))
+        assert isinstance(train.evaluate(params, x, y), float)
