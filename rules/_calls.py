@@ -203,6 +203,12 @@ def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
             continue
         if callee not in reasons:
             reasons[callee] = f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`"
+    # Called from a data-driven loop in another file (jitlint.analysis.foreign, "repeated" calls)
+    for call in a.incoming:
+        info = a.module_defs.get(call.function) if call.kind == "repeated" else None
+        if info is not None and info.class_name is None and info not in reasons and not once_per_key(info):
+            path, line = call.steps[-1][0], call.steps[-1][1]
+            reasons[info] = f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}"
     # Functions called from a repeated function run repeatedly too.
     changed = True
     while changed:
@@ -216,6 +222,10 @@ def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
                     reasons[callee] = f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly"
                     changed = True
     return reasons
+
+
+def _base(path: str) -> str:
+    return path.replace("\\", "/").rpartition("/")[2]
 
 
 def _called_function(a: ModuleAnalysis, site: CallSite) -> FunctionInfo | None:

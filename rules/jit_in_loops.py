@@ -122,6 +122,9 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             in_loop = wrapped.value in creation.varying  # rebound in an enclosing loop
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
                 return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
+            if not sources and not in_loop and runs.unpacked_from_call(ctx.analysis, creation.func, wrapped.value):
+                # `init_fn, step_fn = make_solver(...)` once: the same function object every pass
+                return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
             return None
         info = target.info
         if target.partial:

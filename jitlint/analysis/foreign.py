@@ -40,16 +40,20 @@ class ForeignCall:
     traces_constants: bool  # jit-like (constants are traced too), not plain grad
     caller: str  # the traced function calling it, as messages name it
     steps: tuple[tuple[str, int, int, str], ...]  # the caller's witness, entry first, this call last
+    # "traced": a call from traced code (the callee is traced in that context); "repeated": a call from
+    # a data-driven loop (the callee runs again and again: what it builds each run is built again).
+    kind: str = "traced"
 
     def to_dict(self) -> dict:
         return {"module": self.module, "function": self.function, "args": [list(a) for a in self.args],
                 "traces_constants": self.traces_constants, "caller": self.caller,
-                "steps": [list(s) for s in self.steps]}
+                "steps": [list(s) for s in self.steps], "kind": self.kind}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ForeignCall":
         return cls(data["module"], data["function"], tuple((k, s, _frozen(v)) for k, s, v in data["args"]),
-                   bool(data["traces_constants"]), data["caller"], tuple(tuple(s) for s in data["steps"]))
+                   bool(data["traces_constants"]), data["caller"], tuple(tuple(s) for s in data["steps"]),
+                   str(data["kind"]))
 
     def values(self) -> list[tuple[str | None, str, object]]:
         """The arguments as (keyword, star, abstract value)."""

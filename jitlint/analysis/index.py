@@ -87,6 +87,9 @@ class ModuleSummary:
     returns: dict[str, str] = field(default_factory=dict)
     # Module-level names bound once to a Python number, bool or string (`BASE_LR = 0.1`).
     scalars: list[str] = field(default_factory=list)
+    # Module-level functions that build a jit wrapper when they run (a jit-decorated nested def, a
+    # `jax.jit(...)` call): called from a loop in another file, each run may compile again.
+    jit_makers: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -102,13 +105,14 @@ class ModuleSummary:
         return {"module": self.module, "path": self.path, "imports": self.imports,
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
-                "scalars": self.scalars}
+                "scalars": self.scalars, "jit_makers": self.jit_makers}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
                    dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
-                   {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]))
+                   {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
+                   list(data["jit_makers"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -210,6 +214,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
     summary.scalars = _module_scalars(tree)
     scalars = set(summary.scalars)
+    # (only a module importing a jit wrapper's package can build one: most files need no walk)
+    jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values())
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
@@ -217,6 +223,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
             kind = _return_kind(stmt, imports, scalars)
             if kind is not None:
                 summary.returns[stmt.name] = kind
+            if jitting and _makes_jit(stmt, imports):
+                summary.jit_makers.append(stmt.name)
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             for dec in stmt.decorator_list:
@@ -237,6 +245,20 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                     name = stmt.targets[0].id
                     summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
     return summary
+
+
+_JIT_PACKAGES = {name.partition(".")[0] for name in jaxapi.JIT_WRAPPERS}
+
+
+def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
+    """Whether running `fn` builds a jit wrapper: a nested def decorated by a jit, or a jit called."""
+    for node in (n for stmt in fn.body for n in ast.walk(stmt)):  # (not its own decorators)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(_jit_of(dec, imports) is not None for dec in node.decorator_list):
+                return True
+        elif isinstance(node, ast.Call) and _qualify(node.func, imports) in jaxapi.JIT_WRAPPERS:
+            return True
+    return False
 
 
 def _module_scalars(tree: ast.Module) -> list[str]:
@@ -447,6 +469,11 @@ class ProjectIndex:
         if name in summary.imports:
             return self.value_kind(summary.imports[name], _depth + 1)
         return None
+
+    def makes_jit(self, qualified: str) -> bool:
+        """Whether `qualified` is a plain project function that builds a jit wrapper when it runs."""
+        target = self.resolve_function(qualified)
+        return target is not None and target[1] in self.modules[target[0]].jit_makers
 
     def importers(self, modules: set[str]) -> set[str]:
         """The modules whose top-level imports name one of `modules` (or something in one)."""

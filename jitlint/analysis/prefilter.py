@@ -107,11 +107,11 @@ def _valid_summary(summary) -> bool:
     """The shape of ModuleSummary.to_dict(), so that a damaged cache can never crash a lookup."""
     if not (isinstance(summary, dict)
             and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
-                                 "returns", "scalars"}
+                                 "returns", "scalars", "jit_makers"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
-            and isinstance(summary["classes"], dict) and _strings(summary["scalars"])
+            and isinstance(summary["classes"], dict) and _strings(summary["scalars"]) and _strings(summary["jit_makers"])
             and isinstance(summary["returns"], dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())
             and all(isinstance(k, str) and _strings(v) for k, v in summary["classes"].items())
@@ -133,7 +133,12 @@ def is_relevant(facts: Facts, index=None) -> bool:
     """Stage 2: can a rule report anything in this file? (`index`: a ProjectIndex, or None)"""
     if facts.trace:
         return True
-    return index is not None and any(index.lookup(q) is not None for q in facts.refs)
+    if index is None:
+        return False
+    # a jitted function of another file called, or one that builds a jit wrapper (from a loop, it would
+    # build it again and again)
+    makes_jit = getattr(index, "makes_jit", None)
+    return any(index.lookup(q) is not None or (makes_jit is not None and makes_jit(q)) for q in facts.refs)
 
 
 _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names

@@ -143,6 +143,46 @@ def bound_values(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseEx
     return [] if where is not None and expr.value in where.params else sources
 
 
+def unpacked_from_call(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> cst.Call | None:
+    """`init_fn, step_fn = minimize.fire_descent(...)`: the one call whose result `name` is unpacked from,
+    in the innermost function binding `name` as seen from `func` (or the module), when that is its only
+    binding there; else None."""
+    f = func
+    while True:
+        if f is not None and (name in f.params or name in f.assignments):
+            return None  # a parameter, or bound to a value jitlint knows (not only unpacked)
+        found = _unpacks(f.node if f is not None else a.module, name)
+        if found:
+            return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+        if f is None:
+            return None
+        f = f.parent
+
+
+def _unpacks(scope: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The values unpacked into `name` (`a, name = value`) by the statements of `scope` itself."""
+    found: list[cst.BaseExpression] = []
+
+    class _Unpacks(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is scope  # not the statements of nested defs
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if isinstance(t.target, (cst.Tuple, cst.List)) and any(
+                        isinstance(el.value, cst.Name) and el.value.value == name for el in t.target.elements):
+                    found.append(node.value)
+
+    scope.visit(_Unpacks())
+    return found
+
+
 def _binding(a: "ModuleFacts", func: "FunctionInfo | None", name: str):
     """(the innermost function binding `name` as seen from `func`, or None for the module; what it assigns)."""
     f = func

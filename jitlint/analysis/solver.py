@@ -71,6 +71,8 @@ class Solver:
         """Trace the module's functions that other modules' traced code calls, with the values it passes
         (jitlint.analysis.foreign): the same request a call from this module would make."""
         for call in self.facts.incoming:
+            if call.kind != "traced":
+                continue  # (a call from a loop: the rules read it, nothing is traced)
             info = self.facts.module_defs.get(call.function)
             if info is None or info.class_name is not None:
                 continue

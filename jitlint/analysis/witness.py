@@ -73,8 +73,16 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
     if claim == "repeated":
         call = facts.call_sites.get(node) or facts.call_sites.get(facts.owner_of(node))
         loop = call.loop if call is not None else None
-        creation = facts.jit_creations.get(node)
+        creation = facts.jit_creations.get(node) or next(  # (a decorated def's is reported at its decorator)
+            (c for c in facts.jit_creations.values() if c.node is node), None)
         if loop is None and creation is not None:
             loop = creation.loop
+        if loop is None:
+            # the function is called from a loop in another file: that loop and that call
+            func = creation.func if creation is not None else call.func if call is not None else None
+            for incoming in facts.incoming:
+                if incoming.kind == "repeated" and func is not None and func.parent is None and \
+                        func.class_name is None and incoming.function == func.name:
+                    return [*incoming.places(), (node, "builds a new wrapper on each call")], False
         return ([loop_step(loop)] if loop is not None else []), False
     return [], False

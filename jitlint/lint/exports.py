@@ -6,24 +6,30 @@ from __future__ import annotations
 
 from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
+from jitlint.analysis import runs
 from jitlint.analysis.witness import traced_path
 
 
 def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
     """`placer(nodes)`: a function giving each of those nodes' (line, col) in this file, or None. A call
     whose caller no entry is known to trace (its witness would not be complete) gives nothing: the callee
-    would not be known traced."""
+    would not be known traced. Calls from a data-driven loop to a function of another file that builds a
+    jit wrapper when it runs are given as "repeated" calls (the loop and the call are the witness)."""
     pending = []
     for (caller, call, q, specs, values, traces_constants), target, chain in _candidates(analysis, index):
         steps = [*chain, (call, f"traced `{caller.name}` calls `{q.rpartition('.')[2]}`")]
         args = tuple((keyword, star, encode(v)) for (keyword, star), v in zip(specs, values))
-        pending.append((target, args, traces_constants, caller.name, steps))
+        pending.append((target, args, traces_constants, caller.name, steps, "traced"))
+    for site, target in _repeated_candidates(analysis, index):
+        # (the call alone: a quick tree places calls, not loops)
+        steps = [(site.node, f"a loop calls `{site.qualified.rpartition('.')[2]}` on every iteration")]
+        pending.append((target, (), False, site.func.name if site.func is not None else "<module>", steps, "repeated"))
     if not pending:
         return []
-    place = placer([node for *_, steps in pending for node, _ in steps if not isinstance(node, Place)])
+    place = placer([node for *_, steps, _ in pending for node, _ in steps if not isinstance(node, Place)])
     out: dict[tuple, ForeignCall] = {}
-    for (module, function), args, traces_constants, caller, steps in pending:
-        key = (module, function, args, traces_constants)
+    for (module, function), args, traces_constants, caller, steps, kind in pending:
+        key = (module, function, args, traces_constants, kind)
         if key in out:
             continue
         placed = []
@@ -33,8 +39,25 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
                 break
             placed.append((node.path if isinstance(node, Place) else path, where[0], where[1], text))
         else:
-            out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed))
+            out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed), kind)
     return list(out.values())
+
+
+def _repeated_candidates(analysis, index):
+    """(call site, callee (module, function)) for each eager call in a data-driven loop of this file to a
+    plain function of another project module that builds a jit wrapper when it runs."""
+    makes_jit = getattr(index, "makes_jit", None)
+    if makes_jit is None:
+        return
+    for site in analysis.call_sites.values():
+        if site.loop is None or not site.eager or site.callee is not None or not site.qualified or \
+                "." not in site.qualified or runs.loops_are_sweeps(analysis, site.func, site.loops) or \
+                runs.builds_collection(analysis, site.loop, site.node):
+            continue
+        if makes_jit(site.qualified):
+            target = index.resolve_function(site.qualified)
+            if target is not None:
+                yield site, target
 
 
 def _candidates(analysis, index):

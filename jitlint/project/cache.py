@@ -84,6 +84,8 @@ MEMOIZER = "@memoizer:"
 FUNCTION = "@function:"
 # A project class and a method name (`METHOD + "pkg.env.Env#step"`), asked whether that is a plain method.
 METHOD = "@method:"
+# A name asked whether it is a project function that builds a jit wrapper when it runs (`makes_jit`).
+MAKES_JIT = "@makes-jit:"
 # A name asked what it holds (`value_kind`: what a project function returns, a module constant).
 KIND = "@kind:"
 
@@ -105,6 +107,8 @@ class Resolver:
         except KeyError:
             if qualified.startswith(MEMOIZER):
                 found = "memoizer" if self.index.is_memoizer(qualified[len(MEMOIZER):]) else None
+            elif qualified.startswith(MAKES_JIT):
+                found = "makes-jit" if self.index.makes_jit(qualified[len(MAKES_JIT):]) else None
             elif qualified.startswith(KIND):
                 found = self.index.value_kind(qualified[len(KIND):])
             elif qualified.startswith(METHOD):
@@ -120,6 +124,9 @@ class Resolver:
             return found
 
     lookup = digest  # so that it stands in for the index in prefilter.is_relevant
+
+    def makes_jit(self, qualified: str) -> bool:
+        return self.digest(MAKES_JIT + qualified) is not None
 
     def hits(self, names) -> dict[str, str]:
         out = {}

@@ -28,7 +28,7 @@ from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
 from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevant, lint_text, select
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
-from jitlint.project.cache import FUNCTION, KIND, MEMOIZER, METHOD, Cache, Resolver, content_hash
+from jitlint.project.cache import FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, Cache, Resolver, content_hash
 from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
 
@@ -420,6 +420,10 @@ class _RecordingIndex:
     def plain_method(self, qualified_class: str, method: str) -> bool:
         self.looked_up.add(f"{METHOD}{qualified_class}#{method}")
         return self._index.plain_method(qualified_class, method)
+
+    def makes_jit(self, qualified: str) -> bool:
+        self.looked_up.add(MAKES_JIT + qualified)
+        return self._index.makes_jit(qualified)
 
     def value_kind(self, qualified: str) -> str | None:
         self.looked_up.add(KIND + qualified)

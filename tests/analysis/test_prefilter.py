@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, expected_findings, fixture_files, project_fixtures
+from harness import expected_findings, fixture_files, project_fixtures
 from jitlint.lint import positions
 from jitlint.analysis import jaxapi
 from jitlint.analysis import prefilter

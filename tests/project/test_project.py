@@ -210,21 +210,21 @@ def test_a_script_outside_any_project_sees_the_modules_beside_it(tmp_path, run_j
     """No pyproject.toml, setup.cfg or .git above: Python puts a script's folder first on `sys.path`, so a
     script (or a notebook) imports its siblings, and their jitted functions decide its findings
     (tests/fixtures/projects/script_loop: a module-level loop passes a changing float to a filter_jit step
-    defined in steps.py). Subfolders are not indexed: a loose folder may be a home directory."""
+    defined in updates.py). Subfolders are not indexed: a loose folder may be a home directory."""
     from harness import PROJECT_FIXTURES, expected_findings
 
     folder = tmp_path / "experiments"
     folder.mkdir()
     script = (PROJECT_FIXTURES / "script_loop" / "train_script.py").read_text(encoding="utf-8")
     (folder / "train_script.py").write_text(script, encoding="utf-8")
-    for sibling in ("steps.py", "config.py"):
+    for sibling in ("updates.py", "hparams.py"):
         (folder / sibling).write_text((PROJECT_FIXTURES / "script_loop" / sibling).read_text(encoding="utf-8"),
                                       encoding="utf-8")
     assert find_root(folder / "train_script.py") is None
     run = Project.discover(folder / "train_script.py", cache=False).lint([str(folder / "train_script.py")])
     assert {(f.line, f.code) for f in run.findings} == expected_findings(script)
     assert {code for _, code in expected_findings(script)} == {"JIT302"}
-    # the same cells in a notebook beside steps.py
+    # the same cells in a notebook beside updates.py
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
              for src in script.split("\n\n")]
     (folder / "train.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,

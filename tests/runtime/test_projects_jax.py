@@ -71,7 +71,7 @@ def test_bound_methods():
 
 def test_script_loop():
     assert marked("script_loop") == {("train_script.py", "JIT302")}
-    with imported("script_loop", "steps") as (steps,):
+    with imported("script_loop", "updates") as (updates,):
         def marked_loop():
             with imported("script_loop", "train_script"):
                 pass
@@ -96,8 +96,8 @@ def test_returns():
     from jax.errors import NonConcreteBooleanIndexError, TracerBoolConversionError
 
     jnp = jax.numpy
-    assert marked("returns") == {("train.py", "JIT301"), ("train.py", "JIT401"), ("losses.py", "JIT601")}
-    with imported("returns", "schedules", "model", "losses", "train") as (_, model, losses, train):
+    assert marked("returns") == {("fitting.py", "JIT301"), ("fitting.py", "JIT401"), ("objectives.py", "JIT601")}
+    with imported("returns", "schedules", "linear", "objectives", "fitting") as (_, model, losses, train):
         params = model.init(2)
         batches = [(jnp.ones((4, 2)) * k, jnp.ones(4)) for k in range(3)]
         assert compiles("step", lambda: train.fit(params, batches)) == len(batches)  # JIT301
@@ -106,12 +106,24 @@ def test_returns():
         x, y = batches[1]
         with pytest.raises(TracerBoolConversionError) as info:
             train.clipped_step(params, x, y, 0.1)
-        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "train.py").resolve()) == \
-            _line("returns", "train.py", "JIT401")
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "fitting.py").resolve()) == \
+            _line("returns", "fitting.py", "JIT401")
         mask = jnp.array([True, False, True, True])
         with pytest.raises(NonConcreteBooleanIndexError) as info:
             train.masked_eval(params, x, y, mask)
-        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "losses.py").resolve()) == \
-            _line("returns", "losses.py", "JIT601")
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "objectives.py").resolve()) == \
+            _line("returns", "objectives.py", "JIT601")
         train.masked_eval_ok(params, x, y, mask, jnp.array([0, 2]))
         assert isinstance(train.evaluate(params, x, y), float)
+
+
+def test_repetition():
+    """Functions of solvers.py that build a jit wrapper on every call, called from a loop in
+    experiments.py: a compile per call (JIT101); one built per call but called once: one compile."""
+    jnp = jax.numpy
+    assert marked("repetition") == {("solvers.py", "JIT101")}
+    with imported("repetition", "solvers", "experiments") as (solvers, experiments):
+        data = jnp.ones(10)
+        assert compiles("run", lambda: experiments.restarts(data, 3)) == 3
+        assert compiles("<lambda>", lambda: experiments.restarts(data, 3)) == 3 + 1  # rescale's, calibrate's
+        assert compiles("<lambda>", lambda: solvers.calibrate(jnp.ones(3))) == 1
