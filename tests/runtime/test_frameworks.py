@@ -101,12 +101,10 @@ def test_a_python_float_learning_rate_is_a_changed_static_value_with_its_true_co
     assert runtime["count"] == len(learning_rates) - 1
     assert "static `lr` changed (values seen: " in runtime["evidence"]
     assert str(max(learning_rates)) in runtime["evidence"]
-    if finding["code"] == "JIT903":  # no static finding: the schedule is in another module
-        assert finding["message"].startswith(f"`train_step` was traced again {len(learning_rates) - 1} times")
-        assert "(static rule: JIT302 float-static-arg)" in finding["message"]
-        assert "hashed by identity" not in finding["message"]
-    else:
-        assert finding["code"] == "JIT302"
+    # eqx_train's rate comes from schedules.py: a function returning a Python number of the loop's step,
+    # which changes every iteration (JIT301); nnx_train computes the float in the loop (JIT302)
+    assert finding["code"] == ("JIT301" if package == "eqx_train" else "JIT302")
+    assert finding["runtime"]["runtime_only"] is False
 
 
 @pytest.mark.parametrize("package", sorted(USER_FUNCTIONS))

@@ -127,3 +127,14 @@ def test_repetition():
         assert compiles("run", lambda: experiments.restarts(data, 3)) == 3
         assert compiles("<lambda>", lambda: experiments.restarts(data, 3)) == 3 + 1  # rescale's, calibrate's
         assert compiles("<lambda>", lambda: solvers.calibrate(jnp.ones(3))) == 1
+
+
+def test_eager_sizes():
+    """An eager size-less `jnp.unique` fed to archive.py's jitted `insert` from search.py's loop: a compile
+    per new length (JIT605); padded with `size=`: one; counted eagerly only: no compile of `insert`."""
+    assert marked("eager_sizes") == {("search.py", "JIT605")}
+    with imported("eager_sizes", "archive", "search") as (archive, search):
+        assert compiles("insert", lambda: search.run(3)) == 3
+        assert compiles("insert", lambda: search.run_padded(3)) == 1
+        assert compiles("insert", lambda: search.distinct_cells(3)) == 0
+        assert search.report(3)[1] == [2, 3, 4]
