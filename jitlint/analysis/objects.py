@@ -32,6 +32,9 @@ class Variant:
     params: dict[str, Value]
     return_taint: Taint | None = None
     returns_known: bool = False  # set once the body was walked with these parameters
+    # Every path of the body raises in this context (`if isinstance(x, jax.core.Tracer): raise ...` first):
+    # a call of it does not return, so what follows the call is not run there.
+    never_returns: bool = False
 
 
 def variant_key(params: list[str], values: dict[str, Value]) -> tuple:

@@ -61,6 +61,8 @@ class Binding(Frame):
                                          TraceEdge("call", expr, "", self.info))
         if variant is not None:
             self.read_return_of(info, variant)
+            if variant.returns_known and variant.never_returns and self.traced:
+                self.live = False  # it raises whenever called so: the statements after this one are not run
             if variant.returns_known:  # walked in this context: None means a Python value
                 return _derivative_result(fv, variant.return_taint, arg_taints)
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None

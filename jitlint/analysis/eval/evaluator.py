@@ -58,8 +58,9 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             ret = join(*self.returns)
             variant = self.variant
             variant.returns_known = True
-            if ret != variant.return_taint:
-                variant.return_taint = ret
+            never = not self.live and not self.returned and not isinstance(node, cst.Lambda)
+            if ret != variant.return_taint or never != variant.never_returns:
+                variant.return_taint, variant.never_returns = ret, never
                 self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
             # Nested defs defined under trace but not called here still run under trace when used. No
             # call is seen, so the one context that can be stated is the call that passes only what has

@@ -34,6 +34,11 @@ class Frame:
         self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
         self.env: dict[str, Value] = {}
         self.returns: list[Taint | None] = []
+        # Reachability, for a traced walk: False once every path so far has raised, returned or called a
+        # function that never returns in its context (the statements after are not run there); `returned`:
+        # a `return` was reached on some path.
+        self.live = True
+        self.returned = False
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED

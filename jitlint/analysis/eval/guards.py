@@ -44,6 +44,12 @@ class Guards(Frame):
             return None
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             return self._static_comparison(expr)
+        if isinstance(expr, cst.Call) and self.traced:
+            test = self._type_predicate(expr)
+            if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2 and \
+                    self._is_traced_array(test.args[0].value) and any(
+                        self.qualify_call_target(t) in jaxapi.TRACER_TYPES for t in _types_of(test.args[1].value)):
+                return True  # a traced array is a jax.Array, and a Tracer (measured on JAX 0.10.2)
         value = self.static_value(expr)
         if isinstance(value, Const):
             return bool(value.value)
@@ -146,6 +152,10 @@ class Guards(Frame):
             return test
         return call.with_changes(args=[call.args[0].with_changes(value=test.args[0].value), call.args[1]])
 
+    def _is_traced_array(self, expr: cst.BaseExpression) -> bool:
+        value = self.static_value(expr)
+        return isinstance(value, Taint) and value.is_array and not value.container and not value.opaque
+
     def _never_a_tracer(self, name: str | None) -> bool:
         """An isinstance target no tracer is an instance of: a Python or NumPy type, a class of the module,
         or a class imported from anywhere but JAX that is not an ABC every array satisfies (TRACER_ABCS).
@@ -179,3 +189,10 @@ class Guards(Frame):
         else:
             return [], []
         return (orelse, body) if negate else (body, orelse)
+
+
+def _types_of(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The classes of an isinstance test: `T` or the elements of `(T1, T2)`."""
+    if isinstance(expr, cst.Tuple):
+        return [el.value for el in expr.elements if isinstance(el, cst.Element)]
+    return [expr] if isinstance(expr, (cst.Name, cst.Attribute)) else []

@@ -23,6 +23,8 @@ class Statements(Frame):
 
     def block(self, statements) -> None:
         for stmt in statements:
+            if not self.live:
+                return  # not reached in this context: every path before it left (or raised)
             self.stmt(stmt)
 
     def stmt(self, node: cst.CSTNode) -> None:
@@ -35,7 +37,12 @@ class Statements(Frame):
         if method is _MISSING:
             method = _STMT_METHODS[cls] = getattr(type(self), "stmt_" + cls.__name__, None)
         if method is not None:
+            live = self.live
             method(self, node)
+            if cls is not cst.If:
+                # a loop may run no iteration, a `with` may swallow the exception, a `try` catch it:
+                # only an `if` is followed exactly
+                self.live = live
 
     def suite(self, suite: cst.BaseSuite) -> None:
         if isinstance(suite, cst.IndentedBlock):
@@ -62,6 +69,7 @@ class Statements(Frame):
         elif isinstance(node, cst.Return):
             if node.value is not None:
                 self.returns.append(self.expr(node.value))
+            self.returned, self.live = True, False
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
             if node.msg is not None:
@@ -70,6 +78,7 @@ class Statements(Frame):
         elif isinstance(node, cst.Raise):
             if node.exc is not None:
                 self.expr(node.exc)
+            self.live = False
         elif isinstance(node, cst.Import):
             if self.info is not None:
                 self.scope.add_import(node)
@@ -96,6 +105,7 @@ class Statements(Frame):
                     self.suite(node.orelse.body)
             return
         before = dict(self.env)
+        live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
         not_none_in_body, not_none_in_else = self.none_narrowing(node.test)
         for name in static_in_body:
@@ -103,8 +113,8 @@ class Statements(Frame):
         for name in not_none_in_body:
             self.env[name] = NOT_NONE
         self.suite(node.body)
-        after_body = self.env
-        self.env = dict(before)
+        after_body, live_after_body = self.env, self.live
+        self.env, self.live = dict(before), live
         for name in static_in_else:
             self.env[name] = None
         for name in not_none_in_else:
@@ -114,6 +124,7 @@ class Statements(Frame):
                 self.stmt_If(node.orelse)
             else:
                 self.suite(node.orelse.body)
+        self.live = self.live or live_after_body
         # A branch that always returns or raises (`if x is None: return ...`) does not flow on: what follows
         # sees the other branch only.
         if _leaves(node.body):
