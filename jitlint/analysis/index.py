@@ -423,52 +423,45 @@ class ProjectIndex:
             name = f"{head}.{name}"
         return None
 
-    def resolve_function(self, qualified: str, _depth: int = 0) -> tuple[str, str] | None:
-        """`pkg.losses.cross_entropy` -> ("pkg.losses", "cross_entropy"): a plain (not jitted) module-level
-        function of a project module, following re-exports; None for anything else."""
-        if _depth > 8 or not qualified:
-            return None
-        module, _, name = qualified.rpartition(".")
-        summary = self.modules.get(module)
-        if summary is None or "." in name:
-            return None
-        if name in summary.functions:
-            return None if name in summary.jitted else (module, name)
-        if name in summary.imports:
-            return self.resolve_function(summary.imports[name], _depth + 1)
+    def _defined(self, qualified: str) -> tuple[ModuleSummary, str] | None:
+        """The project module that defines `pkg.losses.name` (a function, class or constant), following
+        re-exports, and the name there; None for anything else."""
+        for _ in range(9):
+            module, _, name = qualified.rpartition(".")
+            summary = self.modules.get(module)
+            if summary is None or not name:
+                return None
+            if name in summary.functions or name in summary.classes or name in summary.scalars:
+                return summary, name
+            if name not in summary.imports:
+                return None
+            qualified = summary.imports[name]
         return None
 
-    def plain_method(self, qualified_class: str, method: str, _depth: int = 0) -> bool:
-        """Whether `pkg.env.Env` is a project class with a plain method `method` (following re-exports)."""
-        if _depth > 8 or not qualified_class:
-            return False
-        module, _, name = qualified_class.rpartition(".")
-        summary = self.modules.get(module)
-        if summary is None:
-            return False
-        if name in summary.classes:
-            return method in summary.classes[name]
-        if name in summary.imports:
-            return self.plain_method(summary.imports[name], method, _depth + 1)
-        return False
+    def resolve_function(self, qualified: str) -> tuple[str, str] | None:
+        """`pkg.losses.cross_entropy` -> ("pkg.losses", "cross_entropy"): a plain (not jitted) module-level
+        function of a project module, following re-exports; None for anything else."""
+        found = self._defined(qualified)
+        if found is None or found[1] not in found[0].functions or found[1] in found[0].jitted:
+            return None
+        return found[0].module, found[1]
 
-    def value_kind(self, qualified: str, _depth: int = 0) -> str | None:
+    def plain_method(self, qualified_class: str, method: str) -> bool:
+        """Whether `pkg.env.Env` is a project class with a plain method `method` (following re-exports)."""
+        found = self._defined(qualified_class)
+        return found is not None and method in found[0].classes.get(found[1], ())
+
+    def value_kind(self, qualified: str) -> str | None:
         """What a project module's name holds, following re-exports: "returns array" / "returns scalar"
         for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant."""
-        if _depth > 8 or not qualified:
+        found = self._defined(qualified)
+        if found is None:
             return None
-        module, _, name = qualified.rpartition(".")
-        summary = self.modules.get(module)
-        if summary is None:
-            return None
+        summary, name = found
         if name in summary.functions:
             kind = summary.returns.get(name)
             return None if kind is None or name in summary.jitted else f"returns {kind}"
-        if name in summary.scalars:
-            return "scalar"
-        if name in summary.imports:
-            return self.value_kind(summary.imports[name], _depth + 1)
-        return None
+        return "scalar" if name in summary.scalars else None
 
     def makes_jit(self, qualified: str) -> bool:
         """Whether `qualified` is a plain project function that builds a jit wrapper when it runs."""
