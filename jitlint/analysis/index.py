@@ -215,7 +215,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     summary.scalars = _module_scalars(tree)
     scalars = set(summary.scalars)
     # (only a module importing a jit wrapper's package can build one: most files need no walk)
-    jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values())
+    jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values()) and (
+        refers_to is None or not jaxapi.JIT_WRAPPERS.isdisjoint(refers_to))
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
@@ -248,6 +249,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
 
 
 _JIT_PACKAGES = {name.partition(".")[0] for name in jaxapi.JIT_WRAPPERS}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try),
+             ast.Match)
 
 
 def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
@@ -283,25 +286,46 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
         return None  # a decorator may return anything
     returns: list[ast.expr | None] = []
     assigned: dict[str, list[ast.AST | None]] = {}
+    # Statements only (a tenth of the nodes): returns and bindings are statements; a `yield` is read
+    # where it stands alone or is assigned, and a name bound inside an expression (`:=`) is unknown.
     todo = list(fn.body)
     while todo:
         node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Return):
+        cls = node.__class__
+        if cls is ast.Return:
             returns.append(node.value)
-        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return None
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
+        elif cls is ast.Expr or cls is ast.Assign or cls is ast.AnnAssign or cls is ast.AugAssign:
+            value = node.value
+            if isinstance(value, (ast.Yield, ast.YieldFrom, ast.Await)):
+                return None
+            targets = node.targets if cls is ast.Assign else [node.target] if cls is not ast.Expr else []
+            for t in targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
-                        assigned.setdefault(n.id, []).append(node.value if t is n else None)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
-            for n in ast.walk(getattr(node, "target", None) or ast.Pass()):
-                if isinstance(n, ast.Name):
-                    assigned.setdefault(n.id, []).append(None)
-        todo.extend(ast.iter_child_nodes(node))
+                        assigned.setdefault(n.id, []).append(value if t is n and cls is not ast.AugAssign else None)
+        elif cls in _COMPOUND:
+            if cls is ast.For or cls is ast.AsyncFor:
+                for n in ast.walk(node.target):
+                    if isinstance(n, ast.Name):
+                        assigned.setdefault(n.id, []).append(None)
+            elif cls is ast.With or cls is ast.AsyncWith:
+                for item in node.items:
+                    for n in ast.walk(item.optional_vars) if item.optional_vars is not None else ():
+                        if isinstance(n, ast.Name):
+                            assigned.setdefault(n.id, []).append(None)
+            for name in ("body", "orelse", "finalbody"):
+                todo.extend(getattr(node, name, ()))
+            for handler in getattr(node, "handlers", ()):
+                todo.extend(handler.body)
+                if handler.name:
+                    assigned.setdefault(handler.name, []).append(None)
+            for case in getattr(node, "cases", ()):
+                todo.extend(case.body)
+        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
+            assigned.setdefault(node.name, []).append(None)
+        elif cls is ast.Import or cls is ast.ImportFrom:
+            for alias in node.names:
+                assigned.setdefault((alias.asname or alias.name).partition(".")[0], []).append(None)
     if not returns or any(r is None for r in returns):
         return None
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}

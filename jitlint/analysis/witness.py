@@ -17,6 +17,7 @@ from collections import deque
 
 import libcst as cst
 
+from jitlint.analysis import jaxapi
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 
@@ -86,3 +87,59 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
                     return [*incoming.places(), (node, "builds a new wrapper on each call")], False
         return ([loop_step(loop)] if loop is not None else []), False
     return [], False
+
+
+def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) -> bool:
+    """Whether `node` sits in the body of a `try` (in its own function) with an `except` that catches one
+    of the errors `raises` names (that class or a base of it, or a bare `except`): the code handles what a
+    trace makes it raise there (`try: jnp.flatnonzero(w) except ConcretizationTypeError: raise ValueError`)."""
+    caught = {c for name in raises for c in jaxapi.ERROR_CLASSES.get(name, (name,))}
+    info = facts.function_of(node)
+    scope = info.scope if info is not None else facts.scope
+    found = False
+
+    class _Tries(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return info is not None and n is info.node
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return info is not None and n is info.node
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Try(self, n: cst.Try) -> bool:
+            nonlocal found
+            if not found and any(_catches(h.type, scope, caught) for h in n.handlers) and _holds(n.body, node):
+                found = True
+            return not found
+
+    (info.node if info is not None else facts.module).visit(_Tries())
+    return found
+
+
+def _catches(kind: cst.BaseExpression | None, scope, caught: set[str]) -> bool:
+    if kind is None:
+        return True  # a bare `except:`
+    kinds = [el.value for el in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    for k in kinds:
+        name = scope.qualify(k) if isinstance(k, (cst.Name, cst.Attribute)) else None
+        if name is None and isinstance(k, cst.Name):
+            name = k.value  # a builtin: TypeError, Exception
+        if name in caught:
+            return True
+    return False
+
+
+def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            nonlocal found
+            if n is node:
+                found = True
+            return not found
+
+    tree.visit(_Find())
+    return found

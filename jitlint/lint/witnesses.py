@@ -1,12 +1,13 @@
-"""The witness of each report (jitlint.analysis.witness), and the one rule it enforces: an error-level
-finding in traced code needs a complete path from a traced entry to its line; without one it is not
-certain, so it is reported as a warning."""
+"""The witness of each report (jitlint.analysis.witness), and the two rules it enforces on error-level
+findings: one in traced code needs a complete path from a traced entry to its line (without one it is not
+certain, so it is reported as a warning); and one whose error an enclosing `try` catches does not escape
+(the code handles it: reported as info, saying so)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from jitlint.analysis.witness import witness_of
+from jitlint.analysis.witness import caught_here, witness_of
 from jitlint.core.finding import Severity
 
 
@@ -19,6 +20,9 @@ def with_witnesses(analysis, reports):
         severity = report.severity or rule.severity
         if unreached and severity is Severity.ERROR:
             report = dataclasses.replace(report, severity=Severity.WARNING)
+        elif severity is Severity.ERROR and rule.raises and caught_here(analysis, report.node, rule.raises):
+            report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
+                " (here an enclosing `try` catches it: under a trace the code takes its `except` path)"))
         out.append((rule, report))
         steps.append(found)
     return out, steps
