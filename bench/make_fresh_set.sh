@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -14,12 +14,13 @@ case "$set_name" in
   G) PINS="vbjax==0.0.19 jax-fem==0.0.11 e3nn-jax==0.21.0 bijx==1.3.2 trax==1.4.1 treex==0.6.9";;
   H) PINS="dopamax==0.2.1 jaxagents==0.2.5 rl-blox==0.5.7 octax==0.1.1 memorax==1.0.1 jax2d==1.0.2";;
   I) PINS="clu==0.0.12 efax==1.22.3 probdiffeq==0.9.2 spyx==1.0.0 xlb==0.3.1 snnax==0.0.1";;
+  J) PINS="apax==0.14.0 cryojax==0.6.0 equimo==1.1.0 flaxdiff==0.2.11 cax==0.3.3 coreax==1.0.0 rax==0.4.0 jaxonnxruntime==0.3.0 qwix==0.1.8 boax==0.2.0";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT
 for pin in $PINS; do
   name=${pin%%==*}
-  if $PIP download --quiet --no-deps --no-binary :all: "$pin" -d "$dl/$name" 2>/dev/null; then
+  if $PIP download --quiet --no-deps --no-binary "$name" "$pin" -d "$dl/$name" 2>/dev/null; then
     a=$(ls "$dl/$name"/* | head -1); mkdir -p "$dest/$name"
     case "$a" in *.zip) (cd "$dest/$name" && unzip -q "$a");; *) tar -xzf "$a" -C "$dest/$name" --strip-components=1;; esac
     echo "$pin: $(find "$dest/$name" -name '*.py' | wc -l) .py files"
