@@ -123,6 +123,10 @@ class Transforms(Frame):
         static: set[str] = set(fv.bound)
         if info.is_method and info.positional and (decorated or fv.bound_self):
             static.add(info.positional[0])
+        if not decorated:
+            # `jax.jit(partial(render, ...))` of a def with its own `@jax.jit(static_argnames=...)`: the inner
+            # jit still makes those parameters static (a tracer there raises at the call), whatever traces it
+            static |= self._own_jit_statics(info, fv)
         statics_known = True
         raises_at_wrap = False  # static options naming no parameter: the jit raises ValueError (JIT305)
         for q, call in chain:
@@ -206,6 +210,28 @@ class Transforms(Frame):
         if decorated:
             return TraceEdge("entry", node, f"`@{short}`")  # the decorator
         return TraceEdge("entry", node, f"`{short}(...)`")
+
+    def _own_jit_statics(self, info: FunctionInfo, fv: FuncValue) -> set[str]:
+        """The parameters a def's own jit decorator (`@jax.jit(static_argnames=...)`,
+        `@partial(jax.jit, static_argnums=...)`) makes static, when its options are literals."""
+        node = info.node
+        if not isinstance(node, cst.FunctionDef):
+            return set()
+        out: set[str] = set()
+        for dec in node.decorators:
+            d = dec.decorator
+            if not isinstance(d, cst.Call):
+                continue
+            q = self.qualify_call_target(d.func)
+            if q == "functools.partial" and d.args:
+                q = self.qualify_call_target(d.args[0].value)
+            t = jaxapi.TRANSFORMS.get(q or "")
+            if t is None or t.kind != "jit" or q not in jaxapi.JIT_WRAPPERS:
+                continue
+            nums = literal_ints(self._static_kw(d, t.static_nums_kw)) if t.static_nums_kw else ()
+            names = literal_strs(self._static_kw(d, t.static_names_kw)) if t.static_names_kw else ()
+            out |= info.static_param_names(nums or (), names or (), fv.bound, fv.bound_self)
+        return out
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
         """A static option's expression: the literal a module-level name is bound to, for a name."""
