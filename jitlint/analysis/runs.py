@@ -425,9 +425,15 @@ class _Uses:
         self.reads: dict[str, int] = {}
         self.lowered: dict[str, int] = {}
         self.lowered_ids: set[int] = set()
+        self.passed: dict[str, int] = {}  # read as a call's argument (`SaveAt(fn=save)`)
+        self.passed_ids: set[int] = set()
         body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
         for node in _walk(body):
             if isinstance(node, cst.Call):
+                for arg in node.args:
+                    self.passed_ids.add(id(arg.value))
+                    if isinstance(arg.value, cst.Name):
+                        self.passed[arg.value.value] = self.passed.get(arg.value.value, 0) + 1
                 f = node.func
                 target = None
                 if isinstance(f, cst.Attribute) and f.attr.value in jaxapi.LOWERING_METHODS:
@@ -444,6 +450,22 @@ class _Uses:
         for name, exprs in (func.assignments if func is not None else a.module_assignments).items():
             if name in self.reads:
                 self.reads[name] -= len(exprs)
+
+
+def only_passed_on(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode,
+                   wrapped: cst.CSTNode) -> bool:
+    """A wrapper never called where it is made, only handed to other code as an argument
+    (`diffrax.SaveAt(fn=save_nodes)`, `lax.scan(jax.jit(step), ...)`): it compiles where that code calls it,
+    inside a trace not at all (inlined), so whether re-making it costs a compile is that code's to say."""
+    uses = _name_uses(a, func)
+    if id(creation_node) in uses.passed_ids:
+        return True
+    if isinstance(wrapped, cst.FunctionDef) and any(creation_node is d for d in wrapped.decorators):
+        names = {wrapped.name.value}
+    else:
+        table = func.assignments if func is not None else a.module_assignments
+        names = {name for name, exprs in table.items() if creation_node in exprs}
+    return bool(names) and all(0 < uses.reads.get(n, 0) == uses.passed.get(n, 0) for n in names)
 
 
 def _name_uses(a: "ModuleFacts", func: "FunctionInfo | None") -> _Uses:
