@@ -89,13 +89,35 @@ def _every_caller_passes_sweep(a: "ModuleFacts", func: "FunctionInfo", param: st
     it plainly)."""
     calls = [site for site in a.call_sites.values() if site.callee is not None and site.callee.info is func
              and site.callee.transform is None]
-    if not calls:
+    default = _default_of(func, param)
+    # `def build(..., wavelet_types=['starlet', 'battle-lemarie-3'])`: a default written as a list of
+    # configurations is one, whoever calls without overriding it (herculens, fresh set K).
+    default_sweeps = default is not None and is_fixed_sweep(a, func.parent, default, depth + 1)
+    if not calls and not default_sweeps:
         return False
     for site in calls:
         arg = _argument_for(func, site, param)
+        if arg is None and default_sweeps and not _passes_unseen(site):
+            continue
         if arg is None or not is_fixed_sweep(a, site.func, arg, depth + 1):
             return False
     return True
+
+
+def _default_of(func: "FunctionInfo", param: str) -> cst.BaseExpression | None:
+    node = func.node
+    if not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        return None
+    p = node.params
+    for each in (*p.params, *p.kwonly_params, *p.posonly_params):
+        if each.name.value == param:
+            return each.default
+    return None
+
+
+def _passes_unseen(site) -> bool:
+    """A call with `*args`/`**kwargs`, which may fill any parameter."""
+    return any(arg.star for arg in site.node.args)
 
 
 def _argument_for(func: "FunctionInfo", site, param: str) -> cst.BaseExpression | None:
@@ -416,6 +438,11 @@ def only_lowered(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: c
     return bool(names) and all(0 < uses.reads.get(n, 0) == uses.lowered.get(n, 0) for n in names)
 
 
+# A transform or lax body given a wrapper calls it then and there (`jax.vmap(jax.jit(f))(x)` compiles `f`'s
+# wrapper eagerly), so handing a wrapper to one is a call, not a hand-over.
+_CALLS_WHAT_IT_IS_GIVEN = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH})
+
+
 class _Uses:
     """How the names of one function body (or the module) are read: in all, and as a wrapper handed only
     to lowering; and which expressions are lowered directly. Built once per body (bodies with many jit
@@ -429,7 +456,7 @@ class _Uses:
         self.passed_ids: set[int] = set()
         body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
         for node in _walk(body):
-            if isinstance(node, cst.Call):
+            if isinstance(node, cst.Call) and a.call_names.get(node) not in _CALLS_WHAT_IT_IS_GIVEN:
                 for arg in node.args:
                     self.passed_ids.add(id(arg.value))
                     if isinstance(arg.value, cst.Name):
