@@ -123,6 +123,13 @@ class Library(Frame):
     def _array_list(self, expr, q, arg_values, arg_taints, in_jit):
         return as_container(self.array_result(join(*arg_taints), in_jit, expr, q))  # `jnp.split(x, 3)`: a list
 
+    def _array_per_axis(self, expr, q, arg_values, arg_taints, in_jit):
+        axis = _keyword(expr, arg_values, jaxapi.ARRAY_LIST_PER_AXIS[q])
+        result = self.array_result(join(*arg_taints), in_jit, expr, q)
+        if isinstance(axis, Const) and isinstance(axis.value, int):
+            return result
+        return as_container(result)  # several axes, or all of an array of unknown rank: maybe a list
+
     def _array(self, expr, q, arg_values, arg_taints, in_jit):
         return self.array_result(join(*arg_taints), in_jit, expr, q)
 
@@ -222,6 +229,14 @@ def _argument(expr: cst.Call, arg_values: list[Value], position: int, keyword: s
     return None
 
 
+def _keyword(expr: cst.Call, arg_values: list[Value], keyword: str) -> Value:
+    """The value passed to a keyword-only parameter (None when not passed, or hidden in `**kwargs`)."""
+    for arg, value in zip(expr.args, arg_values):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return value
+    return None
+
+
 Handler = Callable[..., object]
 
 # Each category of the tables (by the names it holds) and its handler, in precedence order.
@@ -237,6 +252,7 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
     (lambda q: q in jaxapi.CONSTANT_COLLECTIVES, Library._constant_collective),
     (lambda q: q.startswith("numpy."), Library._numpy),
     (lambda q: q in jaxapi.ARRAY_LISTS, Library._array_list),
+    (lambda q: q in jaxapi.ARRAY_LIST_PER_AXIS, Library._array_per_axis),
     (lambda q: q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS, Library._array),
     (lambda q: q in jaxapi.TREE_REPLACE, Library._tree_replace),
     (lambda q: q in jaxapi.TREE_FUNCTIONS, Library._tree_function),

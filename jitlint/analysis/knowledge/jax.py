@@ -199,6 +199,9 @@ TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util
 # jnp calls returning a Python list of arrays (its elements are arrays; it is not one).
 ARRAY_LISTS = {f"jax.numpy.{name}" for name in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
                                                  "broadcast_arrays")}
+# jnp calls returning one array for a single axis, else a Python list of arrays (one per axis): the keyword
+# naming the axes. `jnp.gradient(a, axis=(-2, -1))` is a list; `jnp.gradient(a, axis=1)` an array.
+ARRAY_LIST_PER_AXIS = {"jax.numpy.gradient": "axis"}
 
 LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
 LOGGING_MODULES = {"logging", "absl.logging"}
