@@ -36,10 +36,34 @@ class SourceError(OSError):
         self.strerror = message
 
 
+# A notebook's bytes are mostly its outputs (plots as base64): its file may be this many times the limit,
+# which then holds its code cells, the part that is parsed.
+NOTEBOOK_OUTPUT_ALLOWANCE = 16
+
+
 def read_source(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """A file's bytes, for regular files only (a FIFO would block, `/dev/zero` never ends), and at most
-    `limit` bytes (Config.max_file_size): OSError otherwise, with a message for the user."""
+    `limit` bytes (Config.max_file_size; for a notebook, of code cells): OSError otherwise, with a message
+    for the user."""
     limit = Config.max_file_size if limit is None else limit
+    if os.fspath(path).endswith(".ipynb"):
+        data = _read_regular(path, limit * NOTEBOOK_OUTPUT_ALLOWANCE)
+        if len(data) > limit and _notebook_code_size(data) > limit:
+            raise SourceError(f"the notebook's code is larger than the {limit}-byte limit (max-file-size), not read")
+        return data
+    return _read_regular(path, limit)
+
+
+def _notebook_code_size(data: bytes) -> int:
+    from jitlint.source.notebook import NotebookError, read_notebook  # notebooks over the limit only
+
+    try:
+        return len(read_notebook(data).source.encode("utf-8", "surrogatepass"))
+    except NotebookError:
+        return len(data)
+
+
+def _read_regular(path: str | os.PathLike, limit: int) -> bytes:
     # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then tells what was opened
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:

@@ -457,3 +457,19 @@ def test_cells_that_run_only_on_their_own_are_not_syntax_errors():
         notebook.rewrite(notebook.source.replace("pass      ", "import os\npass      ", 1))
     with pytest.raises(NotebookError, match="`from __future__` import of cell 2"):
         notebook.rewrite(notebook.source.replace("pass      ", "z = 1     ", 1))
+
+
+def test_the_size_limit_holds_a_notebooks_code_not_its_outputs(tmp_path):
+    """A notebook is mostly outputs (plots as base64): its file may exceed max-file-size while its code
+    cells stay within it, and then it is linted; code cells over the limit are a JIT000."""
+    plot = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo" * 40}}
+    printing = code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")
+    (tmp_path / "plots.ipynb").write_text(notebook_json([{**printing, "outputs": [plot]}]))
+    long_cell = code("import jax\n", "# " + "x" * 400 + "\n", "@jax.jit\n", "def g(x):\n", "    print(x)\n",
+                     "    return x\n")
+    (tmp_path / "long.ipynb").write_text(notebook_json([long_cell]))
+    assert (tmp_path / "plots.ipynb").stat().st_size > 400 and len(printing["source"]) < 10
+    result = check("--no-cache", "--max-file-size", "400", ".", cwd=tmp_path)
+    out = result.stdout.decode()
+    assert "plots.ipynb:cell 1:4:5: JIT501" in out, out
+    assert "long.ipynb:1:1: JIT000 cannot read file: the notebook's code is larger than the 400-byte limit" in out, out
