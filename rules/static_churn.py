@@ -199,6 +199,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 continue
             if data_derived(a, site.func, arg.expr, varying) or computed_float(a, site.func, arg.expr):
                 continue  # reported by the more specific JIT302/JIT303
+            if _changes_with_passed_shapes(ctx, site, arg.expr, varying):
+                continue  # new only with a new shape of another argument, which compiles anyway
             text = ctx.short(arg.expr)
             through = "" if text == used[0] else self.message("through", name=used[0])
             yield Report(arg.expr, self.message("loop", subject=self.subject(sig, arg), value=text, through=through,
@@ -440,19 +442,25 @@ def _size_of_another_argument(ctx: RuleContext, site, found: DataDerived) -> boo
     where that array's shape is new, and a new shape compiles anyway."""
     if found.kind not in ("length", "size"):
         return False
-    expr = found.expr
-    base = None
+    base = _sized(ctx, found.expr)
+    return base is not None and _passed_in(ctx, site, base)
+
+
+def _sized(ctx: RuleContext, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` of `len(x)`, `x.shape[i]`, `x.shape`, `x.size`, `x.ndim`; else None."""
     if isinstance(expr, cst.Call) and ctx.analysis.call_names.get(expr) == "len" and len(expr.args) == 1:
-        base = expr.args[0].value
-    elif isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
-        base = expr.value.value
-    elif isinstance(expr, cst.Attribute) and expr.attr.value in ("shape", "size", "ndim"):
-        base = expr.value
-    if base is None:
-        return False
+        return expr.args[0].value
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        return expr.value.value
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ("shape", "size", "ndim"):
+        return expr.value
+    return None
+
+
+def _passed_in(ctx: RuleContext, site, base: cst.BaseExpression) -> bool:
+    """`base` is an argument of the call, or a leaf of a pytree passed (`f(state, prev, w=prev.valid...)`)."""
     code = ctx.analysis.module.code_for_node
     passed = {code(other.value) for other in site.node.args if not other.star}
-    # the array itself, or a leaf of a pytree passed (`f(state, prev, width=prev.valid.shape[0])`)
     while True:
         if code(base) in passed:
             return True
@@ -460,3 +468,25 @@ def _size_of_another_argument(ctx: RuleContext, site, found: DataDerived) -> boo
             base = base.value
             continue
         return False
+
+
+def _changes_with_passed_shapes(ctx: RuleContext, site, expr: cst.BaseExpression, varying: set[str],
+                                depth: int = 0) -> bool:
+    """`f(local, (rows, cols, local.shape[1]))` with `rows`, `cols` fixed: the static is a size of an array
+    passed in the same call, or a tuple of such sizes and values fixed across iterations, so a new value
+    comes only with a new shape, which compiles anyway (mbirjax's per-shard `recon_shape_local`, fresh set
+    L). Names are followed to the one expression each is assigned."""
+    if depth > 4:
+        return False
+    if isinstance(expr, cst.Name):
+        sources = runs.assigned(ctx.analysis, site.func, expr.value)
+        return len(sources) == 1 and isinstance(sources[0], (cst.Tuple, cst.List, cst.Call, cst.Subscript,
+                                                            cst.Attribute)) and \
+            _changes_with_passed_shapes(ctx, site, sources[0], varying, depth + 1)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        parts = [el.value for el in expr.elements if not isinstance(el, cst.StarredElement)]
+        return len(parts) == len(expr.elements) and any(names_read(p) & varying for p in parts) and all(
+            not names_read(p) & varying or _changes_with_passed_shapes(ctx, site, p, varying, depth + 1)
+            for p in parts)
+    base = _sized(ctx, expr)
+    return base is not None and _passed_in(ctx, site, base)
