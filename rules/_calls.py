@@ -196,7 +196,7 @@ def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
         return memoized[info]
 
     for site in a.call_sites.values():
-        if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops):
+        if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops, site.node):
             continue
         callee = _called_function(a, site)
         if callee is None or runs.builds_collection(a, site.loop, site.node, callee) or once_per_key(callee):

@@ -27,7 +27,7 @@ from ._calls import repeated_functions
 def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False) -> str | None:
     """Where the wrapper is re-created over and over with the same meaning, or None."""
     a = ctx.analysis
-    if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops) and \
+    if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops, creation.node) and \
             not runs.builds_collection(a, creation.loop, creation.node) and \
             not runs.keeps_per_item(creation.loop, creation.node, creation.wrapped):
         place = "inside a loop"

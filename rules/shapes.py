@@ -578,7 +578,7 @@ class EagerSizelessIntoJit(Rule):
         for site, sig, args in jitted_calls(ctx):
             if not site.eager or site.traced:
                 continue  # inside traced code the call is part of the outer trace (JIT603 there)
-            in_loop = site.loop is not None and not runs.loops_are_sweeps(a, site.func, site.loops)
+            in_loop = site.loop is not None and not runs.loops_are_sweeps(a, site.func, site.loops, site.node)
             if not in_loop:
                 repeated = repeated if repeated is not None else repeated_functions(ctx)
                 if site.func not in repeated:

@@ -227,9 +227,50 @@ def _is_enum(a: "ModuleFacts", class_name: str) -> bool:
     return any(b in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in bases)
 
 
-def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops) -> bool:
-    """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep)."""
-    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) for loop in loops)
+def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node: cst.CSTNode | None = None) -> bool:
+    """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep), or runs
+    `node` again only after a failure (a retry loop)."""
+    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) or
+                               node is not None and reruns_only_on_failure(loop, node) for loop in loops)
+
+
+def reruns_only_on_failure(loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`while True: try: f = jax.jit(...); f(x); break` / `except OOM: batch //= 2`: the pass that succeeds
+    leaves the loop, so `node` (in that `try`) runs again only after a failure; code in an `except` handler
+    runs once per failure. A retry on out-of-memory with a halved batch compiles a new program each time,
+    a few times at most (ripplegw, mbirjax: fresh set L)."""
+    if not isinstance(loop, (cst.For, cst.While)):
+        return False
+    path = _path_to(loop.body, node)
+    for i, step in enumerate(path):
+        if step.__class__ in (cst.For, cst.While) or step.__class__ in _NEW_BODIES:
+            return False  # an inner loop's retry, or another body: not this loop's
+        if isinstance(step, cst.ExceptHandler):
+            return True
+        if isinstance(step, cst.Try) and i + 1 < len(path) and path[i + 1] is step.body:
+            ends = [step.body.body[-1]] + ([step.orelse.body.body[-1]] if step.orelse is not None else [])
+            return any(_leaves(stmt) for stmt in ends if stmt is not None)
+    return False
+
+
+def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes from `root` down to `node` (both included), or [] when `node` is not under `root`."""
+    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
+    path: list[cst.CSTNode] = []
+    while stack:
+        current, depth = stack.pop()
+        del path[depth:]
+        path.append(current)
+        if current is node:
+            return path
+        stack.extend((child, depth + 1) for child in reversed(list(children(current))))
+    return []
+
+
+def _leaves(stmt: cst.CSTNode) -> bool:
+    """A statement that leaves the loop: `break`, `return`, `raise` (last on its line)."""
+    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and \
+        isinstance(stmt.body[-1], (cst.Break, cst.Return, cst.Raise))
 
 
 def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,

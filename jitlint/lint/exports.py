@@ -51,7 +51,7 @@ def _repeated_candidates(analysis, index):
         return
     for site in analysis.call_sites.values():
         if site.loop is None or not site.eager or site.callee is not None or not site.qualified or \
-                "." not in site.qualified or runs.loops_are_sweeps(analysis, site.func, site.loops) or \
+                "." not in site.qualified or runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node):
             continue
         if makes_jit(site.qualified):
