@@ -61,7 +61,13 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
                                       for v in args)
         if q in _SWEEP_BUILDERS:
             return bool(args) and all(is_fixed_sweep(a, func, v, _depth + 1) for v in args)
-        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys", "values"):
+        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys") and \
+                not iterable.args:
+            # A mapping's keys are distinct: each pass is another key (`for obs_id, obs in
+            # result.obsconfs.items()`: one observation each), a configuration, not the same work again
+            # (jaxspec, fresh set L). An enclosing data-driven loop still repeats the whole pass.
+            return True
+        if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "values":
             return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
         if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in _SET_ALGEBRA:
             # `{A, B, C}.difference({current})`: no more items than the literal it starts from

@@ -17,7 +17,7 @@ from collections import deque
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
+from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 
@@ -78,6 +78,9 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
             (c for c in facts.jit_creations.values() if c.node is node), None)
         if loop is None and creation is not None:
             loop = creation.loop
+        if loop is not None:
+            loop = _repeating_loop(facts, call if call is not None and call.loop is not None else creation, node,
+                                   loop)
         if loop is None:
             # the function is called from a loop in another file: that loop and that call
             func = creation.func if creation is not None else call.func if call is not None else None
@@ -87,6 +90,16 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
                     return [*incoming.places(), (node, "builds a new wrapper on each call")], False
         return ([loop_step(loop)] if loop is not None else []), False
     return [], False
+
+
+def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst.CSTNode) -> cst.CSTNode:
+    """The innermost enclosing loop that repeats the same work (`for epoch in range(n)` around `for key in
+    d.keys()`: the epoch loop), not a sweep over configurations or a retry."""
+    for loop in reversed(getattr(where, "loops", ()) or ()):
+        if not runs.is_fixed_sweep(facts, where.func, runs.loop_iterable(loop)) and \
+                not runs.reruns_only_on_failure(loop, node):
+            return loop
+    return innermost
 
 
 def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) -> bool:
