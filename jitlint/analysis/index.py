@@ -336,7 +336,10 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
         return "scalar"
     ann = fn.returns.value if isinstance(fn.returns, ast.Subscript) else fn.returns
     name = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else None
-    if name in jaxapi.ARRAY_ANNOTATIONS and not any(isinstance(r, ast.Constant) for r in returns):
+    # `-> np.ndarray` is NumPy's: computed on the host, a constant even inside traced code (e3nn's
+    # `clebsch_gordan`, fresh set G), so not "array"
+    numpy = (_qualify(ann, imports) or "").startswith("numpy.") if ann is not None else False
+    if name in jaxapi.ARRAY_ANNOTATIONS and not numpy and not any(isinstance(r, ast.Constant) for r in returns):
         return "array"
     return None
 

@@ -96,8 +96,10 @@ def test_returns():
     from jax.errors import NonConcreteBooleanIndexError, TracerBoolConversionError
 
     jnp = jax.numpy
-    assert marked("returns") == {("fitting.py", "JIT301"), ("fitting.py", "JIT401"), ("objectives.py", "JIT601")}
-    with imported("returns", "schedules", "linear", "objectives", "fitting") as (_, model, losses, train):
+    assert marked("returns") == {("fitting.py", "JIT301"), ("fitting.py", "JIT401"), ("fitting.py", "JIT403"),
+                                 ("objectives.py", "JIT601")}
+    with imported("returns", "schedules", "linear", "objectives", "basis", "fitting") as (_, model, losses, _b,
+                                                                                        train):
         params = model.init(2)
         batches = [(jnp.ones((4, 2)) * k, jnp.ones(4)) for k in range(3)]
         assert compiles("step", lambda: train.fit(params, batches)) == len(batches)  # JIT301
@@ -114,6 +116,11 @@ def test_returns():
         assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "objectives.py").resolve()) == \
             _line("returns", "objectives.py", "JIT601")
         train.masked_eval_ok(params, x, y, mask, jnp.array([0, 2]))
+        train.sparse_projection(jnp.ones(3))  # `-> np.ndarray`: host values, the filter runs
+        with pytest.raises(TracerBoolConversionError) as info:
+            train.device_projection(jnp.ones(3))
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "returns" / "fitting.py").resolve()) == \
+            _line("returns", "fitting.py", "JIT403")
         assert isinstance(train.evaluate(params, x, y), float)
 
 
