@@ -53,6 +53,9 @@ class Expressions(Frame):
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
         cls = expr.__class__
+        if self.narrowed and (cls is cst.Subscript or cls is cst.Attribute) and \
+                self.facts.module.code_for_node(expr) in self.narrowed:
+            return None  # `isinstance(objs[0], dict)` holds here: a Python value
         method = _EXPR_METHODS.get(cls)
         if method is None:
             method = _EXPR_METHODS[cls] = getattr(type(self), "expr_" + cls.__name__, type(self).generic_expr)

@@ -39,6 +39,8 @@ class Frame:
         # a `return` was reached on some path.
         self.live = True
         self.returned = False
+        # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
+        self.narrowed: frozenset[str] = frozenset()
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED

@@ -179,6 +179,22 @@ class Guards(Frame):
         name = test.args[0].value.value
         if not isinstance(self.lookup(name), Taint):
             return [], []
+        return self._split_by_type(test, name, negate)
+
+    def expression_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        """As `isinstance_narrowing`, for an item or attribute (`isinstance(objs[0], dict)`): its source
+        text, proved not a tracer in the body or the else branch (trax's `nested_map`, fresh set G)."""
+        negate = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negate, test = not negate, test.expression
+        test = self._type_predicate(test)
+        if not (isinstance(test, cst.Call) and len(test.args) == 2 and
+                isinstance(test.args[0].value, (cst.Subscript, cst.Attribute)) and
+                self.qualify_call_target(test.func) == "isinstance"):
+            return [], []
+        return self._split_by_type(test, self.facts.module.code_for_node(test.args[0].value), negate)
+
+    def _split_by_type(self, test: cst.Call, name: str, negate: bool) -> tuple[list[str], list[str]]:
         kinds = test.args[1].value
         types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
         names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]

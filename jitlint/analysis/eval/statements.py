@@ -108,10 +108,13 @@ class Statements(Frame):
         live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
         not_none_in_body, not_none_in_else = self.none_narrowing(node.test)
+        items_in_body, items_in_else = self.expression_narrowing(node.test)
+        narrowed = self.narrowed
         for name in static_in_body:
             self.env[name] = None
         for name in not_none_in_body:
             self.env[name] = NOT_NONE
+        self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
         self.suite(node.body)
         after_body, live_after_body = self.env, self.live
         self.env, self.live = dict(before), live
@@ -119,11 +122,13 @@ class Statements(Frame):
             self.env[name] = None
         for name in not_none_in_else:
             self.env[name] = NOT_NONE
+        self.narrowed = narrowed.union(items_in_else) if items_in_else else narrowed
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
             else:
                 self.suite(node.orelse.body)
+        self.narrowed = narrowed
         self.live = self.live or live_after_body
         # A branch that always returns or raises (`if x is None: return ...`) does not flow on: what follows
         # sees the other branch only.
