@@ -237,40 +237,56 @@ def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node:
     """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep), or runs
     `node` again only after a failure (a retry loop)."""
     return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) or
-                               node is not None and reruns_only_on_failure(loop, node) for loop in loops)
+                               node is not None and reruns_only_on_failure(a, loop, node) for loop in loops)
 
 
-def reruns_only_on_failure(loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+def reruns_only_on_failure(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:
     """`while True: try: f = jax.jit(...); f(x); break` / `except OOM: batch //= 2`: the pass that succeeds
     leaves the loop, so `node` (in that `try`) runs again only after a failure; code in an `except` handler
     runs once per failure. A retry on out-of-memory with a halved batch compiles a new program each time,
     a few times at most (ripplegw, mbirjax: fresh set L)."""
+    regions = a.failure_regions.get(id(loop))
+    if regions is None:
+        regions = a.failure_regions[id(loop)] = _failure_regions(loop)
+    return id(node) in regions
+
+
+def _failure_regions(loop: cst.CSTNode) -> frozenset[int]:
+    """The ids of the nodes of `loop` that run only after a failure: in a `try` body that leaves the loop
+    on success, or in an `except` handler; not across an inner loop or another body (their own)."""
     if not isinstance(loop, (cst.For, cst.While)):
-        return False
-    path = _path_to(loop.body, node)
-    for i, step in enumerate(path):
-        if step.__class__ in (cst.For, cst.While) or step.__class__ in _NEW_BODIES:
-            return False  # an inner loop's retry, or another body: not this loop's
-        if isinstance(step, cst.ExceptHandler):
-            return True
-        if isinstance(step, cst.Try) and i + 1 < len(path) and path[i + 1] is step.body:
-            ends = [step.body.body[-1]] + ([step.orelse.body.body[-1]] if step.orelse is not None else [])
-            return any(_leaves(stmt) for stmt in ends if stmt is not None)
-    return False
+        return frozenset()
+    found: set[int] = set()
+    todo: list[cst.CSTNode] = list(loop.body.body)  # statements only, until a `try`
+    while todo:
+        stmt = todo.pop()
+        cls = stmt.__class__
+        if cls is cst.Try:
+            ends = [stmt.body.body[-1]] + ([stmt.orelse.body.body[-1]] if stmt.orelse is not None else [])
+            regions = [h for h in stmt.handlers] + ([stmt.body] if any(_leaves(e) for e in ends) else [])
+            for region in regions:
+                found.update(id(n) for n in _descendants_in_body(region))
+            todo.extend(stmt.body.body)  # a nested `try` there may leave too (ids already in)
+        elif cls in (cst.If, cst.With):
+            todo.extend(stmt.body.body)
+            orelse = getattr(stmt, "orelse", None)
+            while isinstance(orelse, cst.If):
+                todo.extend(orelse.body.body)
+                orelse = orelse.orelse
+            if orelse is not None:
+                todo.extend(orelse.body.body)
+    return frozenset(found)
 
 
-def _path_to(root: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The nodes from `root` down to `node` (both included), or [] when `node` is not under `root`."""
-    stack: list[tuple[cst.CSTNode, int]] = [(root, 0)]
-    path: list[cst.CSTNode] = []
+def _descendants_in_body(root: cst.CSTNode):
+    """`root` and its descendants, not entering inner loops or other bodies (defs, classes, lambdas)."""
+    stack = [root]
     while stack:
-        current, depth = stack.pop()
-        del path[depth:]
-        path.append(current)
-        if current is node:
-            return path
-        stack.extend((child, depth + 1) for child in reversed(list(children(current))))
-    return []
+        current = stack.pop()
+        yield current
+        for child in children(current):
+            if child.__class__ not in (cst.For, cst.While) and child.__class__ not in _NEW_BODIES:
+                stack.append(child)
 
 
 def _leaves(stmt: cst.CSTNode) -> bool:

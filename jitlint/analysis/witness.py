@@ -97,7 +97,7 @@ def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst
     d.keys()`: the epoch loop), not a sweep over configurations or a retry."""
     for loop in reversed(getattr(where, "loops", ()) or ()):
         if not runs.is_fixed_sweep(facts, where.func, runs.loop_iterable(loop)) and \
-                not runs.reruns_only_on_failure(loop, node):
+                not runs.reruns_only_on_failure(facts, loop, node):
             return loop
     return innermost
 
