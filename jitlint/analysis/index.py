@@ -284,6 +284,8 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
     """"array", "scalar" or None: what every `return` of `fn`'s own body gives (ModuleSummary.returns)."""
     if fn.decorator_list or isinstance(fn, ast.AsyncFunctionDef):
         return None  # a decorator may return anything
+    if _is_tracer_test(fn, imports):
+        return "tracer-test"
     returns: list[ast.expr | None] = []
     assigned: dict[str, list[ast.AST | None]] = {}
     # Statements only (a tenth of the nodes): returns and bindings are statements; a `yield` is read
@@ -342,6 +344,21 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
     if name in jaxapi.ARRAY_ANNOTATIONS and not numpy and not any(isinstance(r, ast.Constant) for r in returns):
         return "array"
     return None
+
+
+def _is_tracer_test(fn: ast.FunctionDef, imports: dict[str, str]) -> bool:
+    """A body that is `return isinstance(first_parameter, jax.core.Tracer)` (a docstring aside): the test
+    itself, wherever it is imported (fdtdx's `is_jax_tracer`, fresh set M)."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not params:
+        return False
+    call = body[0].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "isinstance" and
+            len(call.args) == 2 and isinstance(call.args[0], ast.Name) and call.args[0].id == params[0]):
+        return False
+    types = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+    return bool(types) and all(_qualify(t, imports) in jaxapi.TRACER_TYPES for t in types)
 
 
 class _ReturnReader:

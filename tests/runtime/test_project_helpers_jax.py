@@ -56,7 +56,8 @@ def _raises_at(thunk, exc_types, rel: str, code: str) -> None:
 def test_markers_are_the_cases_below():
     found = {(p.name, line, code) for p in PROJECT.glob("*.py") for line, code in expected_findings(p.read_text())}
     assert {(name, code) for name, _, code in found} == {
-        ("losses.py", "JIT501"), ("losses.py", "JIT601"), ("utils.py", "JIT401"), ("utils.py", "JIT404")}
+        ("losses.py", "JIT501"), ("losses.py", "JIT601"), ("losses.py", "JIT404"), ("utils.py", "JIT401"),
+        ("utils.py", "JIT404")}
 
 
 def test_print_in_a_helper_prints_a_tracer(project):
@@ -80,6 +81,16 @@ def test_if_two_calls_away_raises(project):
 def test_int_in_a_helper_raises(project):
     step = jax.jit(lambda pred: project["utils"].count_positive(pred))
     _raises_at(lambda: step(jnp.ones((4, 2))), jax.errors.ConcretizationTypeError, "utils.py", "JIT404")
+
+
+def test_a_helper_past_an_imported_tracer_test_runs(project):
+    """losses.peak returns early where utils.is_traced holds, so its `float()` never sees a tracer; the same
+    `float()` without the test raises."""
+    params, x = _params(project), jnp.ones((4, 3))
+    project["train"].checked_step(params, x)
+    assert project["losses"].peak(jnp.ones(2)) == 1.0  # eager: the check runs
+    _raises_at(lambda: project["train"].unchecked_step(params, x), jax.errors.ConcretizationTypeError,
+               "losses.py", "JIT404")
 
 
 def test_the_jitted_step_stops_at_a_marked_line(project):

@@ -45,6 +45,9 @@ class Guards(Frame):
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             return self._static_comparison(expr)
         if isinstance(expr, cst.Call) and self.traced:
+            subject = self._imported_tracer_test(expr)
+            if subject is not None and self._is_traced_array(subject):
+                return True  # `is_tracer(x)` of another module's `return isinstance(v, jax.core.Tracer)`
             test = self._type_predicate(expr)
             if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2 and \
                     self._is_traced_array(test.args[0].value) and any(
@@ -172,6 +175,9 @@ class Guards(Frame):
         negate = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negate, test = not negate, test.expression
+        subject = self._imported_tracer_test(test)
+        if isinstance(subject, cst.Name) and isinstance(self.lookup(subject.value), Taint):
+            return ([subject.value], []) if negate else ([], [subject.value])  # not a tracer where it fails
         test = self._type_predicate(test)
         if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
@@ -180,6 +186,17 @@ class Guards(Frame):
         if not isinstance(self.lookup(name), Taint):
             return [], []
         return self._split_by_type(test, name, negate)
+
+    def _imported_tracer_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`x` of `is_tracer(x)`, where `is_tracer` is another project module's function whose body is
+        `return isinstance(value, jax.core.Tracer)` (ProjectIndex.value_kind); else None."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 1 and test.args[0].keyword is None
+                and not test.args[0].star and self.facts.imported_kind is not None):
+            return None
+        q = self.qualify_call_target(test.func)
+        if q is None or "." not in q or self.facts.imported_kind(q) != "returns tracer-test":
+            return None
+        return test.args[0].value
 
     def expression_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """As `isinstance_narrowing`, for an item or attribute (`isinstance(objs[0], dict)`): its source
