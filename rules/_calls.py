@@ -160,9 +160,11 @@ def _jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[B
 def static_arguments(ctx: RuleContext, dispatched: bool = False):
     """(site, signature, argument) of every argument bound to a static parameter of a jitted call; with
     `dispatched`, only calls an eager walk reaches: a jitted function called inside traced code is traced
-    into the outer program, so its static values compile nothing of their own (JIT3xx recompile claims)."""
+    into the outer program, so its static values compile nothing of their own (JIT3xx recompile claims);
+    and not calls made once per key of a memo dict (`if k not in cache: cache[k] = f(x, n)`)."""
     for site, sig, args in jitted_calls(ctx):
-        if dispatched and not site.eager:
+        if dispatched and (not site.eager or site.loop is not None and
+                           runs.computed_once_per_key(ctx.analysis, site.func, site.node)):
             continue
         for arg in args:
             if arg.static is True:

@@ -456,6 +456,44 @@ def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node:
     return False
 
 
+def computed_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", call: cst.Call) -> bool:
+    """`if key not in cache: cache[key] = f(x, n)`: the call runs once per key of a memo dict, however
+    often the loop around it runs, so what it passes takes one value per key (tunix's fused-weight
+    cache, fresh set M)."""
+    body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    code = a.module.code_for_node
+    guards: list[cst.If] = []
+    stack: list[tuple[cst.CSTNode, tuple]] = [(body, ())]
+    while stack:
+        node, ifs = stack.pop()
+        if isinstance(node, cst.Assign) and node.value is call:
+            for target in node.targets:
+                t = target.target
+                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and \
+                        isinstance(t.slice[0].slice, cst.Index):
+                    key, cache = code(t.slice[0].slice.value), code(t.value)
+                    if any(_tests_absent(test, key, cache, code) for test in ifs):
+                        return True
+            return False
+        if node.__class__ in _NEW_BODIES and node is not body:
+            continue
+        inner = (*ifs, node.test) if isinstance(node, cst.If) else ifs
+        if isinstance(node, cst.If):
+            stack.append((node.body, inner))
+            if node.orelse is not None:
+                stack.append((node.orelse, ifs))
+            continue
+        stack.extend((child, ifs) for child in children(node))
+    return False
+
+
+def _tests_absent(test: cst.BaseExpression, key: str, cache: str, code) -> bool:
+    """`test` is `key not in cache`."""
+    return isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+        isinstance(test.comparisons[0].operator, cst.NotIn) and code(test.left) == key and \
+        code(test.comparisons[0].comparator) == cache
+
+
 # What starts a body of its own. (A class test rather than isinstance: libcst's concrete node classes have no
 # subclasses, and isinstance against them goes through ABCMeta, several times slower on this hot path.)
 _NEW_BODIES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
