@@ -250,6 +250,7 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
     `skip_args`: arguments before the function's own (the variables of `model.apply`). Defaults not
     passed are their values."""
     i = -skip_args
+    extra: list[Taint | None] = []  # what the positional arguments past the named ones hold, in order
     for (keyword, star), value in zip(specs, arg_values):
         taint = value_taint(value)
         passed = value if isinstance(value, (Const, NotNone)) else taint
@@ -266,13 +267,20 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
             i = len(positional)
         elif star == "**":
             for p in info.params:
-                params.setdefault(p, taint)
+                if p != info.vararg:  # `**kw` fills named parameters (and `**kwargs`), never `*args`
+                    params.setdefault(p, taint)
         else:
             if 0 <= i < len(positional):
                 params[positional[i]] = passed
             elif i >= 0 and info.vararg:
-                params[info.vararg] = join(params.get(info.vararg), as_container(taint))
+                extra.append(taint)
             i += 1
+    if info.vararg and info.vararg not in params and not any(star == "*" for _, star in specs):
+        # `*args` is the tuple of the positional arguments past the named ones: its length and positions are
+        # this call's (`if len(args) == 2: ncol = args[0]` is decided per call; jax-galsim, fresh set M)
+        holding = join(*extra)
+        params[info.vararg] = Const(()) if not extra else None if holding is None else dataclasses.replace(
+            holding, container=True, is_array=False, is_bool=False, opaque=False, elements=tuple(extra))
     if not any(star for _, star in specs):
         for name in info.defaults - params.keys():
             params[name] = info.default_const(name)  # not passed: the default's value

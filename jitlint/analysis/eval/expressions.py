@@ -60,7 +60,7 @@ class Expressions(Frame):
         if method is None:
             method = _EXPR_METHODS[cls] = getattr(type(self), "expr_" + cls.__name__, type(self).generic_expr)
         taint = method(self, expr)
-        if taint is not None and self.traced:
+        if taint is not None and self.claims:
             taints = self.facts.taints
             old = taints.get(expr)
             if old is None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.model import ModuleFacts
-from jitlint.analysis.objects import FuncValue, FunctionInfo, Value, Variant, merge_values
+from jitlint.analysis.objects import JOINED, FuncValue, FunctionInfo, Value, Variant, merge_values
 from jitlint.analysis.scheduler import Scheduler
 from jitlint.analysis.sites import Site
 from jitlint.analysis.values import TRACED, Taint
@@ -25,6 +25,9 @@ class Frame:
         self.variant = variant  # the calling context this walk of a traced function is for
         self.scope = info.scope if info else facts.scope
         self.traced = bool(info and info.traced and not info.callback and variant is not None)
+        # A walk of the variant that absorbs contexts past the budget (JOINED) only answers what the
+        # function returns: joined values are not a calling context anyone has, so it records no claims.
+        self.claims = self.traced and variant is not None and variant.key != JOINED
         # Untraced code inside `with jax.disable_jit()` / `ensure_compile_time_eval()`: transforms and lax
         # loops run their bodies eagerly there.
         self.eager_depth = 0
@@ -62,7 +65,7 @@ class Frame:
                     bool(self.loops), self.info.traces_constants and not self.compile_time_eval)
 
     def record(self, node: cst.CSTNode) -> None:
-        if self.recording:
+        if self.claims:
             self.facts.sites[node] = self.site()
 
     def lookup(self, name: str) -> Value:

@@ -128,11 +128,21 @@ class Guards(Frame):
         return out
 
     def static_value(self, expr: cst.BaseExpression) -> Value:
-        """What a name or literal is, without evaluating (recording) anything."""
+        """What a name or literal is, without evaluating (recording) anything; `len(x)` of a tuple whose
+        positions are known."""
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return literal_const(expr)
             return self.lookup(expr.value)
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star and \
+                expr.args[0].keyword is None and isinstance(expr.args[0].value, cst.Name) and \
+                self.qualify_call_target(expr.func) == "len":
+            value = self.lookup(expr.args[0].value.value)
+            if isinstance(value, Taint) and value.container and value.elements is not None:
+                return Const(len(value.elements))
+            if isinstance(value, Const) and isinstance(value.value, (tuple, list, str, dict)):
+                return Const(len(value.value))
+            return None
         return literal_const(expr)
 
     def _type_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
@@ -172,6 +182,8 @@ class Guards(Frame):
     def isinstance_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """Names a test proves are not tracers: in the body of `if isinstance(x, (int, np.ndarray))`, and
         in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
+        if isinstance(test, cst.BooleanOperation):
+            return _combined(test, self.isinstance_narrowing)
         negate = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negate, test = not negate, test.expression
@@ -201,6 +213,8 @@ class Guards(Frame):
     def expression_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """As `isinstance_narrowing`, for an item or attribute (`isinstance(objs[0], dict)`): its source
         text, proved not a tracer in the body or the else branch (trax's `nested_map`, fresh set G)."""
+        if isinstance(test, cst.BooleanOperation):
+            return _combined(test, self.expression_narrowing)
         negate = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negate, test = not negate, test.expression
@@ -222,6 +236,16 @@ class Guards(Frame):
         else:
             return [], []
         return (orelse, body) if negate else (body, orelse)
+
+
+def _combined(test: cst.BooleanOperation, narrowing) -> tuple[list[str], list[str]]:
+    """Narrowing by `a or b` / `a and b` from each side's: `isinstance(x, list) or isinstance(x, tuple)`
+    proves `x` no tracer where either side does in the body (and, for `and`, where either does)."""
+    left_body, left_else = narrowing(test.left)
+    right_body, right_else = narrowing(test.right)
+    if isinstance(test.operator, cst.Or):
+        return [n for n in left_body if n in right_body], list(dict.fromkeys([*left_else, *right_else]))
+    return list(dict.fromkeys([*left_body, *right_body])), [n for n in left_else if n in right_else]
 
 
 def _types_of(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
