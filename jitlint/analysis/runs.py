@@ -236,8 +236,34 @@ def _is_enum(a: "ModuleFacts", class_name: str) -> bool:
 def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node: cst.CSTNode | None = None) -> bool:
     """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep), or runs
     `node` again only after a failure (a retry loop)."""
-    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) or
+    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
                                node is not None and reruns_only_on_failure(a, loop, node) for loop in loops)
+
+
+def iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    """`for key in obj._params: ... {key: p} ...`: a loop whose variable the body uses as a name -- a key
+    written in a dict display (`f(**{param: v})`), the attribute of `getattr`/`setattr`/`hasattr` -- goes
+    over names of parameters or fields: each pass builds a different program, by construction
+    (jax-galsim's tests jit a closure per parameter name, fresh set M)."""
+    found = a.name_loops.get(id(loop))
+    if found is None:
+        found = a.name_loops[id(loop)] = _iterates_names(a, loop)
+    return found
+
+
+def _iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    if not isinstance(loop, cst.For):
+        return False
+    targets = {n.value for n in descendants(loop.target) if isinstance(n, cst.Name)} | (
+        {loop.target.value} if isinstance(loop.target, cst.Name) else set())
+    for node in descendants(loop.body):
+        if isinstance(node, cst.DictElement) and isinstance(node.key, cst.Name) and node.key.value in targets:
+            return True
+        if isinstance(node, cst.Call) and len(node.args) >= 2 and isinstance(node.args[1].value, cst.Name) and \
+                node.args[1].value.value in targets and \
+                a.call_names.get(node) in ("getattr", "setattr", "hasattr", "delattr"):
+            return True
+    return False
 
 
 def reruns_only_on_failure(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:
