@@ -22,7 +22,7 @@ from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 from jitlint.source.cstwalk import children
 
-from ._calls import callee_name, is_python_scalar, jitted_calls, static_arguments
+from ._calls import callee_name, is_python_scalar, jitted_calls, repeated_functions, static_arguments
 
 
 class _ChangingStaticArg(Rule):
@@ -365,7 +365,8 @@ class DataDerivedStaticArg(_ChangingStaticArg):
         Finds static arguments fed data-derived counts: `len(batch)` or `batch.shape[0]` of data that
         changes each iteration, `int(x.sum())`, `x.item()`. Silent where the count is the size of an
         array passed in the same call (`f(batch, len(batch))`): the cache is keyed on that array's shape
-        already, so the static adds no compile (the ragged shapes are what to pad).
+        already, so the static adds no compile (the ragged shapes are what to pad); and where the call is
+        not repeated (no loop around it, its function not run repeatedly): one value, one compile.
         """
     why = """
         Values read from the data take as many values as the data does: each one compiles a new executable,
@@ -416,9 +417,10 @@ class DataDerivedStaticArg(_ChangingStaticArg):
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
+        repeated = repeated_functions(ctx)
         for site, sig, arg in static_arguments(ctx, dispatched=True):
-            if site.func is None and site.loop is None:
-                continue
+            if site.loop is None and site.func not in repeated:
+                continue  # made once (or called with the same data each time): one value, one compile
             found = data_derived(ctx.analysis, site.func, arg.expr, varying_names(site))
             if found is not None and _size_of_another_argument(ctx, site, found):
                 continue  # the cache is keyed on that argument's shape already: no compile of its own
