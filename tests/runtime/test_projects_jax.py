@@ -129,11 +129,13 @@ def test_repetition():
     experiments.py: a compile per call (JIT101); one built per call but called once: one compile."""
     jnp = jax.numpy
     assert marked("repetition") == {("solvers.py", "JIT101")}
-    with imported("repetition", "solvers", "experiments") as (solvers, experiments):
+    with imported("repetition", "decorators", "solvers", "experiments") as (_, solvers, experiments):
         data = jnp.ones(10)
         assert compiles("run", lambda: experiments.restarts(data, 3)) == 3
         assert compiles("<lambda>", lambda: experiments.restarts(data, 3)) == 3 + 1  # rescale's, calibrate's
         assert compiles("<lambda>", lambda: solvers.calibrate(jnp.ones(3))) == 1
+        # tabulate: jitted by decorators.py's jit_keep_doc, its inner jit traced into it: one compile
+        assert compiles("tabulate", lambda: experiments.tables(data, 3)) == 1
 
 
 def test_eager_sizes():
