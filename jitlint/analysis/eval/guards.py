@@ -49,10 +49,18 @@ class Guards(Frame):
             if subject is not None and self._is_traced_array(subject):
                 return True  # `is_tracer(x)` of another module's `return isinstance(v, jax.core.Tracer)`
             test = self._type_predicate(expr)
-            if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2 and \
-                    self._is_traced_array(test.args[0].value) and any(
-                        self.qualify_call_target(t) in jaxapi.TRACER_TYPES for t in _types_of(test.args[1].value)):
-                return True  # a traced array is a jax.Array, and a Tracer (measured on JAX 0.10.2)
+            if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2:
+                names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None)
+                         for t in _types_of(test.args[1].value)]
+                subject = self.static_value(test.args[0].value)
+                if self._is_traced_array(test.args[0].value):
+                    if any(n in jaxapi.TRACER_TYPES for n in names):
+                        return True  # a traced array is a jax.Array, and a Tracer (measured on JAX 0.10.2)
+                    if names and all(n in jaxapi.NON_TRACER_TYPES for n in names):
+                        return False  # nor is it a NumPy array, a Python number or a container
+                elif isinstance(subject, Taint) and not subject.opaque and names and \
+                        all(n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES for n in names):
+                    return False  # what holds tracers is no NumPy array or Python scalar (a pytree may be a list)
         value = self.static_value(expr)
         if isinstance(value, Const):
             return bool(value.value)
@@ -210,6 +218,26 @@ class Guards(Frame):
             return None
         return test.args[0].value
 
+    def array_narrowing(self, test: cst.BaseExpression) -> list[str]:
+        """Traced names a test proves are arrays in its body: `isinstance(x, (np.ndarray, jnp.ndarray))`
+        holds of a value holding tracers only where it is a traced array (so `isinstance(x, np.ndarray)`
+        is then False; autopdex's `reshape_as`, fresh set N)."""
+        test = self._type_predicate(test)
+        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
+                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+            return []
+        name = test.args[0].value.value
+        value = self.lookup(name)
+        if not isinstance(value, Taint) or value.is_array:
+            return []
+        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None)
+                 for t in _types_of(test.args[1].value)]
+        if any(n in jaxapi.TRACER_TYPES for n in names) and all(
+                n in jaxapi.TRACER_TYPES or n in jaxapi.NON_TRACER_TYPES for n in names) and \
+                not any(n in ("list", "tuple", "dict", "set") for n in names):
+            return [name]
+        return []
+
     def expression_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """As `isinstance_narrowing`, for an item or attribute (`isinstance(objs[0], dict)`): its source
         text, proved not a tracer in the body or the else branch (trax's `nested_map`, fresh set G)."""
@@ -236,6 +264,10 @@ class Guards(Frame):
         else:
             return [], []
         return (orelse, body) if negate else (body, orelse)
+
+
+_CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "type", "collections.abc.Callable",
+                              "typing.Callable"})
 
 
 def _combined(test: cst.BooleanOperation, narrowing) -> tuple[list[str], list[str]]:

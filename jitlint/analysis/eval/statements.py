@@ -109,9 +109,13 @@ class Statements(Frame):
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
         not_none_in_body, not_none_in_else = self.none_narrowing(node.test)
         items_in_body, items_in_else = self.expression_narrowing(node.test)
+        arrays_in_body = self.array_narrowing(node.test)
         narrowed = self.narrowed
         for name in static_in_body:
             self.env[name] = None
+        for name in arrays_in_body:
+            self.env[name] = dataclasses.replace(self.env.get(name) or self.lookup(name), is_array=True,
+                                                 container=False, opaque=False, elements=None)
         for name in not_none_in_body:
             self.env[name] = NOT_NONE
         self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
