@@ -482,6 +482,19 @@ class ProjectIndex:
             qualified = summary.imports[name]
         return None
 
+    def _library_alias(self, qualified: str) -> str | None:
+        """`pkg.compat.Tracer` where pkg/compat.py does `from jax.core import Tracer`: the library name a
+        project module re-exports (followed through other project modules); None otherwise."""
+        for _ in range(9):
+            module, _, name = qualified.rpartition(".")
+            summary = self.modules.get(module)
+            if summary is None or not name or name not in summary.imports:
+                return None
+            qualified = summary.imports[name]
+            if qualified.rpartition(".")[0] not in self.modules:
+                return qualified
+        return None
+
     def resolve_function(self, qualified: str) -> tuple[str, str] | None:
         """`pkg.losses.cross_entropy` -> ("pkg.losses", "cross_entropy"): a plain (not jitted) module-level
         function of a project module, following re-exports; None for anything else."""
@@ -500,7 +513,8 @@ class ProjectIndex:
         for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant."""
         found = self._defined(qualified)
         if found is None:
-            return None
+            target = self._library_alias(qualified)
+            return f"alias {target}" if target is not None else None
         summary, name = found
         if name in summary.functions:
             kind = summary.returns.get(name)

@@ -29,11 +29,11 @@ PROJECT = FIXTURES / "projects" / "helpers"
 def project():
     sys.path.insert(0, str(PROJECT))
     try:
-        import evaluate, losses, model, train, utils  # noqa: E401  (the fixture's modules)
+        import compat, evaluate, losses, model, train, utils  # noqa: E401,F401  (the fixture's modules)
         yield {"losses": losses, "model": model, "train": train, "utils": utils, "evaluate": evaluate}
     finally:
         sys.path.remove(str(PROJECT))
-        for name in ("evaluate", "losses", "model", "train", "utils"):
+        for name in ("compat", "evaluate", "losses", "model", "train", "utils"):
             sys.modules.pop(name, None)
 
 

@@ -50,7 +50,7 @@ class Guards(Frame):
                 return True  # `is_tracer(x)` of another module's `return isinstance(v, jax.core.Tracer)`
             test = self._type_predicate(expr)
             if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2:
-                names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None)
+                names = [self._type_name(t)
                          for t in _types_of(test.args[1].value)]
                 subject = self.static_value(test.args[0].value)
                 if self._is_traced_array(test.args[0].value):
@@ -173,6 +173,19 @@ class Guards(Frame):
             return test
         return call.with_changes(args=[call.args[0].with_changes(value=test.args[0].value), call.args[1]])
 
+    def _type_name(self, t: cst.BaseExpression) -> str | None:
+        """The qualified name of an isinstance target, through a project module that re-exports a library
+        name (`from brainstate._compatible_import import Tracer`: `jax.core.Tracer`; fresh set N)."""
+        q = self.qualify_call_target(t)
+        if q is None:
+            return t.value if isinstance(t, cst.Name) else None
+        if "." in q and q not in jaxapi.TRACER_TYPES and q not in jaxapi.NON_TRACER_TYPES and \
+                self.facts.imported_kind is not None:
+            kind = self.facts.imported_kind(q)
+            if kind is not None and kind.startswith("alias "):
+                return kind[len("alias "):]
+        return q
+
     def _is_traced_array(self, expr: cst.BaseExpression) -> bool:
         value = self.static_value(expr)
         return isinstance(value, Taint) and value.is_array and not value.container and not value.opaque
@@ -230,7 +243,7 @@ class Guards(Frame):
         value = self.lookup(name)
         if not isinstance(value, Taint) or value.is_array:
             return []
-        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None)
+        names = [self._type_name(t)
                  for t in _types_of(test.args[1].value)]
         if any(n in jaxapi.TRACER_TYPES for n in names) and all(
                 n in jaxapi.TRACER_TYPES or n in jaxapi.NON_TRACER_TYPES for n in names) and \
@@ -256,7 +269,7 @@ class Guards(Frame):
     def _split_by_type(self, test: cst.Call, name: str, negate: bool) -> tuple[list[str], list[str]]:
         kinds = test.args[1].value
         types = [el.value for el in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-        names = [self.qualify_call_target(t) or (t.value if isinstance(t, cst.Name) else None) for t in types]
+        names = [self._type_name(t) for t in types]
         if all(self._never_a_tracer(n) for n in names):
             body, orelse = [name], []
         elif any(n in jaxapi.TRACER_TYPES for n in names):
