@@ -70,8 +70,8 @@ def test_editing_the_caller_relints_the_helper(project, monkeypatch):
     Project.discover(".").lint(["."])  # everything cached
     drop_the_printing_call(project)
     after = Project.discover("losses.py").lint(["losses.py"])
-    assert found(after, "losses.py") == marked(project, "losses.py") - {(10, "JIT501")}
-    assert (10, "JIT501") in marked(project, "losses.py")
+    printing = {m for m in marked(project, "losses.py") if m[1] == "JIT501"}
+    assert len(printing) == 1 and found(after, "losses.py") == marked(project, "losses.py") - printing
 
 
 def test_one_text_against_the_project_follows_buffers(project):
@@ -82,7 +82,9 @@ def test_one_text_against_the_project_follows_buffers(project):
     # the editor: train.py's buffer changes (unsaved); the helper's findings follow at its next lint
     train = project / "train.py"
     assert p.update(str(train), train.read_text(encoding="utf-8").replace(CALL, WITHOUT_PRINTING_CALL))
-    assert found(p.lint_text(text, str(losses)), "losses.py") == marked(project, "losses.py") - {(10, "JIT501")}
+    printing = {m for m in marked(project, "losses.py") if m[1] == "JIT501"}
+    assert len(printing) == 1
+    assert found(p.lint_text(text, str(losses)), "losses.py") == marked(project, "losses.py") - printing
 
 
 def test_stdin_and_the_flake8_command(project):
