@@ -488,7 +488,6 @@ def computed_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", call: c
     cache, fresh set M)."""
     body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
     code = a.module.code_for_node
-    guards: list[cst.If] = []
     stack: list[tuple[cst.CSTNode, tuple]] = [(body, ())]
     while stack:
         node, ifs = stack.pop()

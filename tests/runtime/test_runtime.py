@@ -475,7 +475,6 @@ BOUNDED = {
     ("alternating_modes.py", "JIT301"): "2 compiles over 8 calls, for 2 distinct values",
     ("dict_lookup.py", "JIT301"): "2 compiles over 9 calls, for 2 distinct values",
     ("cycled_activations.py", "JIT301"): "3 compiles over 12 calls, for 3 distinct values",
-    ("setdefault_cache.py", "JIT101"): "2 compiles over 6 calls, for 2 distinct function objects",
 }
 
 

@@ -211,14 +211,18 @@ class Guards(Frame):
         subject = self._imported_tracer_test(test)
         if isinstance(subject, cst.Name) and isinstance(self.lookup(subject.value), Taint):
             return ([subject.value], []) if negate else ([], [subject.value])  # not a tracer where it fails
+        test = self._isinstance_of_name(test)
+        if test is None:
+            return [], []
+        return self._split_by_type(test, test.args[0].value.value, negate)
+
+    def _isinstance_of_name(self, test: cst.BaseExpression) -> cst.Call | None:
+        """`isinstance(x, T)` (or a module tracer test standing for one) of a name holding tracers."""
         test = self._type_predicate(test)
         if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
                 and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
-            return [], []
-        name = test.args[0].value.value
-        if not isinstance(self.lookup(name), Taint):
-            return [], []
-        return self._split_by_type(test, name, negate)
+            return None
+        return test if isinstance(self.lookup(test.args[0].value.value), Taint) else None
 
     def _imported_tracer_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """`x` of `is_tracer(x)`, where `is_tracer` is another project module's function whose body is
@@ -235,16 +239,11 @@ class Guards(Frame):
         """Traced names a test proves are arrays in its body: `isinstance(x, (np.ndarray, jnp.ndarray))`
         holds of a value holding tracers only where it is a traced array (so `isinstance(x, np.ndarray)`
         is then False; autopdex's `reshape_as`, fresh set N)."""
-        test = self._type_predicate(test)
-        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance"
-                and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        test = self._isinstance_of_name(test)
+        if test is None or self.lookup(test.args[0].value.value).is_array:
             return []
         name = test.args[0].value.value
-        value = self.lookup(name)
-        if not isinstance(value, Taint) or value.is_array:
-            return []
-        names = [self._type_name(t)
-                 for t in _types_of(test.args[1].value)]
+        names = [self._type_name(t) for t in _types_of(test.args[1].value)]
         if any(n in jaxapi.TRACER_TYPES for n in names) and all(
                 n in jaxapi.TRACER_TYPES or n in jaxapi.NON_TRACER_TYPES for n in names) and \
                 not any(n in ("list", "tuple", "dict", "set") for n in names):

@@ -1,5 +1,6 @@
 """Correct (if wasteful): `cache.setdefault(key, jax.jit(...))` builds a wrapper each time but calls the
-cached one; two keys over six calls: two compiles. (JIT101 flags the jit in the loop.)"""
+cached one; two keys over six calls: two compiles. (The new wrapper is only handed to `setdefault`, never
+called where it is made: no JIT101.)"""
 import jax
 import jax.numpy as jnp
 
