@@ -12,7 +12,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
-from jitlint.analysis.eval.library import as_container
+from jitlint.analysis.eval.library import as_container, pytree_output
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
 from jitlint.analysis.values import Const, NotNone, Taint, join
@@ -40,7 +40,7 @@ class Binding(Frame):
             if result is not None and fv.derivative is None:
                 # `return xs, ys, extent` with lists built by `.append`: a jitted function returns the pytree
                 # its body does (a list stays a list), every leaf an array
-                result = _jit_output(result, info)
+                result = pytree_output(result, info)
             return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
         if not self.recording:
@@ -194,34 +194,6 @@ def _returned_def(info: FunctionInfo) -> FunctionInfo | None:
         return None
     name = names.pop()
     return info.local_defs.get(name) if name is not None else None
-
-
-def _jit_output(result: Taint, info: FunctionInfo) -> Taint:
-    """What a call of jitted `info` gives back, `result` being an array of the caller's: the structure every
-    context walked so far returns (one structure when they agree, else just "a container" when all return
-    one), its leaves arrays; unknown (opaque) when its body returns Python values; an array otherwise."""
-    known = [v.return_taint for v in info.variants.values() if v.returns_known]
-    if known and all(t is None for t in known):
-        # Python values (lists grown by `.append`, a literal): their structure is unknown here
-        return dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
-    if not known or not all(isinstance(t, Taint) and t.container for t in known):
-        return result
-    if all(t == known[0] for t in known):
-        return _pytree_like(result, known[0], 0)
-    return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
-
-
-def _pytree_like(leaf: Taint, returned: Taint | None, depth: int) -> Taint:
-    """`returned`'s structure with `leaf` at the leaves: a position holding a Python value (None, an int
-    jit turns into an array) or something unknown is opaque."""
-    if returned is None or returned.opaque or depth > 8:
-        return dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)
-    if returned.container:
-        elements = None if returned.elements is None else tuple(
-            _pytree_like(leaf, e, depth + 1) for e in returned.elements)
-        return dataclasses.replace(leaf, container=True, is_array=False, is_bool=False, elements=elements)
-    return dataclasses.replace(leaf, is_bool=returned.is_bool) if returned.is_array else \
-        dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)
 
 
 def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) -> Taint | None:

@@ -72,7 +72,18 @@ class Library(Frame):
 
     def _lax_body(self, expr, q, arg_values, arg_taints, in_jit):
         self.lax_call(expr, q, arg_values)
-        return self.array_result(join(*arg_taints), in_jit, expr, q)
+        result = self.array_result(join(*arg_taints), in_jit, expr, q)
+        branches = [v.info for v in arg_values if isinstance(v, FuncValue)] if q == "jax.lax.cond" else []
+        if result is not None and branches and self.variant is not None:
+            # `lax.cond(p, lambda _: [a, b], lambda _: [c, d], None)`: the pytree the branches return, here
+            # a Python list of arrays (jaxtari's bar positions, fresh set N)
+            for info in branches:
+                for variant in list(info.variants.values()):  # (walked again when what they return changes)
+                    self.read_return_of(info, variant)
+            outputs = [pytree_output(result, info) for info in branches]
+            if not any(o.is_array for o in outputs):
+                return join(*outputs)
+        return result
 
     def _callback(self, expr, q, arg_values, arg_taints, in_jit):
         if arg_values and isinstance(arg_values[0], FuncValue):
@@ -263,3 +274,32 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
 )
 # qualified name -> the handlers of its categories, in order (found once per name)
 _HANDLERS: dict[str, tuple[Handler, ...]] = {}
+
+
+def pytree_output(result: Taint, info: FunctionInfo) -> Taint:
+    """What a call of jitted `info` (or `lax.cond` of branch `info`) gives back, `result` being an array of
+    the caller's: the structure every
+    context walked so far returns (one structure when they agree, else just "a container" when all return
+    one), its leaves arrays; unknown (opaque) when its body returns Python values; an array otherwise."""
+    known = [v.return_taint for v in info.variants.values() if v.returns_known]
+    if known and all(t is None for t in known):
+        # Python values (lists grown by `.append`, a literal): their structure is unknown here
+        return dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
+    if not known or not all(isinstance(t, Taint) and t.container for t in known):
+        return result
+    if all(t == known[0] for t in known):
+        return _pytree_like(result, known[0], 0)
+    return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+
+
+def _pytree_like(leaf: Taint, returned: Taint | None, depth: int) -> Taint:
+    """`returned`'s structure with `leaf` at the leaves: a position holding a Python value (None, an int
+    jit turns into an array) or something unknown is opaque."""
+    if returned is None or returned.opaque or depth > 8:
+        return dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)
+    if returned.container:
+        elements = None if returned.elements is None else tuple(
+            _pytree_like(leaf, e, depth + 1) for e in returned.elements)
+        return dataclasses.replace(leaf, container=True, is_array=False, is_bool=False, elements=elements)
+    return dataclasses.replace(leaf, is_bool=returned.is_bool) if returned.is_array else \
+        dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)
