@@ -18,7 +18,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
-from jitlint.analysis.objects import FuncValue, InstanceValue, TraceEdge, Value, value_taint
+from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, value_taint
 from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join
 
 UNKNOWN = object()  # no category decides the call
