@@ -205,9 +205,7 @@ class Guards(Frame):
         in the else branch of `if isinstance(x, jax.Array)` (every tracer is a jax.Array)."""
         if isinstance(test, cst.BooleanOperation):
             return _combined(test, self.isinstance_narrowing)
-        negate = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            negate, test = not negate, test.expression
+        test, negate = _without_not(test)
         subject = self._imported_tracer_test(test)
         if isinstance(subject, cst.Name) and isinstance(self.lookup(subject.value), Taint):
             return ([subject.value], []) if negate else ([], [subject.value])  # not a tracer where it fails
@@ -255,9 +253,7 @@ class Guards(Frame):
         text, proved not a tracer in the body or the else branch (trax's `nested_map`, fresh set G)."""
         if isinstance(test, cst.BooleanOperation):
             return _combined(test, self.expression_narrowing)
-        negate = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            negate, test = not negate, test.expression
+        test, negate = _without_not(test)
         test = self._type_predicate(test)
         if not (isinstance(test, cst.Call) and len(test.args) == 2 and
                 isinstance(test.args[0].value, (cst.Subscript, cst.Attribute)) and
@@ -280,6 +276,14 @@ class Guards(Frame):
 
 _CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "type", "collections.abc.Callable",
                               "typing.Callable"})
+
+
+def _without_not(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    """`not not t` -> (t, False), `not t` -> (t, True)."""
+    negate = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negate, test = not negate, test.expression
+    return test, negate
 
 
 def _combined(test: cst.BooleanOperation, narrowing) -> tuple[list[str], list[str]]:
