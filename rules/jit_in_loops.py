@@ -38,7 +38,7 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     traced = runs.inside_traced_code(creation.func)
     if traced == "staged" or traced == "grad" and stable:
         return None  # inlined into the outer trace, once
-    if _under_project_jit_decorator(ctx, creation.func):
+    if runs.jitted_by_project_decorator(a, creation.func, ctx.index):
         return None  # jitted by the project's own decorator: inlined too
     if runs.memoized(a, creation.func, ctx.index) or runs.stored_per_key(a, creation.func, creation.node):
         return None  # built once per key
@@ -47,28 +47,6 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     if runs.only_passed_on(a, creation.func, creation.node, creation.wrapped):
         return None  # handed to other code, which calls it (inside a trace: inlined) or not
     return place
-
-
-def _under_project_jit_decorator(ctx: RuleContext, func) -> bool:
-    """`@jit_with_docstring(static_argnames=["fun"])` above the def (or an enclosing one): a project
-    decorator whose body applies `jax.jit` (the index's jit makers) stages the function, so a jit created
-    in it runs while that is traced, inlined (autopdex's `precompute_*`, fresh set N)."""
-    makes_jit = getattr(ctx.index, "makes_jit", None)
-    if makes_jit is None:
-        return False
-    a = ctx.analysis
-    module = a.scope.module_name
-    while func is not None:
-        node = func.node
-        for dec in node.decorators if isinstance(node, cst.FunctionDef) else ():
-            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            q = a.scope.qualify(target)
-            if q is None and isinstance(target, cst.Name) and target.value in a.module_defs and module:
-                q = f"{module}.{target.value}"
-            if q is not None and "." in q and makes_jit(q):
-                return True
-        func = func.parent
-    return False
 
 
 def _object_kind(ctx: RuleContext, creation: JitCreation, wrapped: cst.Attribute) -> tuple[str, str] | None:

@@ -236,8 +236,15 @@ def _is_enum(a: "ModuleFacts", class_name: str) -> bool:
 def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node: cst.CSTNode | None = None) -> bool:
     """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep), or runs
     `node` again only after a failure (a retry loop)."""
-    return bool(loops) and all(is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
-                               node is not None and reruns_only_on_failure(a, loop, node) for loop in loops)
+    return bool(loops) and all(not repeats_same_work(a, func, loop, node) for loop in loops)
+
+
+def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode,
+                      node: cst.CSTNode | None = None) -> bool:
+    """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
+    not a pass over names, not a retry that runs it again only after a failure."""
+    return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
+                node is not None and reruns_only_on_failure(a, loop, node))
 
 
 def iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
@@ -433,12 +440,37 @@ def own_returns(info: "FunctionInfo") -> list[cst.Return]:
 
 def memoized(a: "ModuleFacts", func: "FunctionInfo | None", index=None) -> bool:
     """`func` (or a function enclosing it) runs once per distinct key: a memoizing decorator."""
+    return _decorated(func, lambda parent, decorator: _is_memoizer(a, parent, decorator, index))
+
+
+def jitted_by_project_decorator(a: "ModuleFacts", func: "FunctionInfo | None", index=None) -> bool:
+    """`@jit_with_docstring(static_argnames=["fun"])` above `func` (or a function enclosing it): a project
+    decorator whose body applies `jax.jit` (the index's jit makers) stages the function, so a jit created
+    in it runs while that is traced, inlined (autopdex's `precompute_*`, fresh set N)."""
+    makes_jit = getattr(index, "makes_jit", None)
+    if makes_jit is None:
+        return False
+    module = a.scope.module_name
+
+    def makes_a_jit(parent, decorator) -> bool:
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        q = _qualify(a, parent, target)
+        if q is None and isinstance(target, cst.Name) and target.value in a.module_defs and module:
+            q = f"{module}.{target.value}"
+        return q is not None and "." in q and makes_jit(q)
+
+    return _decorated(func, makes_a_jit)
+
+
+def _decorated(func: "FunctionInfo | None", test) -> bool:
+    """Whether a decorator of `func` or of a function enclosing it passes `test(enclosing function, decorator
+    expression)`."""
     f = func
     while f is not None:
         node = f.node
         if isinstance(node, cst.FunctionDef):
             for dec in node.decorators:
-                if _is_memoizer(a, f.parent, dec.decorator, index):
+                if test(f.parent, dec.decorator):
                     return True
         f = f.parent
     return False

@@ -94,10 +94,9 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
 
 def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst.CSTNode) -> cst.CSTNode:
     """The innermost enclosing loop that repeats the same work (`for epoch in range(n)` around `for key in
-    d.keys()`: the epoch loop), not a sweep over configurations or a retry."""
+    d.keys()`: the epoch loop), not a sweep over configurations, a pass over names or a retry."""
     for loop in reversed(getattr(where, "loops", ()) or ()):
-        if not runs.is_fixed_sweep(facts, where.func, runs.loop_iterable(loop)) and \
-                not runs.reruns_only_on_failure(facts, loop, node):
+        if runs.repeats_same_work(facts, where.func, loop, node):
             return loop
     return innermost
 

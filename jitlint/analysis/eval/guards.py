@@ -49,17 +49,16 @@ class Guards(Frame):
             if subject is not None and self._is_traced_array(subject):
                 return True  # `is_tracer(x)` of another module's `return isinstance(v, jax.core.Tracer)`
             test = self._type_predicate(expr)
-            if self.qualify_call_target(test.func) == "isinstance" and len(test.args) == 2:
-                names = [self._type_name(t)
-                         for t in _types_of(test.args[1].value)]
-                subject = self.static_value(test.args[0].value)
-                if self._is_traced_array(test.args[0].value):
+            subject = self.static_value(test.args[0].value) if isinstance(test, cst.Call) and test.args else None
+            if isinstance(subject, Taint) and not subject.opaque and len(test.args) == 2 and \
+                    self.qualify_call_target(test.func) == "isinstance":
+                names = [self._type_name(t) for t in _types_of(test.args[1].value)]
+                if subject.is_array and not subject.container:
                     if any(n in jaxapi.TRACER_TYPES for n in names):
                         return True  # a traced array is a jax.Array, and a Tracer (measured on JAX 0.10.2)
                     if names and all(n in jaxapi.NON_TRACER_TYPES for n in names):
                         return False  # nor is it a NumPy array, a Python number or a container
-                elif isinstance(subject, Taint) and not subject.opaque and names and \
-                        all(n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES for n in names):
+                elif names and all(n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES for n in names):
                     return False  # what holds tracers is no NumPy array or Python scalar (a pytree may be a list)
         value = self.static_value(expr)
         if isinstance(value, Const):
@@ -243,8 +242,8 @@ class Guards(Frame):
         name = test.args[0].value.value
         names = [self._type_name(t) for t in _types_of(test.args[1].value)]
         if any(n in jaxapi.TRACER_TYPES for n in names) and all(
-                n in jaxapi.TRACER_TYPES or n in jaxapi.NON_TRACER_TYPES for n in names) and \
-                not any(n in ("list", "tuple", "dict", "set") for n in names):
+                n in jaxapi.TRACER_TYPES or n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES
+                for n in names):
             return [name]
         return []
 

@@ -278,9 +278,9 @@ _HANDLERS: dict[str, tuple[Handler, ...]] = {}
 
 def pytree_output(result: Taint, info: FunctionInfo) -> Taint:
     """What a call of jitted `info` (or `lax.cond` of branch `info`) gives back, `result` being an array of
-    the caller's: the structure every
-    context walked so far returns (one structure when they agree, else just "a container" when all return
-    one), its leaves arrays; unknown (opaque) when its body returns Python values; an array otherwise."""
+    the caller's: the structure every context walked so far returns (one structure when they agree, else
+    just "a container" when all return one), its leaves arrays; unknown (opaque) when its body returns
+    Python values; an array otherwise."""
     known = [v.return_taint for v in info.variants.values() if v.returns_known]
     if known and all(t is None for t in known):
         # Python values (lists grown by `.append`, a literal): their structure is unknown here
