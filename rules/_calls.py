@@ -11,6 +11,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import built_by, class_hash_kind
 from jitlint.analysis.facade import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
 from jitlint.analysis.index import JitSignature
+from jitlint.analysis.repetition import repetitions
 from jitlint.rules.base import RuleContext
 from jitlint.source.cstwalk import children, descendants
 
@@ -178,77 +179,9 @@ def callee_name(sig: JitSignature) -> str:
 # ------------------------------------------------------------------------------ what runs more than once
 
 def repeated_functions(ctx: RuleContext) -> dict[FunctionInfo, str]:
-    """Functions whose body runs more than once with the same meaning, with the reason, for messages.
-
-    Only calls in data-driven loops count: a call in a sweep over a fixed set of configurations runs a
-    different computation per item, and `{k: make(v) for ...}` keeps one result per item. No function is
-    assumed repeated for its name. Worked out once per file (four rules ask); read only."""
-    return ctx.memo(repeated_functions, lambda: _repeated_functions(ctx.analysis))
-
-
-def _repeated_functions(a: ModuleAnalysis) -> dict[FunctionInfo, str]:
-    reasons: dict[FunctionInfo, str] = {}
-    # A memoized function runs once per key, and so does what it calls (`runs.memoized`, with the module's
-    # own memoizers only: other files' ones, from the index, are not asked about here yet).
-    memoized: dict[FunctionInfo, bool] = {}
-
-    def once_per_key(info: FunctionInfo) -> bool:
-        if info not in memoized:
-            memoized[info] = runs.memoized(a, info)
-        return memoized[info]
-
-    for site in a.call_sites.values():
-        if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops, site.node):
-            continue
-        callee = _called_function(a, site)
-        if callee is None or runs.builds_collection(a, site.loop, site.node, callee) or once_per_key(callee):
-            continue
-        if callee not in reasons:
-            reasons[callee] = f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`"
-    # Called from a data-driven loop in another file (jitlint.analysis.foreign, "repeated" calls)
-    for call in a.incoming:
-        info = a.module_defs.get(call.function) if call.kind == "repeated" else None
-        if info is not None and info.class_name is None and info not in reasons and not once_per_key(info):
-            path, line = call.steps[-1][0], call.steps[-1][1]
-            reasons[info] = f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}"
-    # Functions called from a repeated function run repeatedly too.
-    changed = True
-    while changed:
-        changed = False
-        for site in a.call_sites.values():
-            if site.func in reasons:
-                callee = _called_function(a, site)
-                # `cache[key] = make_fn(key)`: the builder runs once per key, however often its caller runs.
-                if callee is not None and callee not in reasons and callee is not site.func and \
-                        not once_per_key(callee) and not runs.stored_per_key(a, site.func, site.node):
-                    reasons[callee] = f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly"
-                    changed = True
-    return reasons
-
-
-def _base(path: str) -> str:
-    return path.replace("\\", "/").rpartition("/")[2]
-
-
-def _called_function(a: ModuleAnalysis, site: CallSite) -> FunctionInfo | None:
-    if site.callee is not None and site.callee.transform is None:
-        return site.callee.info
-    func = site.node.func
-    if isinstance(func, cst.Name) and func.value in a.classes:
-        return a.method(func.value, "__init__")
-    if isinstance(func, cst.Name):
-        # Calling an object of a local class runs its `__call__`.
-        table = site.func.assignments if site.func is not None else a.module_assignments
-        classes = {src.func.value for src in table.get(func.value, []) if isinstance(src, cst.Call)
-                   and isinstance(src.func, cst.Name) and src.func.value in a.classes}
-        if len(classes) == 1:
-            return a.method(classes.pop(), "__call__")
-    return None
-
-
-def _short(a: ModuleAnalysis, node: cst.CSTNode) -> str:
-    text = " ".join(a.module.code_for_node(node).split())
-    return text if len(text) <= 40 else text[:37] + "..."
+    """Functions whose body runs more than once with the same meaning, with the reason, for messages
+    (jitlint.analysis.repetition, which also keeps the chain of calls for the witnesses); read only."""
+    return ctx.memo(repeated_functions, lambda: {f: r.reason for f, r in repetitions(ctx.analysis).items()})
 
 
 # ------------------------------------------------------------------------------ what an argument is

@@ -501,54 +501,113 @@ def _body_memoizes(a: "ModuleFacts", info: "FunctionInfo") -> bool:
 
 
 def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
-    """The dict-cache idiom: `cache[key] = jax.jit(...)` (directly or through a name), so it is built
-    once per key."""
+    """Built once per key or once per object: the dict-cache idiom `cache[key] = jax.jit(...)`, and lazy
+    initialisation, `if self._fn is None: self._fn = jax.jit(...)` (also `not hasattr(self, "_fn")`, a
+    global tested the same way, or `if self._fn is not None: return self._fn` before it; easydel's cached
+    scoring function, fresh set O) -- directly or through a name."""
     if func is None or not isinstance(func.node, cst.FunctionDef):
         return False
     names = {name for name, exprs in func.assignments.items() if creation_node in exprs}
-    for node in _walk(func.node.body):
-        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
-            value = node.value
-            if value is creation_node or isinstance(value, cst.Name) and value.value in names:
-                return True
+    code = a.module.code_for_node
+    for node, unset in _assignments(func.node.body):
+        value = node.value
+        if value is creation_node or isinstance(value, cst.Name) and value.value in names:
+            for target in node.targets:
+                t = target.target
+                if isinstance(t, cst.Subscript) or _outlives_call(func, t) and code(t) in unset(code):
+                    return True
     return False
+
+
+def _outlives_call(func: "FunctionInfo", target: cst.BaseExpression) -> bool:
+    """Whether what is assigned to `target` is still there at the next call: an attribute, or a name the
+    function declares `global`/`nonlocal` (a local starts unset on every call)."""
+    if isinstance(target, cst.Attribute):
+        return True
+    if not isinstance(target, cst.Name):
+        return False
+    return any(isinstance(n, (cst.Global, cst.Nonlocal)) and any(g.name.value == target.value for g in n.names)
+               for n in _walk(func.node.body))
 
 
 def computed_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", call: cst.Call) -> bool:
-    """`if key not in cache: cache[key] = f(x, n)`: the call runs once per key of a memo dict, however
-    often the loop around it runs, so what it passes takes one value per key (tunix's fused-weight
-    cache, fresh set M)."""
+    """`if key not in cache: cache[key] = f(x, n)` (or `if self._y is None: self._y = f(x, n)`): the call
+    runs once per key of a memo dict, however often the loop around it runs, so what it passes takes one
+    value per key (tunix's fused-weight cache, fresh set M)."""
     body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
     code = a.module.code_for_node
-    stack: list[tuple[cst.CSTNode, tuple]] = [(body, ())]
-    while stack:
-        node, ifs = stack.pop()
-        if isinstance(node, cst.Assign) and node.value is call:
+    for node, unset in _assignments(body):
+        if node.value is call:
             for target in node.targets:
                 t = target.target
-                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and \
-                        isinstance(t.slice[0].slice, cst.Index):
-                    key, cache = code(t.slice[0].slice.value), code(t.value)
-                    if any(_tests_absent(test, key, cache, code) for test in ifs):
+                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index):
+                    if f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset(code):
                         return True
+                elif func is not None and _outlives_call(func, t) and code(t) in unset(code):
+                    return True
             return False
-        if node.__class__ in _NEW_BODIES and node is not body:
-            continue
-        inner = (*ifs, node.test) if isinstance(node, cst.If) else ifs
-        if isinstance(node, cst.If):
-            stack.append((node.body, inner))
-            if node.orelse is not None:
-                stack.append((node.orelse, ifs))
-            continue
-        stack.extend((child, ifs) for child in children(node))
     return False
 
 
-def _tests_absent(test: cst.BaseExpression, key: str, cache: str, code) -> bool:
-    """`test` is `key not in cache`."""
-    return isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
-        isinstance(test.comparisons[0].operator, cst.NotIn) and code(test.left) == key and \
-        code(test.comparisons[0].comparator) == cache
+def _assignments(body: cst.CSTNode):
+    """Each assignment in a body (not in nested defs), with what the guards around it say is not set yet
+    there: a function of `code` giving texts -- `self._fn` (from `self._fn is None`, `not self._fn`,
+    `not hasattr(self, "_fn")`), `key in cache` (from `key not in cache`). A guard that returns when the
+    thing is set (`if self._fn is not None: return self._fn`) holds for the statements after it."""
+    stack: list[tuple[cst.CSTNode, tuple]] = [(body, ())]
+    while stack:
+        node, tests = stack.pop()
+        if isinstance(node, cst.Assign):
+            yield node, lambda code, tests=tests: {t for test in tests for t in _unset_by(test, code)}
+            continue
+        if node.__class__ in _NEW_BODIES and node is not body:
+            continue
+        if isinstance(node, cst.If):
+            stack.append((node.body, (*tests, node.test)))
+            if node.orelse is not None:
+                stack.append((node.orelse, tests))
+            continue
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            after = tests
+            for stmt in node.body:
+                stack.append((stmt, after))
+                if isinstance(stmt, cst.If) and stmt.orelse is None and _returns(stmt.body):
+                    after = (*after, cst.UnaryOperation(cst.Not(), stmt.test))  # past `if set: return`
+            continue
+        stack.extend((child, tests) for child in children(node))
+
+
+def _returns(block: cst.BaseSuite) -> bool:
+    last = block.body[-1] if block.body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Return)
+
+
+def _unset_by(test: cst.BaseExpression, code) -> list[str]:
+    """What a test being true says is not set: `x is None` / `not x` -> x; `not hasattr(o, "a")` -> o.a;
+    `k not in d` -> "k in d"; `not (x is not None)` -> x; and of each side of an `and`."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_unset_by(test.left, code), *_unset_by(test.right, code)]
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        if isinstance(inner, (cst.Name, cst.Attribute)):
+            return [code(inner)]
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "hasattr" and \
+                len(inner.args) == 2 and isinstance(inner.args[1].value, cst.SimpleString):
+            return [f"{code(inner.args[0].value)}.{inner.args[1].value.evaluated_value}"]
+        if isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 and \
+                isinstance(inner.comparisons[0].operator, cst.IsNot) and \
+                code(inner.comparisons[0].comparator) == "None":
+            return [code(inner.left)]
+        return []
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        if isinstance(op, cst.Is) and code(right) == "None":
+            return [code(test.left)]
+        if isinstance(op, cst.NotIn):
+            return [f"{code(test.left)} in {code(right)}"]
+    return []
 
 
 # What starts a body of its own. (A class test rather than isinstance: libcst's concrete node classes have no

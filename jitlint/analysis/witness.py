@@ -20,6 +20,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
+from jitlint.analysis.repetition import repetitions
 
 Step = tuple[cst.CSTNode, str]
 
@@ -82,14 +83,22 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
             loop = _repeating_loop(facts, call if call is not None and call.loop is not None else creation, node,
                                    loop)
         if loop is None:
-            # the function is called from a loop in another file: that loop and that call
+            # the function holding it runs repeatedly: the loop that calls it (here or in another file) and
+            # the calls on the way
             func = creation.func if creation is not None else call.func if call is not None else None
-            for incoming in facts.incoming:
-                if incoming.kind == "repeated" and func is not None and func.parent is None and \
-                        func.class_name is None and incoming.function == func.name:
-                    return [*incoming.places(), (node, "builds a new wrapper on each call")], False
+            repetition = repetitions(facts).get(func) if func is not None else None
+            if repetition is not None:
+                return [*repetition.steps, (node, f"runs on every call of `{func.name}`")], False
         return ([loop_step(loop)] if loop is not None else []), False
     return [], False
+
+
+def shape_guard(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
+    """The undecided test of a traced value's shape a report in traced code sits under (its source), or
+    None: the line runs only for the shapes that pass it (`if j.ndim == 0:`), so its claim is not certain."""
+    site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
+    guard = site.shape_guard if site is not None else None
+    return " ".join(facts.module.code_for_node(guard).split()) if guard is not None else None
 
 
 def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst.CSTNode) -> cst.CSTNode:
