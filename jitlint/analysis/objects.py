@@ -8,7 +8,7 @@ beside the lattice's (``jitlint.analysis.values``) in the ``Value`` union, with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 import libcst as cst
@@ -18,7 +18,7 @@ from jitlint.analysis.contexts import Context
 from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
-from jitlint.analysis.values import NOT_NONE, Const, NotNone, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -35,6 +35,9 @@ class Variant:
     # Every path of the body raises in this context (`if isinstance(x, jax.core.Tracer): raise ...` first):
     # a call of it does not return, so what follows the call is not run there.
     never_returns: bool = False
+    # What the branch the function was traced from decided of its closure's names (`lax.while_loop(cond,
+    # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there), by name.
+    closure: dict[str, KnownTruth] = field(default_factory=dict)
 
 
 def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
@@ -50,6 +53,8 @@ def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
             key.append(("const", type(v.value).__name__, v.value))
         elif isinstance(v, NotNone):
             key.append("not-none")
+        elif isinstance(v, KnownTruth):
+            key.append(("truth", v.truth))
         else:
             key.append(None)
     return tuple(key)
@@ -226,7 +231,7 @@ class InstanceValue:
     class_name: str
 
 
-Value = Union[Taint, Const, NotNone, FuncValue, InstanceValue, None]
+Value = Union[Taint, Const, NotNone, KnownTruth, FuncValue, InstanceValue, None]
 
 
 def value_taint(value: Value) -> Taint | None:
@@ -236,6 +241,8 @@ def value_taint(value: Value) -> Taint | None:
 def merge_values(old: Value, new: Value) -> Value:
     if isinstance(old, Taint) or isinstance(new, Taint):
         return join(value_taint(old), value_taint(new))
+    if isinstance(old, KnownTruth) or isinstance(new, KnownTruth):
+        return old if old == new else None  # (truthy on one path, falsy on the other: unknown)
     if isinstance(old, NotNone) or isinstance(new, NotNone):
         # Known not None on both paths (a non-None constant, a function or object is not None): still so.
         other = new if isinstance(old, NotNone) else old

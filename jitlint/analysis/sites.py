@@ -22,6 +22,9 @@ class Site:
     scope: Scope
     in_loop: bool
     constants_traced: bool = True  # jnp on constants gives tracers here (jit, not ensure_compile_time_eval)
+    # The innermost undecided test of a traced value's shape this runs under (`if x.ndim == 0:`), if any:
+    # whether it runs depends on the shapes the caller passes.
+    shape_guard: cst.BaseExpression | None = None
 
 
 @dataclass

@@ -17,7 +17,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
                                      value_taint, variant_key)
 from jitlint.analysis.scheduler import ContextStart
-from jitlint.analysis.values import Const, Taint, join
+from jitlint.analysis.values import Const, KnownTruth, Taint, join
 
 MAX_SETTLE_DEPTH = 6  # callees walked at once, nested; deeper call chains fall back to the worklist
 
@@ -150,8 +150,12 @@ class Solver:
         if traces_constants and not info.traces_constants:
             info.traces_constants = True
             every = True
+        truths: dict[str, KnownTruth] = {}
         if closure:
             for name, value in closure.items():
+                if isinstance(value, KnownTruth):
+                    truths[name] = value  # what this branch decided: part of this context, not of every one
+                    continue
                 if name not in info.closure:
                     info.closure[name] = value
                     every = every or isinstance(value, (Taint, Const))
@@ -161,21 +165,25 @@ class Solver:
                 if merged is not old and not (isinstance(old, Taint) and old == merged):
                     info.closure[name] = merged
                     every = every or isinstance(merged, Taint) or isinstance(old, Const)
-        variant, changed = self._variant(info, params)
+        variant, changed = self._variant(info, params, truths)
         if every:
             self.enqueue(info)
         elif changed:
             self.enqueue(info, variant)
         return variant
 
-    def _variant(self, info: FunctionInfo, params: dict[str, Value]) -> tuple[Variant, bool]:
+    def _variant(self, info: FunctionInfo, params: dict[str, Value],
+                 truths: dict[str, KnownTruth] | None = None) -> tuple[Variant, bool]:
         key = variant_key(info.params, params)
+        if truths:
+            key = (*key, ("closure", tuple(sorted((n, t.truth) for n, t in truths.items()))))
         variant = info.variants.get(key)
         if variant is None and len(info.variants) >= MAX_VARIANTS:
             key = JOINED
             variant = info.variants.get(key)
         if variant is None:
-            variant = info.variants[key] = Variant(key, {n: params.get(n) for n in info.params})
+            variant = info.variants[key] = Variant(key, {n: params.get(n) for n in info.params},
+                                                   closure=dict(truths or {}) if key != JOINED else {})
             return variant, True
         changed = False
         for name in info.params:

@@ -7,6 +7,9 @@ An abstract value is one of:
   and it decides guards (`if flag:`, `x is None`, `and`/`or` short-circuits);
 * ``NotNone`` -- a static Python value known not to be ``None``, otherwise unknown (what `x` is past
   `if x is None: return ...`): it decides `x is None` and nothing else;
+* ``KnownTruth`` -- a static Python value whose truth a guard decided (`verbose` in the `else` of
+  `if verbose:`), otherwise unknown: it decides that test again, also in functions called or traced from
+  that branch (a closure's value is part of their calling context);
 * ``Taint`` -- a tracer, or something that may hold tracers; its flags refine the kind: a traced array
   (``is_array``), a traced bool/mask (``is_bool``), a container of them (``container``, with per-position
   ``elements``), a value of unknown kind returned by unknown code (``opaque``), a Module whose plain fields
@@ -146,3 +149,11 @@ class NotNone:
 
 
 NOT_NONE = NotNone()
+
+
+@dataclass(frozen=True)
+class KnownTruth:
+    """A static Python value whose truth a guard decided (`if verbose: ... else: <here falsy>`), its value
+    otherwise unknown: it decides `if verbose:` and `not verbose`, and nothing else."""
+
+    truth: bool

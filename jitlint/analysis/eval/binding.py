@@ -15,7 +15,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.eval.library import as_container, pytree_output
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import Const, NotNone, Taint, join
+from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint, join
 
 
 class Binding(Frame):
@@ -58,7 +58,7 @@ class Binding(Frame):
         traces_constants = bool(self.info and self.info.traces_constants) and not self.compile_time_eval
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
-                                         self.closure() if info.parent is self.info else None, traces_constants,
+                                         self.closure_for(info), traces_constants,
                                          TraceEdge("call", expr, "", self.info))
         if variant is not None:
             self.read_return_of(info, variant)
@@ -225,7 +225,7 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
     extra: list[Taint | None] = []  # what the positional arguments past the named ones hold, in order
     for (keyword, star), value in zip(specs, arg_values):
         taint = value_taint(value)
-        passed = value if isinstance(value, (Const, NotNone)) else taint
+        passed = value if isinstance(value, (Const, NotNone, KnownTruth)) else taint
         if keyword is not None:
             if keyword in info.params:
                 params[keyword] = passed

@@ -11,7 +11,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import JOINED, FuncValue, FunctionInfo, Value, Variant, merge_values
 from jitlint.analysis.scheduler import Scheduler
 from jitlint.analysis.sites import Site
-from jitlint.analysis.values import TRACED, Taint
+from jitlint.analysis.values import TRACED, KnownTruth, Taint
 
 
 class Frame:
@@ -44,6 +44,8 @@ class Frame:
         self.returned = False
         # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
         self.narrowed: frozenset[str] = frozenset()
+        # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).
+        self.shape_guards: list[cst.BaseExpression] = []
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED
@@ -62,7 +64,8 @@ class Frame:
     def site(self) -> Site:
         assert self.info is not None
         return Site(self.info, self.context or Context(ContextKind.HELPER), self.level, self.scope,
-                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval)
+                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval,
+                    self.shape_guards[-1] if self.shape_guards else None)
 
     def record(self, node: cst.CSTNode) -> None:
         if self.claims:
@@ -72,6 +75,8 @@ class Frame:
         if name in self.env:
             return self.env[name]
         info = self.info
+        if self.variant is not None and name in self.variant.closure:
+            return self.variant.closure[name]  # what the branch it was traced from decided
         if info is not None and name in info.closure:
             return info.closure[name]
         if self.info is not None:
@@ -123,8 +128,29 @@ class Frame:
         out: dict[str, Value] = {}
         if self.info is not None:
             out.update(self.info.closure)
+        if self.variant is not None:
+            out.update(self.variant.closure)
         out.update(self.env)
         return out
+
+    def closure_for(self, callee: FunctionInfo) -> dict[str, Value] | None:
+        """What a call or trace of `callee` from here passes of the names it reads from enclosing code: this
+        body's closure and environment when `callee` is defined here; else only what a guard here decided
+        (`KnownTruth`) of names that `callee` and this body both read from a def enclosing them both (a
+        lambda in the `else` of `if verbose:` calling a sibling helper that tests `verbose`)."""
+        if self.info is None:
+            return None
+        if callee.parent is self.info:
+            return self.closure()
+        outer = self.info.parent
+        while outer is not None and outer is not callee.parent:
+            outer = outer.parent
+        if outer is None:
+            return None
+        own = self.info.params
+        truths = {n: v for n, v in self.closure().items() if isinstance(v, KnownTruth) and n not in own
+                  and n not in self.info.assignments}
+        return truths or None
 
     def closure_into(self, info: FunctionInfo) -> None:
         if self.info is None:

@@ -9,7 +9,8 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
-from jitlint.analysis.values import Const, NotNone, Taint
+from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint
+from jitlint.source.cstwalk import children
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
 
@@ -63,9 +64,40 @@ class Guards(Frame):
         value = self.static_value(expr)
         if isinstance(value, Const):
             return bool(value.value)
+        if isinstance(value, KnownTruth):
+            return value.truth
         if isinstance(value, FuncValue):
             return True
         return None
+
+    def reads_traced_shape(self, test: cst.BaseExpression) -> bool:
+        """Whether a test reads the shape of a traced array (`x.ndim`, `x.shape[0]`, `x.size`, `len(x)`)."""
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            base = None
+            if isinstance(node, cst.Attribute) and node.attr.value in ("ndim", "shape", "size"):
+                base = node.value
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" and \
+                    len(node.args) == 1:
+                base = node.args[0].value
+            if isinstance(base, cst.Name):
+                value = self.lookup(base.value)
+                if isinstance(value, Taint) and value.is_array and not value.container:
+                    return True
+            stack.extend(children(node))
+        return False
+
+    def truth_narrowing(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
+        """`if verbose:` / `if not verbose:` on a static name whose value is unknown: the name, and its truth
+        in the body (the opposite in the `else`). A tracer's truth is not narrowed: testing it raises."""
+        positive = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, not positive
+        if not isinstance(test, cst.Name) or test.value in ("True", "False", "None"):
+            return None
+        value = self.lookup(test.value)
+        return (test.value, positive) if value is None or isinstance(value, NotNone) else None
 
     def _static_comparison(self, expr: cst.Comparison) -> bool | None:
         """`x is None`, `x is not None`, `a == b` of one comparison, when constants decide it."""

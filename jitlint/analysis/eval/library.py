@@ -103,7 +103,7 @@ class Library(Frame):
             for name, tree in zip(fv.info.free_positional(fv.bound, fv.bound_self), trees):
                 if tree is not None:
                     params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
-            closure = self.closure() if fv.info.parent is self.info else None
+            closure = self.closure_for(fv.info)
             context = Context(ContextKind.NESTED, transform=q, traces_constants=self.info.traces_constants)
             variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants,
                                              TraceEdge("call", expr, "", self.info))

@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
-from jitlint.analysis.values import NOT_NONE, Taint, join
+from jitlint.analysis.values import NOT_NONE, KnownTruth, Taint, join
 
 # Each statement class's transfer function, looked up once per class rather than by name on every node.
 _STMT_METHODS: dict[type, object] = {}
@@ -104,12 +104,25 @@ class Statements(Frame):
                 else:
                     self.suite(node.orelse.body)
             return
+        # A test of a traced value's shape that the analysis cannot decide (`if j.ndim == 0:`): which branch
+        # runs depends on the shapes passed, so what either branch claims holds only for some of them.
+        shaped = self.traced and self.reads_traced_shape(node.test)
+        if shaped:
+            self.shape_guards.append(node.test)
+        try:
+            self._if_branches(node)
+        finally:
+            if shaped:
+                self.shape_guards.pop()
+
+    def _if_branches(self, node: cst.If) -> None:
         before = dict(self.env)
         live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
         not_none_in_body, not_none_in_else = self.none_narrowing(node.test)
         items_in_body, items_in_else = self.expression_narrowing(node.test)
         arrays_in_body = self.array_narrowing(node.test)
+        truth = self.truth_narrowing(node.test)
         narrowed = self.narrowed
         for name in static_in_body:
             self.env[name] = None
@@ -118,6 +131,8 @@ class Statements(Frame):
                                                  container=False, opaque=False, elements=None)
         for name in not_none_in_body:
             self.env[name] = NOT_NONE
+        if truth is not None:
+            self.env[truth[0]] = KnownTruth(truth[1])
         self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
         self.suite(node.body)
         after_body, live_after_body = self.env, self.live
@@ -126,6 +141,8 @@ class Statements(Frame):
             self.env[name] = None
         for name in not_none_in_else:
             self.env[name] = NOT_NONE
+        if truth is not None:
+            self.env[truth[0]] = KnownTruth(not truth[1])
         self.narrowed = narrowed.union(items_in_else) if items_in_else else narrowed
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):

@@ -166,7 +166,7 @@ class Transforms(Frame):
                 if 0 <= i < len(free):
                     params[free[i]] = Taint(GRAD_TRACED, free[i])
             self.scheduler.request(info, Context(ContextKind.GRAD, transform=q, traces_constants=False), params,
-                                   self.closure() if info.parent is self.info and self.info else None, False,
+                                   self.closure_for(info), False,
                                    self._entry(info, node, decorated, q))
             return binding
         first = tracing[0]
@@ -196,7 +196,7 @@ class Transforms(Frame):
                                  class_name=module_class)
         context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
                           traces_constants=traces_constants, filtered=filtered or graph_nodes)
-        closure = self.closure() if self.info is not None and info.parent is self.info else None
+        closure = self.closure_for(info)
         self.scheduler.request(info, context, params, closure, traces_constants,
                                self._entry(info, node, decorated, outer_q))
         if not restart:
@@ -314,7 +314,8 @@ class Transforms(Frame):
                         params[name] = info.default_const(name)
             if info.is_method and info.positional and fv.bound_self:
                 params.pop(info.positional[0], None)
-            closure = self.closure() if self.info is not None and (info.parent is self.info or isinstance(info.node, cst.Lambda)) else None
+            closure = self.closure() if self.info is not None and isinstance(info.node, cst.Lambda) else \
+                self.closure_for(info)
             context = Context(ContextKind.LAX, transform=q, label=short)
             self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
 
