@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -20,6 +20,7 @@ case "$set_name" in
   M) PINS="exojax==2.6.0 fdtdx==0.6.3 jax-galsim==2026.7.0 desc-opt==0.17.3 brainpy==2.8.2 pyqg-jax==0.8.1 feax==0.8.0 google-tunix==0.1.7";;
   N) PINS="jaxtari==0.2.0 pyscfad==0.3.4 jaxtronomy==0.1.5 learned-optimization==0.0.1 brainstate==0.5.4 dinosaur==1.5.1 chemtrain==0.2.0 autopdex==1.2.0";;
   O) PINS="abmax==0.0.8 evermore==0.4.1 sgmcmcjax==0.2.13 jax-am==0.0.3 braintools==0.3.0 tatva==0.11.6 canterax==0.3.1 cd-dynamax==0.5.0 kauldron==1.4.2 qpax==0.1.4 easydel==0.3.0 galax==0.0.2";;
+  P) PINS="sax==0.18.2 rockpool==3.1.0 augmax==0.4.1 id-mava==0.1.3 nemos==0.2.8 apebench==0.1.1 fjformer==0.0.91 recurrentgemma==1.0.1";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT

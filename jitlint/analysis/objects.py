@@ -48,7 +48,7 @@ def variant_key(params: list[str], values: dict[str, Value]) -> tuple:
         v = values.get(name)
         if isinstance(v, Taint):
             key.append((v.level, v.is_array, v.is_bool, v.container, v.opaque, v.filtered, v.from_constant,
-                        v.class_name))
+                        v.class_name, v.mapping))
         elif isinstance(v, Const):
             key.append(("const", type(v.value).__name__, v.value))
         elif isinstance(v, NotNone):
@@ -272,7 +272,7 @@ def bool_array_annotation(annotation: cst.Annotation | None) -> bool:
 
 
 def annotation_kind(annotation: cst.Annotation | None) -> str | None:
-    """"array" / "scalar" / "static" / None (unknown) from a parameter annotation."""
+    """"array" / "scalar" / "static" / "mapping" / None (unknown) from a parameter annotation."""
     if annotation is None:
         return None
     ann = annotation.annotation
@@ -288,4 +288,6 @@ def annotation_kind(annotation: cst.Annotation | None) -> str | None:
         return "scalar"
     if last in jaxapi.STATIC_ANNOTATIONS:
         return "static"
+    if last in jaxapi.MAPPING_ANNOTATIONS:
+        return "mapping"
     return None

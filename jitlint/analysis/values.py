@@ -47,10 +47,15 @@ class Taint:
     elements: "tuple[Taint | None, ...] | None" = None
     # A traced pytree whose Python class is a module-local Module class (its methods are known code).
     class_name: str | None = None
+    # A dict holding tracers: iterating it gives its keys, which are never tracers (a tracer is unhashable:
+    # measured on JAX 0.10.2), so a loop over it walks Python values (sax's circuit instances, fresh set P).
+    mapping: bool = False
 
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
             object.__setattr__(self, "elements", None)  # only a container has positions
+        if self.mapping and not self.container:
+            object.__setattr__(self, "mapping", False)
 
 
 def join(*taints: "Taint | None") -> "Taint | None":
@@ -86,6 +91,7 @@ def _join_all(found: "list[Taint]") -> Taint:
         opaque=all(t.opaque for t in found),
         elements=_join_elements(found),
         class_name=_one_class(found),
+        mapping=all(t.mapping for t in found),
     )
 
 
@@ -101,6 +107,7 @@ def _join2(a: Taint, b: Taint) -> Taint:
     filtered = a.filtered and b.filtered
     from_constant = a.from_constant and b.from_constant
     opaque = a.opaque and b.opaque
+    mapping = a.mapping and b.mapping
     ea, eb = a.elements, b.elements
     elements = None
     if container and ea is not None and eb is not None and len(ea) == len(eb):
@@ -109,11 +116,11 @@ def _join2(a: Taint, b: Taint) -> Taint:
     class_name = cb if ca is None else ca if cb is None or cb == ca else None
     if top is a and is_bool == a.is_bool and is_array == a.is_array and container == a.container and \
             filtered == a.filtered and from_constant == a.from_constant and opaque == a.opaque and \
-            class_name == a.class_name and elements == ea:
+            class_name == a.class_name and elements == ea and mapping == a.mapping:
         return a
     return Taint(level=top.level, origin=top.origin, is_bool=is_bool, is_array=is_array, container=container,
                  filtered=filtered, from_constant=from_constant, opaque=opaque, elements=elements,
-                 class_name=class_name)
+                 class_name=class_name, mapping=mapping)
 
 
 def _one_class(taints) -> str | None:

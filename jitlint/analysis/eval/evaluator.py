@@ -39,8 +39,11 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             value = self.env[name]
             if isinstance(value, Taint) and info.annotations.get(name) is not None:
                 annotation = info.annotations[name]
-                if not value.is_array and annotation_kind(annotation) == "array":
+                kind = annotation_kind(annotation)
+                if not value.is_array and kind == "array":
                     value = dataclasses.replace(value, is_array=True, container=False)  # `x: jax.Array`
+                elif not value.is_array and kind == "mapping":  # `instances: dict[str, SType]`
+                    value = dataclasses.replace(value, container=True, is_bool=False, mapping=True)
                 if value.is_array and not value.is_bool and bool_array_annotation(annotation):
                     value = dataclasses.replace(value, is_bool=True)  # `mask: Bool[Array, "b"]` (jaxtyping)
                 self.env[name] = value

@@ -299,7 +299,8 @@ class Expressions(Frame):
             elif isinstance(el, cst.StarredDictElement):
                 found.append(self.expr(el.value))
         joined = join(*found)
-        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False) if joined else None
+        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False, elements=None,
+                                   mapping=True) if joined else None
 
     def expr_Lambda(self, expr: cst.Lambda) -> None:
         info = self.facts.lambda_info(expr, self.info, self.scope)
@@ -367,7 +368,10 @@ class Expressions(Frame):
                     return _element(receiver)
                 if method == "items":
                     return (None, _element(receiver))
-        return _element(self._taint_of(iterable))
+        iterated = self._taint_of(iterable)
+        if isinstance(iterated, Taint) and iterated.mapping:
+            return None  # a dict's keys
+        return _element(iterated)
 
     def assign_element(self, target: cst.BaseExpression, element, source: cst.BaseExpression | None) -> None:
         """Bind a loop's (or a comprehension's) target to one element of what it iterates (`iter_element`)."""

@@ -98,7 +98,8 @@ class Loops(Frame):
         del self.loops[saved_loops:]
         if result is None:
             return None
-        return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+        return dataclasses.replace(result, container=True, is_array=False, is_bool=False,
+                                   mapping=isinstance(expr, cst.DictComp))
 
     expr_ListComp = expr_SetComp = expr_GeneratorExp = expr_DictComp = comprehension
 

@@ -39,6 +39,8 @@ class Transforms(Frame):
                 call = self.facts.method(v.class_name, "__call__")
                 if call is not None:
                     return FuncValue(call, bound_self=True), []
+            if expr.value in self.env or self.info is not None and expr.value in self.info.assignments:
+                return None, []  # a local variable of unknown value hides a def of the same name (sax's passthru)
             fn = self.facts.lookup_function(expr.value, self.info)
             return (FuncValue(fn), []) if fn else (None, [])
         if isinstance(expr, cst.Attribute):
@@ -188,12 +190,13 @@ class Transforms(Frame):
                 continue  # equinox keeps non-array arguments static; an unannotated one may be either
             is_array = kind in ("array", "scalar") or name in info.scalar_defaults or \
                 info.param_scalars.get(name) is True and first.kind == "jit"
-            container = name in (info.vararg, info.kwarg)  # *args is a tuple, **kwargs a dict
+            mapping = name == info.kwarg or kind == "mapping"  # **kwargs is a dict; so is `d: dict[str, Array]`
+            container = name == info.vararg or mapping  # *args is a tuple
             # An nnx Module is a pytree under plain jax.jit too: its plain attributes are static there.
             nnx_module = module_class is not None and self.facts.framework_of(module_class) == "nnx"
             params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
                                  filtered=(graph_nodes or filtered or nnx_module) and not is_array,
-                                 class_name=module_class)
+                                 class_name=module_class, mapping=mapping)
         context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
                           traces_constants=traces_constants, filtered=filtered or graph_nodes)
         closure = self.closure_for(info)

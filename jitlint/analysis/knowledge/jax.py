@@ -247,6 +247,8 @@ SCALAR_ANNOTATIONS = {"int", "float", "bool", "complex"}
 # Python's own number constants (a Python float wherever read).
 MATH_CONSTANTS = {"math.pi", "math.e", "math.tau", "math.inf", "math.nan"}
 STATIC_ANNOTATIONS = {"str", "Callable", "type", "None", "bytes"}
+# A dict of arrays: iterated, it gives its keys (Python values).
+MAPPING_ANNOTATIONS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
 
 # isinstance targets that no tracer is an instance of, and ones every tracer is.
 NON_TRACER_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "tuple", "dict", "set", "type",
