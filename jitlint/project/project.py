@@ -147,7 +147,9 @@ class Project:
                 text = ""
         # (the parse is remembered: the lint of this text that follows parses it again)
         tree, error = accepted_tree(text, path)
-        summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package)
+        found = references(tree, module, is_package) if error is None else set()
+        summary = summarize(tree if error is None else "", os.path.abspath(path), module, is_package,
+                            refers_to=found)
         with self._lock:
             old = self._index.modules.get(module)
             self._index.add(summary)
@@ -155,8 +157,7 @@ class Project:
             self._stale[module] = (path, text, is_package)
             # (code it traces may call another project file's functions: those files' findings may change)
             calls_out = bool(self._exports.get(module)) or error is None and \
-                summary.imports_any(self._index.modules.keys() - {module}) and \
-                not TRACE_NAMES.isdisjoint(references(tree, module, is_package))
+                summary.imports_any(self._index.modules.keys() - {module}) and not TRACE_NAMES.isdisjoint(found)
         return (old.jitted if old else {}) != summary.jitted or (old is not None and old.imports != summary.imports) \
             or calls_out
 

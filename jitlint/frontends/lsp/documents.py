@@ -64,6 +64,7 @@ class DocumentsMixin:
         self._lints_settled = asyncio.Event()
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._result_ids = itertools.count(1)
+        self._index_update: asyncio.TimerHandle | asyncio.Future | None = None
 
     def document(self, uri: str):
         """The open document, or None (requests may name documents the client never opened)."""
@@ -79,6 +80,8 @@ class DocumentsMixin:
         if doc is None:
             return None
         config = self.config_for(doc.path, settings)
+        if self._deferred_updates and not self._helper_serves(uri):
+            self._apply_deferred_updates(keep=doc.path)  # other files' edits first: its findings may depend on them
         # A snapshot: the document may change while the worker thread lints.
         snapshot = LintResult(settings.generation, doc.version, doc.source, config,
                               Positions(doc.position_codec, doc.source), [], [], "", self.index_generation)
@@ -120,6 +123,8 @@ class DocumentsMixin:
         result.result_id = str(next(self._result_ids))
         if not self._handing_over:
             self._lints_settled.set()
+        if not self._helper_serves(uri):
+            self.update_index_when_idle()
         self._preload_when_idle()
         return result
 

@@ -21,6 +21,9 @@ from jitlint.project.project import Project
 logger = logging.getLogger(__name__)
 
 INDEX_DELAY_SECONDS = 1.0  # the workspace index waits this long for the first diagnostics at most
+# An edited document's entry in the index is replaced once its lints have paused this long (typing goes
+# on meanwhile: only the last text is indexed), or before another file's lint, whichever comes first.
+INDEX_UPDATE_IDLE_SECONDS = 0.3
 
 
 class WorkDoneProgress:
@@ -92,27 +95,66 @@ class IndexMixin:
         if not path or not path.endswith(".py"):
             return
         text = doc.source if doc is not None else None
-        if self._helper_serves(uri):
+        if self._helper_serves(uri) or doc is not None:
             # The helper applies it to its copy of the index before it lints (it parses the text once, for
-            # both); this process does when it takes over, and then re-lints if the index changed.
+            # both); this process does when it takes over, and then re-lints if the index changed. An open
+            # document's own findings do not depend on its entry, so an edit reaches the index once its
+            # lints pause, in the lint thread (`update_index_when_idle`: the editor does not wait for it),
+            # or before another file's lint, whichever comes first.
             self._deferred_updates[path] = text
             return
         self._apply_deferred_updates()
         if self.project.update(path, text):
             self.index_changed()  # other files' findings depend on this one's jitted functions or re-exports
 
-    def _apply_deferred_updates(self) -> None:
-        updates, self._deferred_updates = self._deferred_updates, {}
-        changed = False
-        for path, text in updates.items():
-            changed |= self.project.update(path, text)
-        if changed:
+    def _apply_deferred_updates(self, keep: str | None = None) -> None:
+        """The index updates waiting (all, or all but `keep`'s), applied here and now."""
+        updates = self._take_deferred_updates(keep)
+        if any([self.project.update(path, text) for path, text in updates.items()]):
             self.index_changed()
 
-    def index_changed(self) -> None:
+    def _take_deferred_updates(self, keep: str | None) -> dict[str, str | None]:
+        updates = {path: text for path, text in self._deferred_updates.items() if path != keep}
+        for path in updates:
+            del self._deferred_updates[path]
+        return updates
+
+    def update_index_when_idle(self) -> None:
+        """(Re)start the wait before the edits still waiting reach the index (`update_index_after`)."""
+        if isinstance(self._index_update, asyncio.TimerHandle):
+            self._index_update.cancel()
+        loop = asyncio.get_running_loop()
+        self._index_update = loop.call_later(INDEX_UPDATE_IDLE_SECONDS, self._start_index_update)
+
+    def _start_index_update(self) -> None:
+        self._index_update = asyncio.ensure_future(self.update_index_after())  # (kept: a task needs a holder)
+
+    async def update_index_after(self) -> None:
+        """The index updates still waiting after a lint, applied in the lint thread (after what it runs)."""
+        updates = self._take_deferred_updates(None)
+        if not updates:
+            return
+        project = self.project
+
+        def apply() -> bool:
+            return any([project.update(path, text) for path, text in updates.items()])
+
+        if await asyncio.get_running_loop().run_in_executor(self.executor, apply) and project is self.project:
+            # (the documents updated keep their findings: they do not depend on their own entry)
+            self.index_changed(unaffected={path for path, text in updates.items() if text is not None})
+
+    def index_changed(self, unaffected: set[str] = frozenset()) -> None:
+        """Other files' findings may have changed: every document is linted again, but those whose own
+        entry alone changed (`unaffected`, paths): their results still hold for the new index."""
         self.index_generation += 1
-        self._results.clear()
-        self.refresh_all()
+        kept = {}
+        for uri, result in self._results.items():
+            doc = self.document(uri)
+            if doc is not None and doc.path in unaffected:
+                result.index_generation = self.index_generation
+                kept[uri] = result
+        self._results = kept
+        self.refresh_all(skip=set(kept))
 
     async def build_index(self) -> None:
         """Index the workspace's files once, in the background; lints meanwhile see the open buffers."""

@@ -52,7 +52,7 @@ class PreloadMixin:
         lint in-process."""
         helper = self.first_lints
         if not self._helper_serves(uri):
-            self._apply_deferred_updates()
+            self._apply_deferred_updates(keep=path)  # (this document's own: after its lint)
             return None
         try:
             findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(

@@ -56,11 +56,13 @@ class PublishMixin:
         if not self.client_pulls_diagnostics:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def refresh_all(self) -> None:
-        """After a settings change: re-publish, or ask a pulling client to pull again."""
+    def refresh_all(self, skip: set[str] = frozenset()) -> None:
+        """After a settings or index change: re-publish (but the documents in `skip`, whose results hold),
+        or ask a pulling client to pull again."""
         if not self.client_pulls_diagnostics:
             for doc in list(self.workspace.text_documents.values()):
-                self.schedule_publish(doc.uri)  # as the client spelled it (the keys are unquoted)
+                if doc.uri not in skip:
+                    self.schedule_publish(doc.uri)  # as the client spelled it (the keys are unquoted)
         elif self._capability("workspace.diagnostics.refresh_support"):
             # (pygls 2.1's workspace_diagnostic_refresh_async sends the wrong message)
             self.workspace_diagnostic_refresh(None)
