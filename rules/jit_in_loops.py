@@ -124,6 +124,13 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}`"
             sources = runs.assigned(ctx.analysis, creation.func, wrapped.value)
             in_loop = wrapped.value in creation.varying  # rebound in an enclosing loop
+            if creation.loop is None:
+                # no loop here: the function itself runs repeatedly, and builds the callable on every call
+                for src in sources:
+                    q = a.call_names.get(src) if isinstance(src, cst.Call) and src is not creation.node else None
+                    if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function:
+                        return "fresh", f"`{wrapped.value}`, built by `{q}(...)` (a new function object) on every call"
+                return None  # what each call builds is not known: the same object or a new one
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
                 return "stable", f"`{wrapped.value}` (a callable built once, before the loop)"
             if not sources and not in_loop and runs.unpacked_from_call(ctx.analysis, creation.func, wrapped.value):
