@@ -24,7 +24,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.names import dotted
-from jitlint.source.cstwalk import children, descendants
+from jitlint.source.cstwalk import children, descendants, statement_part, walk_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis.model import ModuleFacts
@@ -53,6 +53,13 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
     if isinstance(iterable, cst.Dict):
         return len(iterable.elements) <= _MAX_SWEEP
     if isinstance(iterable, cst.Call):
+        site = a.call_sites.get(iterable)
+        callee = site.callee if site is not None else None
+        if callee is not None and callee.transform is None and _yields_fixed_items(callee.info):
+            # a generator of the module with its `yield`s outside any loop (`def _cases(shape): yield
+            # rand(*shape)`): as many items as it has yields, each written out (brainevent's tests, fresh
+            # set R)
+            return True
         q = a.call_names.get(iterable) or _qualify(a, func, iterable.func)
         args = [arg.value for arg in iterable.args if arg.keyword is None]
         if q == "itertools.product":
@@ -87,6 +94,44 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
             is_fixed_sweep(a, where, src.value if isinstance(src, cst.AugAssign) else src, _depth + 1)
             and not (isinstance(src, cst.AugAssign) and _inside_loop(a, where, src)) for src in sources)
     return False
+
+
+def _yields_fixed_items(info: "FunctionInfo") -> bool:
+    """A generator whose every `yield` (no `yield from`) stands as a statement outside any loop of its
+    own body: it yields at most that many items."""
+    if not isinstance(info.node, cst.FunctionDef):
+        return False
+    finder = _YieldFinder()
+    walk_statements(info.node.body, finder)
+    return 0 < finder.count <= _MAX_SWEEP and finder.fixed
+
+
+class _YieldFinder:
+    def __init__(self) -> None:
+        self.count, self.loops, self.fixed = 0, 0, True
+
+    def _value(self, node) -> None:
+        value = getattr(node, "value", None)
+        if isinstance(value, cst.Yield):
+            self.count += 1
+            if self.loops or isinstance(value.value, cst.From):
+                self.fixed = False
+
+    visit_Expr = visit_Assign = visit_AnnAssign = _value
+
+    def visit_For(self, node) -> None:
+        self.loops += 1
+
+    def leave_For(self, node) -> None:
+        self.loops -= 1
+
+    visit_While, leave_While = visit_For, leave_For
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
 
 
 def _every_caller_passes_sweep(a: "ModuleFacts", func: "FunctionInfo", param: str, depth: int) -> bool:
@@ -129,11 +174,11 @@ def _passes_unseen(site) -> bool:
 def _argument_for(func: "FunctionInfo", site, param: str) -> cst.BaseExpression | None:
     """The expression a call passes for `param` (by keyword or position; None when not passed plainly)."""
     args = site.node.args
-    if any(arg.star for arg in args):
-        return None
-    for arg in args:
+    for arg in args:  # (a keyword written out is that parameter's, whatever `**kwargs` holds)
         if arg.keyword is not None and arg.keyword.value == param:
             return arg.value
+    if any(arg.star for arg in args):
+        return None
     free = func.free_positional(site.callee.bound, site.callee.bound_self)
     positional = [arg.value for arg in args if arg.keyword is None]
     if param in free and free.index(param) < len(positional):
@@ -430,9 +475,26 @@ def own_returns(info: "FunctionInfo") -> list[cst.Return]:
     """The `return` statements of a def's own body (not of defs, lambdas or classes nested in it), found
     once per def: every call of a helper asks."""
     if info.own_returns is None:
-        info.own_returns = [node for node in _walk(info.node.body) if node.__class__ is cst.Return] \
-            if isinstance(info.node, cst.FunctionDef) else []
+        found: list[cst.Return] = []
+        if isinstance(info.node, cst.FunctionDef):
+            # statements only: a `return` is never inside an expression (but in a lambda or nested def)
+            walk_statements(info.node.body, _ReturnCollector(found))
+        info.own_returns = found
     return info.own_returns
+
+
+class _ReturnCollector:
+    def __init__(self, found: list) -> None:
+        self.found = found
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
 
 # ------------------------------------------------------------------------------ memoized code
@@ -574,7 +636,8 @@ def _assignments(body: cst.CSTNode):
                 if isinstance(stmt, cst.If) and stmt.orelse is None and _returns(stmt.body):
                     after = (*after, cst.UnaryOperation(cst.Not(), stmt.test))  # past `if set: return`
             continue
-        stack.extend((child, tests) for child in children(node))
+        # (statements only: an assignment is never inside an expression)
+        stack.extend((child, tests) for child in children(node) if statement_part(child.__class__))
 
 
 def _returns(block: cst.BaseSuite) -> bool:

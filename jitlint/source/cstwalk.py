@@ -65,15 +65,16 @@ def walk_statements(node: CSTNode, visitor) -> None:
             vcls = value.__class__
             if vcls is tuple or vcls is list:
                 for item in value:
-                    if _statement_part(item.__class__):
+                    if statement_part(item.__class__):
                         walk_statements(item, visitor)
-            elif _statement_part(vcls):
+            elif statement_part(vcls):
                 walk_statements(value, visitor)
     if leave is not None:
         leave(visitor, node)
 
 
-def _statement_part(cls: type) -> bool:
+def statement_part(cls: type) -> bool:
+    """Whether nodes of this class hold statements or are one (a suite, a clause, a statement)."""
     known = _is_statement_part.get(cls)
     if known is None:
         known = _is_statement_part[cls] = issubclass(cls, _STATEMENT_PARTS)
