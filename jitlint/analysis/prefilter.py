@@ -154,6 +154,22 @@ def child_fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
+# Fields that hold no node (identifiers, numbers, flags), and classes none of whose fields does: what the
+# references walk skips, so that every field it reads holds a node, a list of nodes, or None.
+_SCALAR_FIELDS = {"id", "attr", "name", "asname", "arg", "module", "kind", "type_comment", "level", "conversion",
+                  "is_async", "simple", "tag", "kwd_attrs", "rest"}
+_LEAF_CLASSES = {ast.Constant, ast.Global, ast.Nonlocal, ast.MatchSingleton, ast.TypeIgnore}
+_node_fields_cache: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    fields = _node_fields_cache.get(cls)
+    if fields is None:
+        fields = _node_fields_cache[cls] = () if cls in _LEAF_CLASSES else tuple(
+            f for f in child_fields(cls) if f not in _SCALAR_FIELDS)
+    return fields
+
+
 def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:
     """The qualified names of every name or attribute chain rooted at an import, in any scope.
 
@@ -163,10 +179,13 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
     bindings: dict[str, set[str]] = {}
     names: list[ast.Name] = []
     attributes: list[ast.Attribute] = []
-    Name, Attribute, Import, ImportFrom, AST = ast.Name, ast.Attribute, ast.Import, ast.ImportFrom, ast.AST
-    stack: list[ast.AST] = [tree]
-    while stack:  # not ast.walk: this loop is three times faster, and pass 1 runs it on every file
-        node = stack.pop()
+    Name, Attribute, Import, ImportFrom = ast.Name, ast.Attribute, ast.Import, ast.ImportFrom
+    stack: list[ast.AST | None] = [tree]
+    pop, push, push_all, fields_of = stack.pop, stack.append, stack.extend, _node_fields_cache.get
+    while stack:  # not ast.walk: this loop is several times faster, and pass 1 runs it on every file
+        node = pop()
+        if node is None:  # (a `Dict`'s key for `**rest`, an absent optional part)
+            continue
         cls = node.__class__
         if cls is Name:
             names.append(node)
@@ -177,12 +196,12 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
             continue
         if cls is Attribute:
             attributes.append(node)
-        for name in child_fields(cls):
+        for name in fields_of(cls) or _node_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
-                stack.extend(item for item in value if isinstance(item, AST))
-            elif isinstance(value, AST):
-                stack.append(value)
+                push_all(value)
+            else:
+                push(value)
     if not bindings:
         return set()
     roots = {local: {canonical(target) for target in targets} for local, targets in bindings.items()}
