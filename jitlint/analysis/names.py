@@ -23,8 +23,12 @@ def dotted(expr) -> str | None:
     return ".".join(reversed(parts)) if parts else None
 
 
+_CST: tuple[type, type] | None = None  # libcst's (Attribute, Name), once a libcst node is seen
+
+
 def _chain(expr) -> list[str] | None:
     """The names of a Name/Attribute chain, last first; None for anything else."""
+    global _CST
     parts: list[str] = []
     if isinstance(expr, ast.AST):
         while isinstance(expr, ast.Attribute):
@@ -34,12 +38,16 @@ def _chain(expr) -> list[str] | None:
             return None
         parts.append(expr.id)
         return parts
-    import libcst as cst  # already loaded whenever a libcst node exists
+    if _CST is None:
+        import libcst as cst  # already loaded whenever a libcst node exists
 
-    while isinstance(expr, cst.Attribute):
+        _CST = (cst.Attribute, cst.Name)
+    attribute, name = _CST
+    # (class tests: libcst's concrete node classes have no subclasses, and isinstance goes through ABCMeta)
+    while expr.__class__ is attribute:
         parts.append(expr.attr.value)
         expr = expr.value
-    if not isinstance(expr, cst.Name):
+    if expr.__class__ is not name:
         return None
     parts.append(expr.value)
     return parts

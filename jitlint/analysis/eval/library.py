@@ -73,6 +73,16 @@ class Library(Frame):
     def _lax_body(self, expr, q, arg_values, arg_taints, in_jit):
         self.lax_call(expr, q, arg_values)
         result = self.array_result(join(*arg_taints), in_jit, expr, q)
+        carry = _CARRY_POSITION.get(q)
+        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None and not arg.star]
+        if result is not None and carry is not None and carry < len(positional):
+            # `accs, m, l = lax.fori_loop(lo, hi, body, (accs, m, l))`: the final carry has the init's
+            # structure -- a tuple holding a Python list of arrays stays so (tokamax, fresh set S); an init
+            # of unknown kind gives a result of unknown kind; a Python number becomes an array
+            init = value_taint(positional[carry])
+            if isinstance(init, Taint) and (init.container or init.opaque):
+                return _pytree_like(result, init, 0)
+            return result
         branches = [v.info for v in arg_values if isinstance(v, FuncValue)] if q == "jax.lax.cond" else []
         if result is not None and branches and self.variant is not None:
             # `lax.cond(p, lambda _: [a, b], lambda _: [c, d], None)`: the pytree the branches return, here
@@ -272,6 +282,9 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
     (lambda q: q in jaxapi.PASS_THROUGH, Library._pass_through),
     (lambda q: q.startswith("jax."), Library._other_jax),
 )
+# The positional argument whose structure a lax loop gives back (its initial carry).
+_CARRY_POSITION = {"jax.lax.fori_loop": 3, "jax.lax.while_loop": 2}
+
 # qualified name -> the handlers of its categories, in order (found once per name)
 _HANDLERS: dict[str, tuple[Handler, ...]] = {}
 
