@@ -191,6 +191,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
             if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value) \
                     or hashes_by_value(a, site.func, arg.expr):
                 continue  # a few values (or equal ones): a few compiles, by design
+            if runs.loops_are_sweeps(a, site.func, site.loops, site.node):
+                continue  # one value per configuration of a sweep: each a different program, by design
             if unhashable(a, site.func, arg.expr) is not None:
                 continue  # the call raises (JIT304) before anything compiles
             varying = varying_names(site)

@@ -90,6 +90,9 @@ class ModuleSummary:
     # Module-level functions that build a jit wrapper when they run (a jit-decorated nested def, a
     # `jax.jit(...)` call): called from a loop in another file, each run may compile again.
     jit_makers: list[str] = field(default_factory=list)
+    # Module-level names bound once to a literal list, tuple or set of at most 64 items (`PROFILES = ["EPL",
+    # "SIS"]`): a loop over one, in any file, visits a fixed set of configurations.
+    sweeps: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -105,14 +108,14 @@ class ModuleSummary:
         return {"module": self.module, "path": self.path, "imports": self.imports,
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
-                "scalars": self.scalars, "jit_makers": self.jit_makers}
+                "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
                    dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
-                   list(data["jit_makers"]))
+                   list(data["jit_makers"]), list(data["sweeps"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -213,6 +216,7 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     functions = {}
     memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
     summary.scalars = _module_scalars(tree)
+    summary.sweeps = _module_sweeps(tree)
     scalars = set(summary.scalars)
     # (only a module importing a jit wrapper's package can build one: most files need no walk)
     jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values()) and (
@@ -262,6 +266,24 @@ def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, st
         elif isinstance(node, ast.Call) and _qualify(node.func, imports) in jaxapi.JIT_WRAPPERS:
             return True
     return False
+
+
+_MAX_SWEEP = 64  # (as jitlint.analysis.runs: a longer display is data, not a list of configurations)
+
+
+def _module_sweeps(tree: ast.Module) -> list[str]:
+    """Module-level names bound once (and never extended), to a literal list, tuple or set of at most 64
+    items without a starred one."""
+    bound: dict[str, list[ast.AST | None]] = {}
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                bound.setdefault(t.id, []).append(stmt.value if not isinstance(stmt, ast.AugAssign) else None)
+    return [name for name, values in bound.items() if len(values) == 1 and
+            isinstance(values[0], (ast.List, ast.Tuple, ast.Set)) and len(values[0].elts) <= _MAX_SWEEP and
+            not any(isinstance(e, ast.Starred) for e in values[0].elts)]
 
 
 def _module_scalars(tree: ast.Module) -> list[str]:
@@ -475,7 +497,8 @@ class ProjectIndex:
             summary = self.modules.get(module)
             if summary is None or not name:
                 return None
-            if name in summary.functions or name in summary.classes or name in summary.scalars:
+            if name in summary.functions or name in summary.classes or name in summary.scalars or \
+                    name in summary.sweeps:
                 return summary, name
             if name not in summary.imports:
                 return None
@@ -510,7 +533,8 @@ class ProjectIndex:
 
     def value_kind(self, qualified: str) -> str | None:
         """What a project module's name holds, following re-exports: "returns array" / "returns scalar"
-        for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant."""
+        for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
+        for a module-level literal list of configurations (ModuleSummary.sweeps)."""
         found = self._defined(qualified)
         if found is None:
             target = self._library_alias(qualified)
@@ -519,7 +543,7 @@ class ProjectIndex:
         if name in summary.functions:
             kind = summary.returns.get(name)
             return None if kind is None or name in summary.jitted else f"returns {kind}"
-        return "scalar" if name in summary.scalars else None
+        return "scalar" if name in summary.scalars else "sweep" if name in summary.sweeps else None
 
     def makes_jit(self, qualified: str) -> bool:
         """Whether `qualified` is a plain project function that builds a jit wrapper when it runs."""

@@ -83,6 +83,13 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
     if isinstance(iterable, cst.IfExp):  # `[200, 500] if ci else [200, 500, 1000]`
         return is_fixed_sweep(a, func, iterable.body, _depth + 1) and \
             is_fixed_sweep(a, func, iterable.orelse, _depth + 1)
+    if isinstance(iterable, (cst.Name, cst.Attribute)):
+        # a literal list of configurations another project module binds (`from .profiles import
+        # _JAXXED_MODELS as PROFILES`: jaxtronomy's tests, fresh set N), read through the index
+        q = _qualify(a, func, iterable)
+        imported_kind = getattr(a, "imported_kind", None)
+        if q is not None and imported_kind is not None and imported_kind(q) == "sweep":
+            return True
     if isinstance(iterable, cst.Name):
         if iterable.value in a.classes:
             return _is_enum(a, iterable.value)

@@ -147,3 +147,15 @@ def test_eager_sizes():
         assert compiles("insert", lambda: search.run_padded(3)) == 1
         assert compiles("insert", lambda: search.distinct_cells(3)) == 0
         assert search.report(3)[1] == [2, 3, 4]
+
+
+def test_sweeps():
+    """A loop over a literal list of profiles another module binds: a static object and a gradient built
+    per profile compile once per profile, each a different program (not JIT301/JIT101)."""
+    jnp = jax.numpy
+    assert marked("repetition") == {("solvers.py", "JIT101")}  # (none in check_profiles.py)
+    with imported("repetition", "profiles", "check_profiles") as (profiles, check):
+        x = jnp.arange(1.0, 4.0)
+        assert compiles("evaluate", lambda: check.check_every_profile(x)) == len(profiles.PROFILES)
+        values = check.check_every_profile(x)
+        assert len({float(v) for v in values[::2]}) == len(profiles.PROFILES)  # three different programs
