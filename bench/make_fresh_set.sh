@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -24,6 +24,7 @@ case "$set_name" in
   Q) PINS="trainax==0.0.2 pdequinox==0.1.2 cosmopower-jax==0.5.8 diffusionjax==0.1.8 jax-sysid==1.1.0 jaxquantum==0.3.0 dejax==0.1.3 jaxkuramoto==0.0.8 optimism==3.2 jaxcapse==0.2.0 jaxpm==0.1.6 flaxmodels==0.1.3 diffusers==0.42.1 keras==3.15.1 kithara==0.0.10";;
   R) PINS="dalle-mini==0.1.5 eqxvision==0.2.8 brainevent==0.2.1 braincell==0.1.0 jaxls==2024.0.1 colabfold==1.6.3 s2wav==1.0.4 brainunit==0.6.0 waymax==0.0.1 minimax==0.0.2";;
   S) PINS="jmp==0.0.4 grain==0.2.18 tokamax==0.0.12 cola-ml==0.0.7 tensornetwork==0.4.6 qutip-jax==0.1.1 jaxdecomp==0.3.1 jax-finufft==1.3.1 probnum==0.1.25";;
+  T) PINS="playground==0.2.0 jaxwt==0.1.1 sympy2jax==0.0.8 distreqx==0.0.3 jestimator==0.3.3 jax-metrics==0.2.5 graphcast==0.1.1";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT
