@@ -19,6 +19,7 @@ from conftest import jitlint_exe
 from harness import FIXTURES, expected_findings
 from jitlint.core.config import Config
 from jitlint.project.project import Project
+from jitlint.rules.registry import rule_by_code
 from jitlint.runtime.launch import PROBE
 
 pytestmark = pytest.mark.slow  # `jitlint run` of JAX programs, in subprocesses
@@ -447,10 +448,16 @@ def test_every_runnable_fixture_is_confirmed_at_its_lines():
             f = found.get((line, code))
             if f is None:  # a static miss: tests/rules/test_fixtures.py reports it
                 continue
-            want = "not_confirmed" if code in UNCONFIRMABLE else "confirmed"
-            if f["runtime"]["status"] != want:
+            want = {"not_confirmed"} if code in UNCONFIRMABLE else {"confirmed"}
+            if f["severity"] == "info" and rule_by_code(code).severity.value == "error":
+                # an error rule's claim reported as info (jitlint.lint.witnesses): caught by an enclosing
+                # `try` (raised, then handled: confirmed), or made under a test of the shapes passed that
+                # jitlint cannot decide, which the fixture's realistic run does not meet (not reached;
+                # tests/analysis/test_jax_semantics.py holds that the line does not raise there)
+                want = {"confirmed", "not_reached"}
+            if f["runtime"]["status"] not in want:
                 problems.append(f"{path.name}:{line} {code}: {f['runtime']['status']} "
-                                f"({f['runtime']['evidence']}), expected {want}")
+                                f"({f['runtime']['evidence']}), expected {' or '.join(sorted(want))}")
         for (line, code), f in sorted(found.items()):
             if (line, code) not in expected and f["runtime"]["status"] == "confirmed":
                 problems.append(f"{path.name}:{line} {code} confirmed on a negative: {f['runtime']['evidence']}")
@@ -473,8 +480,6 @@ CORRECT = PROGRAMS / "correct"
 # The correct programs that a static rule flags: the run shows a bounded set, so "not confirmed" with counts.
 BOUNDED = {
     ("alternating_modes.py", "JIT301"): "2 compiles over 8 calls, for 2 distinct values",
-    ("dict_lookup.py", "JIT301"): "2 compiles over 9 calls, for 2 distinct values",
-    ("cycled_activations.py", "JIT301"): "3 compiles over 12 calls, for 3 distinct values",
 }
 
 

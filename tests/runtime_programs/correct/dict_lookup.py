@@ -1,5 +1,6 @@
 """Correct: a static activation name looked up in a two-entry dict, per layer: two compiles in all.
-(JIT301 flags the lookup: statically the dict could hold many values; the run shows two.)"""
+(Every call passes a literal tuple of roles, a sweep: the lookup takes one value per item, and jitlint says
+nothing; the run shows two.)"""
 from functools import partial
 
 import jax
