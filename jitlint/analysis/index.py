@@ -215,8 +215,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     prefix = f"{module}." if module else ""
     functions = {}
     memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
-    summary.scalars = _module_scalars(tree)
-    summary.sweeps = _module_sweeps(tree)
+    bound = _module_bindings(tree)
+    summary.scalars = _module_scalars(bound)
+    summary.sweeps = _module_sweeps(bound)
     scalars = set(summary.scalars)
     # (only a module importing a jit wrapper's package can build one: most files need no walk)
     jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values()) and (
@@ -268,12 +269,8 @@ def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, st
     return False
 
 
-_MAX_SWEEP = 64  # (as jitlint.analysis.runs: a longer display is data, not a list of configurations)
-
-
-def _module_sweeps(tree: ast.Module) -> list[str]:
-    """Module-level names bound once (and never extended), to a literal list, tuple or set of at most 64
-    items without a starred one."""
+def _module_bindings(tree: ast.Module) -> dict[str, list[ast.AST | None]]:
+    """Module-level name -> the values its top-level assignments give it (None for an augmented one)."""
     bound: dict[str, list[ast.AST | None]] = {}
     for stmt in tree.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
@@ -281,20 +278,19 @@ def _module_sweeps(tree: ast.Module) -> list[str]:
         for t in targets:
             if isinstance(t, ast.Name):
                 bound.setdefault(t.id, []).append(stmt.value if not isinstance(stmt, ast.AugAssign) else None)
+    return bound
+
+
+def _module_sweeps(bound: dict[str, list[ast.AST | None]]) -> list[str]:
+    """Module-level names bound once (and never extended), to a literal list, tuple or set of at most
+    MAX_SWEEP items without a starred one."""
     return [name for name, values in bound.items() if len(values) == 1 and
-            isinstance(values[0], (ast.List, ast.Tuple, ast.Set)) and len(values[0].elts) <= _MAX_SWEEP and
+            isinstance(values[0], (ast.List, ast.Tuple, ast.Set)) and len(values[0].elts) <= jaxapi.MAX_SWEEP and
             not any(isinstance(e, ast.Starred) for e in values[0].elts)]
 
 
-def _module_scalars(tree: ast.Module) -> list[str]:
+def _module_scalars(bound: dict[str, list[ast.AST | None]]) -> list[str]:
     """Module-level names bound once, to a Python number, bool or string."""
-    bound: dict[str, list[ast.AST]] = {}
-    for stmt in tree.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
-            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
-        for t in targets:
-            if isinstance(t, ast.Name):
-                bound.setdefault(t.id, []).append(stmt.value if not isinstance(stmt, ast.AugAssign) else None)
     out: list[str] = []
     for name, values in bound.items():
         if len(values) == 1 and values[0] is not None and _ReturnReader({}, set(), set(out)).scalar(values[0]):

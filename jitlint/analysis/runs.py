@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from jitlint.analysis.model import ModuleFacts
     from jitlint.analysis.objects import FunctionInfo
 
-_MAX_SWEEP = 64  # a literal display longer than this is data, not a list of configurations
 _SET_ALGEBRA = {"difference", "intersection", "copy"}  # (`union` and `symmetric_difference` may add any number)
 _SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
                    "itertools.chain", "itertools.permutations", "itertools.combinations"}
@@ -48,10 +47,10 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
     if iterable is None or _depth > 4:
         return False
     if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)):
-        return len(iterable.elements) <= _MAX_SWEEP and not any(
+        return len(iterable.elements) <= jaxapi.MAX_SWEEP and not any(
             isinstance(el, cst.StarredElement) for el in iterable.elements)
     if isinstance(iterable, cst.Dict):
-        return len(iterable.elements) <= _MAX_SWEEP
+        return len(iterable.elements) <= jaxapi.MAX_SWEEP
     if isinstance(iterable, cst.Call):
         site = a.call_sites.get(iterable)
         callee = site.callee if site is not None else None
@@ -110,7 +109,7 @@ def _yields_fixed_items(info: "FunctionInfo") -> bool:
         return False
     finder = _YieldFinder()
     walk_statements(info.node.body, finder)
-    return 0 < finder.count <= _MAX_SWEEP and finder.fixed
+    return 0 < finder.count <= jaxapi.MAX_SWEEP and finder.fixed
 
 
 class _YieldFinder:

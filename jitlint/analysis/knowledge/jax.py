@@ -250,6 +250,8 @@ SCALAR_ANNOTATIONS = {"int", "float", "bool", "complex"}
 # Python's own number constants (a Python float wherever read).
 MATH_CONSTANTS = {"math.pi", "math.e", "math.tau", "math.inf", "math.nan"}
 STATIC_ANNOTATIONS = {"str", "Callable", "type", "None", "bytes"}
+# A literal display of configurations longer than this is data, not a list of configurations to sweep.
+MAX_SWEEP = 64
 # A dict of arrays: iterated, it gives its keys (Python values).
 MAPPING_ANNOTATIONS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
 

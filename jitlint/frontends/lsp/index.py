@@ -75,6 +75,11 @@ class WorkDoneProgress:
 _progress_tokens = itertools.count(1)
 
 
+def _update(project: Project, updates: dict[str, str | None]) -> bool:
+    """Every update applied to the project's index (none skipped): whether other files' findings may change."""
+    return any([project.update(path, text) for path, text in updates.items()])
+
+
 class IndexMixin:
     """The server's project and its index, following the buffers and the files on disk."""
 
@@ -109,8 +114,7 @@ class IndexMixin:
 
     def _apply_deferred_updates(self, keep: str | None = None) -> None:
         """The index updates waiting (all, or all but `keep`'s), applied here and now."""
-        updates = self._take_deferred_updates(keep)
-        if any([self.project.update(path, text) for path, text in updates.items()]):
+        if _update(self.project, self._take_deferred_updates(keep)):
             self.index_changed()
 
     def _take_deferred_updates(self, keep: str | None) -> dict[str, str | None]:
@@ -135,11 +139,8 @@ class IndexMixin:
         if not updates:
             return
         project = self.project
-
-        def apply() -> bool:
-            return any([project.update(path, text) for path, text in updates.items()])
-
-        if await asyncio.get_running_loop().run_in_executor(self.executor, apply) and project is self.project:
+        if await asyncio.get_running_loop().run_in_executor(self.executor, _update, project, updates) and \
+                project is self.project:
             # (the documents updated keep their findings: they do not depend on their own entry)
             self.index_changed(unaffected={path for path, text in updates.items() if text is not None})
 
