@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -25,6 +25,7 @@ case "$set_name" in
   R) PINS="dalle-mini==0.1.5 eqxvision==0.2.8 brainevent==0.2.1 braincell==0.1.0 jaxls==2024.0.1 colabfold==1.6.3 s2wav==1.0.4 brainunit==0.6.0 waymax==0.0.1 minimax==0.0.2";;
   S) PINS="jmp==0.0.4 grain==0.2.18 tokamax==0.0.12 cola-ml==0.0.7 tensornetwork==0.4.6 qutip-jax==0.1.1 jaxdecomp==0.3.1 jax-finufft==1.3.1 probnum==0.1.25";;
   T) PINS="playground==0.2.0 jaxwt==0.1.1 sympy2jax==0.0.8 distreqx==0.0.3 jestimator==0.3.3 jax-metrics==0.2.5 graphcast==0.1.1";;
+  U) PINS="colabdesign==1.1.1 veros==1.7.0 s2fft==1.5.0 gemma==3.3.0 mpax==0.2.4 jaxili==0.1.3 quadax==0.3.1 alphafold==2.0.0";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT

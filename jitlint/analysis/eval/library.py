@@ -222,6 +222,13 @@ class Library(Frame):
         consts = dict(fv.consts)
         bound_args = [*zip(free, (arg.value for arg in pos)),
                       *((arg.keyword.value, arg.value) for arg in expr.args if arg.keyword is not None)]
+        if any(arg.star == "**" for arg in expr.args):
+            # `partial(impl, **params)`: which keywords it binds is not known here, but the keyword-only
+            # parameters can only be given so: take them as bound (a Python value of the caller's, not an
+            # argument of the transform the partial is handed to).
+            bound.update(fv.info.kwonly)
+        if any(arg.star == "*" for arg in expr.args):
+            bound.update(free)  # `partial(f, *head)`: how many positions it fills is not known
         for name, value in bound_args:
             bound.add(name)
             const = literal_const(value)
