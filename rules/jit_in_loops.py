@@ -13,6 +13,7 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.repetition import called_free_names, repetitions, varies_between_runs
 from jitlint.analysis.cardinality import depends_on
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
@@ -169,6 +170,24 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     return expr.value if isinstance(expr, cst.Name) else None
 
 
+def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
+    """Is each wrapper a different program by construction? The function it wraps calls a callable that
+    differs between the runs (the function each (config, backend) pair passes, a kernel object built from
+    each autotuning config): then every compile is needed, and hoisting the jit cannot save one."""
+    a = ctx.analysis
+    wrapped = creation.wrapped
+    if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue):
+        wrapped = creation.target.info.node
+    info = next((f for f in a.functions if f.node is wrapped), None) if isinstance(
+        wrapped, (cst.FunctionDef, cst.Lambda)) else None
+    if info is None:
+        return False
+    names = called_free_names(a, wrapped.body, set(info.params) | set(info.assignments))
+    loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
+    rep = repetitions(a).get(creation.func) if creation.func is not None else None
+    return varies_between_runs(a, creation.func, names, loop_varying, rep)
+
+
 def _options_vary(creation: JitCreation) -> bool:
     """Does the jit take options that vary per call (computed in the function, or passed to it)? Then the
     wrapper is to be memoized on them, not hoisted."""
@@ -201,7 +220,9 @@ class JitOfFreshFunction(Rule):
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
         function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
-        Enum), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
+        Enum), a wrapped function that calls a callable differing between the runs (a kernel built from
+        each item of the loop, the function each iteration of a caller in another file passes: a
+        different program each time, so every compile is needed), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
         `cache[key] = jax.jit(...)` idiom), a loop that keeps the wrapper it builds for each item (appended
         to a list, also inside an object it builds, stored under a key or yielded: one compile per item, reused
         afterwards, as `{k: jax.jit(f_k) for k in ...}`), code staged by an outer jit or a lax body (the inner jit is
@@ -290,7 +311,7 @@ class JitOfFreshFunction(Rule):
             if kind[0] != "fresh" and not retraces:
                 continue
             place = _where_repeated(ctx, creation, repeated)
-            if place is None:
+            if place is None or kind[0] == "fresh" and _different_program(ctx, creation):
                 continue
             what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],
                                                                    transform=creation.transform)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint.analysis import runs
+from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.cardinality import depends_on, names_read, varying_names
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo
 from jitlint.analysis.sites import CallSite
@@ -26,6 +27,9 @@ from jitlint.analysis.sites import CallSite
 class Repetition:
     reason: str  # for messages: "`step` is called inside a loop, `step(x)`"
     steps: tuple  # witness steps (node or foreign.Place, text), from the loop to the call of the function
+    # Called from a loop in another file: the parameters of the chain's first function whose arguments
+    # there change with the loop (a call in this file is read where it is written).
+    varying_params: frozenset = frozenset()
 
 
 def repetitions(facts: ModuleFacts) -> dict[FunctionInfo, Repetition]:
@@ -62,8 +66,11 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         info = a.module_defs.get(call.function) if call.kind == "repeated" else None
         if info is not None and info.class_name is None and info not in found and not once_per_key(info):
             path, line = call.steps[-1][0], call.steps[-1][1]
+            specs = [(keyword, star) for keyword, star, _ in call.args]
+            varying = frozenset(param for param, (_, _, value) in zip(_parameters(info, specs), call.args)
+                                if param is not None and value == VARIES)
             found[info] = Repetition(f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}",
-                                     tuple(call.places()))
+                                     tuple(call.places()), varying)
     # What a repeated function calls runs repeatedly too.
     changed = True
     while changed:
@@ -105,3 +112,107 @@ def _base(path: str) -> str:
 def _short(a: ModuleFacts, node: cst.CSTNode) -> str:
     text = " ".join(a.module.code_for_node(node).split())
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ------------------------------------------------------------------------------ what differs between runs
+
+
+def called_free_names(a: ModuleFacts, wrapped: cst.CSTNode, own: set[str]) -> set[str]:
+    """The names a callable's body calls as functions, or hands to `functools.partial` or a JAX transform
+    as the function (`fn(x)`, `partial(impl, **kw)`, `jax.grad(loss)`), that it does not bind itself
+    (`own`: its parameters and locals). Attribute calls (`model.apply(...)`) do not count: an object that
+    changes between runs usually keeps the same methods (a train state's `apply_fn`)."""
+    out: set[str] = set()
+    for node in _walk(wrapped):
+        if not isinstance(node, cst.Call):
+            continue
+        if isinstance(node.func, cst.Name):
+            out.add(node.func.value)
+        q = a.call_names.get(node)
+        if q == "functools.partial" or q in jaxapi.TRANSFORMS:
+            first = next((arg.value for arg in node.args if arg.keyword is None and not arg.star), None)
+            if isinstance(first, cst.Name):
+                out.add(first.value)
+    return out - own
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[str], rebound: set[str],
+                        rep: Repetition | None) -> bool:
+    """Do `names`, read in `func`, hold different values on different runs of the code reading them?
+    Inside a loop: they derive from a name the loop rebinds (`rebound`). In a function that runs
+    repeatedly: they derive from a parameter whose argument, at the call that repeats it (or at the calls
+    on the way from the loop), derives from what that loop rebinds. A call from another file is not seen:
+    not shown to vary."""
+    if not names:
+        return False
+    if rebound and any(n in rebound or any(depends_on(a, func, src, rebound) for src in runs.assigned(a, func, n))
+                       for n in names):
+        return True
+    if rep is None:
+        return False
+    calls = [node for node, _ in rep.steps if isinstance(node, cst.Call)]
+    for node in [*reversed(calls), None]:
+        if func is None:
+            return False
+        params = {p for p in func.params if p in names or any(depends_on(a, func, src, {p})
+                                                              for n in names for src in runs.assigned(a, func, n))}
+        if node is None:  # the chain's first function: called from another file, or nothing more seen
+            return bool(params & rep.varying_params)
+        site = a.call_sites.get(node)
+        if site is None:
+            return False
+        args = [expr for param, expr in _arguments(site, func) if param in params]
+        if not args:
+            return False
+        varying = loop_varying(a, site)
+        if any(depends_on(a, site.func, expr, varying) for expr in args):
+            return True
+        func, names = site.func, set().union(*(names_read(expr) for expr in args))
+    return False
+
+
+def loop_varying(a: ModuleFacts, site: CallSite) -> set[str]:
+    """The names that hold a different value on each iteration of the loops around a call: those the loops
+    rebind, and the functions defined in them (a new function object each time)."""
+    return varying_names(site) | {f.name for f in a.functions
+                                  if f.parent is site.func and f.def_loop is not None and f.def_loop in site.loops}
+
+
+# What a call from another file says of an argument that changes with the loop around the call.
+VARIES = ("varies",)
+
+
+def _arguments(site: CallSite, info: FunctionInfo) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument) for each argument written at a call of `info` (not through `*`/`**`)."""
+    specs = [(arg.keyword.value if arg.keyword is not None else None, arg.star) for arg in site.node.args]
+    return [(param, arg.value) for param, arg in zip(_parameters(info, specs, site.callee), site.node.args)
+            if param is not None]
+
+
+def _parameters(info: FunctionInfo, specs, fv=None) -> list[str | None]:
+    """The parameter each argument of a call of `info` fills, given each as (keyword, star); None for
+    `*`/`**` arguments and extra positional ones. `fv`: the callable called (a partial's bound parameters,
+    a bound method's self)."""
+    bound = fv.bound if fv is not None else frozenset()
+    positional = [p for p in info.positional if p not in bound]
+    if info.is_method and positional and (fv is None or fv.bound_self or fv.info is not info):
+        positional = positional[1:]  # `self.m(...)`, `Class(...)` -> `__init__`: self is not an argument
+    out: list[str | None] = []
+    i = -(fv.skip_args if fv is not None else 0)
+    for keyword, star in specs:
+        if star:
+            if star == "*":
+                i = len(positional)
+            out.append(None)
+        elif keyword is not None:
+            out.append(keyword)
+        else:
+            out.append(positional[i] if 0 <= i < len(positional) else None)
+            i += 1
+    return out

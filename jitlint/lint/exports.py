@@ -7,6 +7,8 @@ from __future__ import annotations
 from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
+from jitlint.analysis.cardinality import depends_on
+from jitlint.analysis.repetition import VARIES, loop_varying
 from jitlint.analysis.witness import traced_path
 
 
@@ -23,7 +25,11 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
     for site, target in _repeated_candidates(analysis, index):
         # (the call alone: a quick tree places calls, not loops)
         steps = [(site.node, f"a loop calls `{site.qualified.rpartition('.')[2]}` on every iteration")]
-        pending.append((target, (), False, site.func.name if site.func is not None else "<module>", steps, "repeated"))
+        # which arguments change with the loop: a callable built from them differs between the runs
+        varying = loop_varying(analysis, site)
+        args = tuple((arg.keyword.value if arg.keyword is not None else None, arg.star,
+                      VARIES if depends_on(analysis, site.func, arg.value, varying) else None) for arg in site.node.args)
+        pending.append((target, args, False, site.func.name if site.func is not None else "<module>", steps, "repeated"))
     if not pending:
         return []
     place = placer([node for *_, steps, _ in pending for node, _ in steps if not isinstance(node, Place)])

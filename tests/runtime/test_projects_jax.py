@@ -159,3 +159,21 @@ def test_sweeps():
         assert compiles("evaluate", lambda: check.check_every_profile(x)) == len(profiles.PROFILES)
         values = check.check_every_profile(x)
         assert len({float(v) for v in values[::2]}) == len(profiles.PROFILES)  # three different programs
+
+
+def test_benchmarks():
+    """A jit built per run around the kernel each run is given: per kernel built from a loop's items, a
+    different program each time (a compile each is needed, not JIT101); the same kernel on every run, the
+    same program compiled again (JIT101), where one wrapper compiles once. (The pair within one file:
+    tests/fixtures/JIT101.py, time_kernels and time_one_kernel.)"""
+    jnp = jax.numpy
+    assert marked("benchmarks") == {("timing.py", "JIT101")}
+    with imported("benchmarks", "kernels", "timing", "bench") as (kernels, _, bench):
+        x = jnp.arange(4.0)
+        powers = [1, 2, 3]
+        assert compiles("timed", lambda: bench.compare_powers(x, powers)) == len(powers)
+        # each is a different program: the kernels give different values on the same input
+        assert len({float(kernels.make_kernel(p)(x)) for p in powers}) == len(powers)
+        assert compiles("timed", lambda: bench.repeat_square(x, 3)) == 3  # JIT101: the same program 3 times
+        square = jax.jit(kernels.square)
+        assert compiles("square", lambda: [square(x) for _ in range(3)]) == 1  # built once: one compile
