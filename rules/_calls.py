@@ -10,7 +10,9 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import built_by, class_hash_kind
 from jitlint.analysis.facade import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
+from jitlint.analysis.eval.transforms import unbatched_axes
 from jitlint.analysis.index import JitSignature
+from jitlint.analysis.literals import kwarg, positional_args
 from jitlint.analysis.repetition import repetitions
 from jitlint.rules.base import RuleContext
 from jitlint.source.cstwalk import children, descendants
@@ -39,7 +41,38 @@ def signature_for(ctx: RuleContext, site: CallSite) -> tuple[JitSignature, froze
         sig = ctx.index.lookup(site.qualified)
         if sig is not None:
             return sig, frozenset(), False
+    sig = _vmapped_signature(ctx, site)
+    if sig is not None:
+        return sig, frozenset(), False
     return None
+
+
+def _vmapped_signature(ctx: RuleContext, site: CallSite) -> JitSignature | None:
+    """`vfunc = jax.vmap(other.jitted, in_axes=(0, 0, None, None))`, then `vfunc(d, t, L, el)`: the
+    unbatched arguments reach the jitted function's parameters as they are, so a static one still gets
+    the Python value (one compile per value; s2fft, fresh set U). Only when every static parameter gets an
+    unbatched argument (a batched one would be a tracer there). A local jitted function is resolved by the
+    analysis itself (its FuncValue keeps the jit binding)."""
+    if ctx.index is None or not isinstance(site.node.func, cst.Name):
+        return None
+    sources = runs.assigned(ctx.analysis, site.func, site.node.func.value)
+    if len(sources) != 1 or not isinstance(sources[0], cst.Call):
+        return None
+    call = sources[0]
+    transform = jaxapi.TRANSFORMS.get(ctx.analysis.call_names.get(call) or "")
+    pos = positional_args(call)
+    if transform is None or transform.kind != "vmap" or not pos:
+        return None
+    scope = site.func.scope if site.func is not None else ctx.analysis.scope
+    q = scope.qualify(pos[0].value)
+    sig = ctx.index.lookup(q) if q else None
+    if sig is None or not sig.static or sig.filtered:
+        return None
+    in_axes = kwarg(call, "in_axes") or (pos[1] if len(pos) > 1 else None)
+    axes = unbatched_axes(in_axes.value) if in_axes is not None else None
+    if axes is None or any(p in sig.static and not (i < len(axes) and axes[i]) for i, p in enumerate(sig.positional)):
+        return None
+    return sig
 
 
 def bound_args(sig: JitSignature, site: CallSite, bound: frozenset[str], skip_self: bool,

@@ -106,7 +106,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
     confirmed_by = Confirmation(retraces=frozenset({"static", "structure"}))
     what = """
         Finds calls of a jitted function inside a loop that pass, to a static parameter, the loop variable
-        or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`). Under
+        or a value reassigned on each iteration (`step(x, i)`, `step(x, n=i * 2)`), also through
+        `jax.vmap(step, in_axes=(0, None))`, whose unbatched arguments reach the static as they are. Under
         `equinox.filter_jit` every Python number is static: a loop counter, a value computed from it
         (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
         field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a

@@ -177,3 +177,14 @@ def test_benchmarks():
         assert compiles("timed", lambda: bench.repeat_square(x, 3)) == 3  # JIT101: the same program 3 times
         square = jax.jit(kernels.square)
         assert compiles("square", lambda: [square(x) for _ in range(3)]) == 1  # built once: one compile
+
+
+def test_vmapped():
+    """An imported jitted function vmapped with `in_axes=None` on its static parameter: the loop's Python
+    int reaches the static unchanged, a compile per value (JIT301); traced there: one compile."""
+    jnp = jax.numpy
+    assert marked("vmapped") == {("kernels.py", "JIT301")}
+    with imported("vmapped", "recursions", "kernels") as (_, kernels):
+        thetas = jnp.linspace(0.0, 1.0, 3)
+        assert compiles("degree_step", lambda: kernels.kernel(thetas, 4)) == 4
+        assert compiles("traced_degree_step", lambda: kernels.kernel_traced(thetas, 4)) == 1

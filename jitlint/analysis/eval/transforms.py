@@ -262,7 +262,7 @@ class Transforms(Frame):
             if in_axes is None:
                 pos = positional_args(call)
                 in_axes = pos[1] if len(pos) > 1 else None
-            axes = _unbatched_axes(in_axes.value) if in_axes is not None else None
+            axes = unbatched_axes(in_axes.value) if in_axes is not None else None
             if axes is None:
                 continue
             free = info.free_positional(fv.bound, fv.bound_self and info.is_method)  # (a staticmethod has no self)
@@ -323,7 +323,7 @@ class Transforms(Frame):
             self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
 
 
-def _unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | None:
+def unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | None:
     """Per argument, whether `in_axes` leaves it unbatched (None): a literal tuple or list, or list
     arithmetic on those (`[0] + [None] * 9`); None when it is not written out."""
     if depth > 8:
@@ -333,11 +333,11 @@ def _unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | No
             return None
         return [isinstance(el.value, cst.Name) and el.value.value == "None" for el in expr.elements]
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-        left, right = _unbatched_axes(expr.left, depth + 1), _unbatched_axes(expr.right, depth + 1)
+        left, right = unbatched_axes(expr.left, depth + 1), unbatched_axes(expr.right, depth + 1)
         return left + right if left is not None and right is not None else None
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         for seq, count in ((expr.left, expr.right), (expr.right, expr.left)):
-            axes = _unbatched_axes(seq, depth + 1)
+            axes = unbatched_axes(seq, depth + 1)
             if axes is not None and isinstance(count, cst.Integer) and int(count.value, 0) <= 256:
                 return axes * int(count.value, 0)
     return None
