@@ -93,6 +93,11 @@ class ModuleSummary:
     # Module-level names bound once to a literal list, tuple or set of at most 64 items (`PROFILES = ["EPL",
     # "SIS"]`): a loop over one, in any file, visits a fixed set of configurations.
     sweeps: list[str] = field(default_factory=list)
+    # Module-level functions that make a class a pytree (their body applies `jax.tree_util.register_dataclass`
+    # or another pytree decorator: a project's own `@dataclass`), and those that return a dataclass field
+    # marked static (`dataclasses.field(metadata={"static": True})`: a project's own `static_field()`).
+    pytree_makers: list[str] = field(default_factory=list)
+    static_fields: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -108,14 +113,16 @@ class ModuleSummary:
         return {"module": self.module, "path": self.path, "imports": self.imports,
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
-                "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps}
+                "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps,
+                "pytree_makers": self.pytree_makers, "static_fields": self.static_fields}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         return cls(data["module"], data["path"], {k: JitSignature.from_dict(v) for k, v in data["jitted"].items()},
                    dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
-                   list(data["jit_makers"]), list(data["sweeps"]))
+                   list(data["jit_makers"]), list(data["sweeps"]), list(data["pytree_makers"]),
+                   list(data["static_fields"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -222,6 +229,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     # (only a module importing a jit wrapper's package can build one: most files need no walk)
     jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values()) and (
         refers_to is None or not jaxapi.JIT_WRAPPERS.isdisjoint(refers_to))
+    # (only modules importing jax can register a pytree, only those importing dataclasses build a field)
+    pytrees = any(target.partition(".")[0] in _PYTREE_PACKAGES for target in imports.values())
+    fields = any(target.partition(".")[0] == "dataclasses" for target in imports.values())
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
@@ -233,6 +243,10 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 summary.jit_makers.append(stmt.name)
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
+            if pytrees and _calls_any(stmt, imports, jaxapi.PYTREE_DECORATORS):
+                summary.pytree_makers.append(stmt.name)
+            if fields and _makes_static_field(stmt, imports):
+                summary.static_fields.append(stmt.name)
             for dec in stmt.decorator_list:
                 found = _jit_of(dec, imports)
                 if found is not None:
@@ -267,6 +281,26 @@ def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, st
         elif isinstance(node, ast.Call) and _qualify(node.func, imports) in jaxapi.JIT_WRAPPERS:
             return True
     return False
+
+
+_PYTREE_PACKAGES = {name.partition(".")[0] for name in jaxapi.PYTREE_DECORATORS}
+# The metadata keys JAX and flax read as "this field is static" (`register_dataclass`, `flax.struct`).
+_STATIC_METADATA = {"static", "pytree_node"}
+
+
+def _calls_any(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str], names) -> bool:
+    return any(isinstance(node, ast.Call) and _qualify(node.func, imports) in names
+               for stmt in fn.body for node in ast.walk(stmt))
+
+
+def _makes_static_field(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
+    """A function returning `dataclasses.field(...)` whose metadata it marks static (`metadata={"static":
+    True}`, `metadata.setdefault("static", True)`, `meta["pytree_node"] = False`)."""
+    nodes = [node for stmt in fn.body for node in ast.walk(stmt)]
+    return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and
+               _qualify(n.value.func, imports) == "dataclasses.field" for n in nodes) and any(
+        isinstance(n, ast.Constant) and n.value in _STATIC_METADATA or
+        isinstance(n, ast.keyword) and n.arg in _STATIC_METADATA for n in nodes)
 
 
 def _module_bindings(tree: ast.Module) -> dict[str, list[ast.AST | None]]:
@@ -530,12 +564,17 @@ class ProjectIndex:
     def value_kind(self, qualified: str) -> str | None:
         """What a project module's name holds, following re-exports: "returns array" / "returns scalar"
         for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
-        for a module-level literal list of configurations (ModuleSummary.sweeps)."""
+        for a module-level literal list of configurations (ModuleSummary.sweeps), "pytree decorator" /
+        "static field" for a project's own pytree dataclass decorator and static field maker."""
         found = self._defined(qualified)
         if found is None:
             target = self._library_alias(qualified)
             return f"alias {target}" if target is not None else None
         summary, name = found
+        if name in summary.pytree_makers:
+            return "pytree decorator"
+        if name in summary.static_fields:
+            return "static field"
         if name in summary.functions:
             kind = summary.returns.get(name)
             return None if kind is None or name in summary.jitted else f"returns {kind}"

@@ -16,12 +16,12 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi
-from jitlint.analysis.literals import literal_const
+from jitlint.analysis.literals import kwarg, literal_const
 from jitlint.analysis.names import Scope, dotted
 from jitlint.analysis.objects import FunctionInfo, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.qualnames import canonical
 from jitlint.analysis.sites import CallSite, JitCreation, Site
-from jitlint.analysis.values import Taint
+from jitlint.analysis.values import Const, Taint
 from jitlint.source.cstwalk import TopLevel, descendants, walk_statements
 
 
@@ -236,9 +236,15 @@ class ModuleFacts:
                 jaxapi.PYTREE_CLASSES)):
             return True
         node = self._class_nodes().get(class_name)
-        return node is not None and any(
-            self.qualify_text(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
-            in jaxapi.PYTREE_DECORATORS for d in node.decorators)
+        return node is not None and any(self._pytree_decorator(
+            self.qualify_text(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or ""))
+            for d in node.decorators)
+
+    def _pytree_decorator(self, q: str) -> bool:
+        """A pytree decorator: JAX's or chex's, or a project function applying one (`jax_md.dataclasses.dataclass`,
+        from the project index)."""
+        return q in jaxapi.PYTREE_DECORATORS or (
+            "." in q and self.imported_kind is not None and self.imported_kind(q) == "pytree decorator")
 
     def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
         """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
@@ -268,7 +274,12 @@ class ModuleFacts:
     def _declared_field_kind(self, field: cst.AnnAssign, filtered: bool) -> str | None:
         value = field.value
         if isinstance(value, cst.Call):
-            marker = jaxapi.STATIC_FIELD_CALLS.get(self.qualify_text(dotted(value.func) or "") or "")
+            q = self.qualify_text(dotted(value.func) or "") or ""
+            if "." in q and self.imported_kind is not None and self.imported_kind(q) == "static field":
+                return "static"  # the project's own `static_field()` (from the project index)
+            if q == "dataclasses.field" and _static_metadata(kwarg(value, "metadata")):
+                return "static"  # `field(metadata={"static": True})`: jax.tree_util.register_dataclass reads it
+            marker = jaxapi.STATIC_FIELD_CALLS.get(q)
             if marker is not None:
                 keyword, static_value = marker
                 for arg in value.args:
@@ -465,3 +476,18 @@ class _Collector(cst.CSTVisitor):
     def parent_scope_shadow(self, name: str) -> None:
         if self.scope.lookup(name) is not None and name in self.scope.bindings:
             self.scope.shadow(name)
+
+
+def _static_metadata(arg: cst.Arg | None) -> bool:
+    """`metadata={"static": True}` / `dict(static=True)` / `{"pytree_node": False}`: a field JAX's
+    `register_dataclass` (or flax) keeps static."""
+    if arg is None:
+        return False
+    value = arg.value
+    pairs = []
+    if isinstance(value, cst.Dict):
+        pairs = [(literal_const(el.key), literal_const(el.value)) for el in value.elements if isinstance(el, cst.DictElement)]
+    elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+        pairs = [(Const(a.keyword.value), literal_const(a.value)) for a in value.args if a.keyword is not None]
+    return any(k == Const("static") and v == Const(True) or k == Const("pytree_node") and v == Const(False)
+               for k, v in pairs)

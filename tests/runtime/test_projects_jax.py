@@ -6,6 +6,7 @@ compiles of the fixture's own functions. The fixtures are imported the way their
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 from collections import Counter
@@ -36,7 +37,7 @@ def imported(project: str, *modules: str):
     folder = str(PROJECT_FIXTURES / project)
     sys.path.insert(0, folder)
     try:
-        yield [__import__(m) for m in modules]
+        yield [importlib.import_module(m) for m in modules]
     finally:
         sys.path.remove(folder)
         for m in modules:
@@ -52,7 +53,7 @@ def compiles(name: str, thunk) -> int:
 
 
 def marked(project: str) -> set[tuple[str, str]]:
-    return {(p.name, code) for p in (PROJECT_FIXTURES / project).glob("*.py")
+    return {(p.name, code) for p in (PROJECT_FIXTURES / project).rglob("*.py")
             for _, code in expected_findings(p.read_text(encoding="utf-8"))}
 
 
@@ -188,3 +189,16 @@ def test_vmapped():
         thetas = jnp.linspace(0.0, 1.0, 3)
         assert compiles("degree_step", lambda: kernels.kernel(thetas, 4)) == 4
         assert compiles("traced_degree_step", lambda: kernels.kernel_traced(thetas, 4)) == 1
+
+
+def test_pytree_helpers(capsys):
+    """A pytree dataclass made by the project's own decorator, with a field from its own `static_field()`:
+    traced through a while loop's carry, the static field reaches a helper as the Python tuple (its print
+    shows the values), the array field as a tracer (its print shows a tracer: JIT501)."""
+    jnp = jax.numpy
+    assert marked("pytree_helpers") == {("ops.py", "JIT501")}
+    with imported("pytree_helpers", "grids", "grids.structs", "grids.ops", "grids.relax") as (*_, relax):
+        relax.relax(relax.Grid(jnp.ones(4), (1, 2), jnp.asarray(0.5)))
+    out = capsys.readouterr().out
+    assert "small fold factors (1, 2) for shape (4,)" in out
+    assert "Tracer" in out.split("scaling by")[1].splitlines()[0]

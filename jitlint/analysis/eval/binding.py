@@ -51,6 +51,13 @@ class Binding(Frame):
             return None
         self.last_call_value = FuncValue(returned) if returned is not None else None
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        for name, value in params.items():
+            # `def _mesh_transport(cell_data, grid: TPUGrid)` given a traced pytree of no known class (a
+            # loop carry's element): the annotation says which, and so which of its fields are static
+            if isinstance(value, Taint) and value.class_name is None and not value.container and not value.is_array:
+                cls = self.module_class_of(info, name)
+                if cls is not None:
+                    params[name] = dataclasses.replace(value, class_name=cls)
         if self_value is not None and info.is_method and info.positional:
             params[info.positional[0]] = self_value
         # Under `jax.ensure_compile_time_eval()` what the callee computes from constants is concrete too:

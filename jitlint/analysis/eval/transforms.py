@@ -89,6 +89,11 @@ class Transforms(Frame):
         node = info.node
         assert isinstance(node, cst.FunctionDef)
         chain: Chain = []
+        if any(self._callback_decorator(dec.decorator) for dec in node.decorators):
+            # `@jax.jit @wrap_pure_callback def f`: what is traced is the callback wrapper; f's body runs
+            # on the host, with concrete values (serket's finite-difference tests, fresh set V)
+            info.callback = True
+            return None
         for dec in node.decorators:  # outermost first
             d = dec.decorator
             q = self.qualify_call_target(d.func) if isinstance(d, cst.Call) else self.qualify_call_target(d)
@@ -108,6 +113,27 @@ class Transforms(Frame):
                                                          self.loops[-1][0] if self.loops else None, fv,
                                                          tuple(loop for loop, _ in self.loops), self.varying())
         return binding
+
+    def _callback_decorator(self, decorator: cst.BaseExpression) -> bool:
+        """A decorator of the module that hands the function it decorates to a host callback
+        (`jax.pure_callback(lambda *a: func(*a), ...)` in its wrapper): the decorated body runs on the host."""
+        fv = self.lookup(decorator.value) if isinstance(decorator, cst.Name) else None
+        if not isinstance(fv, FuncValue) or not fv.info.positional or isinstance(fv.info.node, cst.Lambda):
+            return False
+        param = fv.info.positional[0]
+        body = fv.info.node.body
+        # the names that stand for the decorated function: itself, and callables built from it in the body
+        standing = {param}
+        for node in _walk(body):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda) and \
+                    _mentions(node.value, standing):
+                standing.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+        for node in _walk(body):
+            if isinstance(node, cst.Call) and self.qualify_call_target(node.func) in jaxapi.CALLBACKS:
+                pos = positional_args(node)
+                if pos and _mentions(pos[0].value, standing):
+                    return True
+        return False
 
     def restart_context(self, start: ContextStart) -> None:
         """Start a context again as it was started (`Scheduler.refresh`)."""
@@ -341,3 +367,14 @@ def unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | Non
             if axes is not None and isinstance(count, cst.Integer) and int(count.value, 0) <= 256:
                 return axes * int(count.value, 0)
     return None
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    """Whether `node` reads one of `names` anywhere (inside lambdas too)."""
+    return any(isinstance(n, cst.Name) and n.value in names for n in _walk(node))
