@@ -127,9 +127,12 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             in_loop = wrapped.value in creation.varying  # rebound in an enclosing loop
             if creation.loop is None:
                 # no loop here: the function itself runs repeatedly, and builds the callable on every call
-                for src in sources:
+                # (what reaches the jit, where branches build it differently)
+                reaching = runs.reaching_assignment(creation.func, creation.node, wrapped.value) \
+                    if creation.func is not None and isinstance(creation.func.node, cst.FunctionDef) else None
+                for src in [reaching] if reaching is not None else sources:
                     q = a.call_names.get(src) if isinstance(src, cst.Call) and src is not creation.node else None
-                    if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function:
+                    if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function or q in _PARTIALS:
                         return "fresh", f"`{wrapped.value}`, built by `{q}(...)` (a new function object) on every call"
                 return None  # what each call builds is not known: the same object or a new one
             if sources and not in_loop and all(isinstance(src, cst.Call) for src in sources):
@@ -151,6 +154,10 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}` (defined once, before the loop)"
             return "fresh", f"the nested function `{wrapped.value}` (a new function object each time)"
     return None
+
+
+# Partial objects compare by identity: a new one on every call is a new function to jit.
+_PARTIALS = {"functools.partial", "jax.tree_util.Partial"}
 
 
 def _bound_method(creation: JitCreation, varying: bool, what: str) -> tuple[str, str] | None:
@@ -214,7 +221,7 @@ class JitOfFreshFunction(Rule):
     confirmed_by = Confirmation(retraces=frozenset({"new_function"}))
     what = """
         Finds `jax.jit(...)` (and `pjit`, `pmap`, `equinox.filter_jit`, `flax.nnx.jit`) applied to a new
-        function object -- a lambda, a nested def, a `functools.partial`, a bound method `obj.method` (of
+        function object -- a lambda, a nested def, a `functools.partial` or `jax.tree_util.Partial`, a bound method `obj.method` (of
         a class the project defines, in this file or another, or a Flax module), `jax.grad(f)`, or what a
         factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a

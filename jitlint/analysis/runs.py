@@ -211,6 +211,47 @@ def assigned(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> list[c
     return _binding(a, func, name)[1]
 
 
+def reaching_assignment(func: "FunctionInfo", node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value of the last plain `name = ...` before the statement holding `node`, in its block or an
+    enclosing one of `func` (the assignment that reaches it, where branches assign it differently); None
+    when none is seen."""
+    def holds(tree: cst.CSTNode) -> bool:
+        stack = [tree]
+        while stack:
+            current = stack.pop()
+            if current is node:
+                return True
+            stack.extend(children(current))
+        return False
+
+    def search(block) -> tuple[bool, cst.BaseExpression | None]:
+        last = None
+        for stmt in block:
+            if holds(stmt):
+                for inner in _blocks(stmt):
+                    found, value = search(inner)
+                    if found:
+                        return True, value if value is not None else last
+                return True, last
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                         for t in small.targets):
+                    last = small.value
+        return False, None
+
+    body = func.node.body
+    return search(body.body if isinstance(body, cst.IndentedBlock) else ())[1]
+
+
+def _blocks(stmt: cst.CSTNode):
+    """The statement lists directly inside a compound statement (its body, else, handlers, ...)."""
+    for child in children(stmt):
+        if isinstance(child, cst.IndentedBlock):
+            yield child.body
+        elif isinstance(child, (cst.Else, cst.If, cst.ExceptHandler, cst.Finally)):
+            yield from _blocks(child)
+
+
 def bound_values(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """What `expr` certainly is one of: itself for a call; for a name, every expression it is bound to where
     `func` sees it, and nothing when it is a parameter there too (the caller's value comes in)."""
