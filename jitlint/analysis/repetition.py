@@ -21,6 +21,7 @@ from jitlint.analysis.cardinality import depends_on, names_read, varying_names
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo
 from jitlint.analysis.sites import CallSite
+from jitlint.source.cstwalk import descendants
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def called_free_names(a: ModuleFacts, wrapped: cst.CSTNode, own: set[str]) -> se
     (`own`: its parameters and locals). Attribute calls (`model.apply(...)`) do not count: an object that
     changes between runs usually keeps the same methods (a train state's `apply_fn`)."""
     out: set[str] = set()
-    for node in _walk(wrapped):
+    for node in descendants(wrapped):
         if not isinstance(node, cst.Call):
             continue
         if isinstance(node.func, cst.Name):
@@ -134,12 +135,6 @@ def called_free_names(a: ModuleFacts, wrapped: cst.CSTNode, own: set[str]) -> se
             if isinstance(first, cst.Name):
                 out.add(first.value)
     return out - own
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[str], rebound: set[str],

@@ -16,6 +16,7 @@ from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, Jit
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.sites import JitCreation
 from jitlint.analysis.values import GRAD_TRACED, TRACED, Taint
+from jitlint.source.cstwalk import descendants
 
 Chain = list[tuple[str, cst.Call | None]]  # the transforms applied to a function, outermost first
 
@@ -124,11 +125,11 @@ class Transforms(Frame):
         body = fv.info.node.body
         # the names that stand for the decorated function: itself, and callables built from it in the body
         standing = {param}
-        for node in _walk(body):
+        for node in descendants(body):
             if isinstance(node, cst.Assign) and isinstance(node.value, cst.Lambda) and \
                     _mentions(node.value, standing):
                 standing.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
-        for node in _walk(body):
+        for node in descendants(body):
             if isinstance(node, cst.Call) and self.qualify_call_target(node.func) in jaxapi.CALLBACKS:
                 pos = positional_args(node)
                 if pos and _mentions(pos[0].value, standing):
@@ -369,12 +370,6 @@ def unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | Non
     return None
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     """Whether `node` reads one of `names` anywhere (inside lambdas too)."""
-    return any(isinstance(n, cst.Name) and n.value in names for n in _walk(node))
+    return any(isinstance(n, cst.Name) and n.value in names for n in descendants(node))
