@@ -230,8 +230,10 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     jitting = any(target.partition(".")[0] in _JIT_PACKAGES for target in imports.values()) and (
         refers_to is None or not jaxapi.JIT_WRAPPERS.isdisjoint(refers_to))
     # (only modules importing jax can register a pytree, only those importing dataclasses build a field)
-    pytrees = any(target.partition(".")[0] in _PYTREE_PACKAGES for target in imports.values())
-    fields = any(target.partition(".")[0] == "dataclasses" for target in imports.values())
+    pytrees = any(target.partition(".")[0] in _PYTREE_PACKAGES for target in imports.values()) and (
+        refers_to is None or not jaxapi.PYTREE_DECORATORS.isdisjoint(refers_to))
+    fields = any(target.partition(".")[0] == "dataclasses" for target in imports.values()) and (
+        refers_to is None or "dataclasses.field" in refers_to)
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
