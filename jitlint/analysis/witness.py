@@ -21,6 +21,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 from jitlint.analysis.repetition import repetitions
+from jitlint.source.cstwalk import descendants
 
 Step = tuple[cst.CSTNode, str]
 
@@ -93,12 +94,17 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
     return [], False
 
 
-def shape_guard(facts: ModuleFacts, node: cst.CSTNode) -> str | None:
-    """The undecided test of a traced value's shape a report in traced code sits under (its source), or
-    None: the line runs only for the shapes that pass it (`if j.ndim == 0:`), so its claim is not certain."""
+def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:
+    """The undecided test a report in traced code sits under -- of a traced value's shape (`if j.ndim ==
+    0:`) or of a value's type (`if isinstance(sig, np.ndarray):`) -- as (its source, "shapes" or "types"),
+    or None: the line runs only for what passes it, so its claim is not certain."""
     site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
     guard = site.shape_guard if site is not None else None
-    return " ".join(facts.module.code_for_node(guard).split()) if guard is not None else None
+    if guard is None:
+        return None
+    types = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "isinstance"
+                for n in descendants(guard))
+    return " ".join(facts.module.code_for_node(guard).split()), "types" if types else "shapes"
 
 
 def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst.CSTNode) -> cst.CSTNode:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from jitlint.analysis.witness import caught_here, shape_guard, witness_of
+from jitlint.analysis.witness import caught_here, dispatch_guard, witness_of
 from jitlint.core.finding import Severity
 
 
@@ -19,14 +19,14 @@ def with_witnesses(analysis, reports):
     for rule, report in reports:
         found, unreached = witness_of(analysis, report.node, rule.witness)
         severity = report.severity or rule.severity
-        guard = shape_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \
+        guard = dispatch_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \
             else None
         if unreached and severity is Severity.ERROR:
             report = dataclasses.replace(report, severity=Severity.WARNING)
         elif guard is not None:
             report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
-                f" (only where `{guard}` holds, which depends on the shapes passed in: jitlint cannot tell if"
-                " it does)"))
+                f" (only where `{guard[0]}` holds, which depends on the {guard[1]} passed in: jitlint cannot tell"
+                " if it does)"))
         elif severity is Severity.ERROR and rule.raises and caught_here(analysis, report.node, rule.raises):
             report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
                 " (here an enclosing `try` catches it: under a trace the code takes its `except` path)"))

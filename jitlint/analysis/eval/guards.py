@@ -10,7 +10,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
 from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint
-from jitlint.source.cstwalk import children
+from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
 
@@ -87,6 +87,15 @@ class Guards(Frame):
                     return True
             stack.extend(children(node))
         return False
+
+    def tests_type(self, test: cst.BaseExpression) -> bool:
+        """Whether a test dispatches on the type of a parameter (`isinstance(sig, np.ndarray)`): when it stays
+        undecided, which branch runs depends on what callers pass (an eager caller's NumPy array, a traced
+        caller's tracer). A module constant's type is not the callers' to choose."""
+        params = set(self.info.params) if self.info is not None else set()
+        return any(isinstance(node, cst.Call) and self.qualify_call_target(node.func) == "isinstance" and
+                   node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params
+                   for node in descendants(test))
 
     def truth_narrowing(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
         """`if verbose:` / `if not verbose:` on a static name whose value is unknown: the name, and its truth

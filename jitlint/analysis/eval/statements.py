@@ -104,9 +104,10 @@ class Statements(Frame):
                 else:
                     self.suite(node.orelse.body)
             return
-        # A test of a traced value's shape that the analysis cannot decide (`if j.ndim == 0:`): which branch
-        # runs depends on the shapes passed, so what either branch claims holds only for some of them.
-        shaped = self.traced and self.reads_traced_shape(node.test)
+        # A test of a traced value's shape, or of a value's type, that the analysis cannot decide (`if j.ndim
+        # == 0:`, `if isinstance(sig, np.ndarray):`): which branch runs depends on what is passed, so what
+        # either branch claims holds only for some callers.
+        shaped = self.traced and (self.reads_traced_shape(node.test) or self.tests_type(node.test))
         if shaped:
             self.shape_guards.append(node.test)
         try:
