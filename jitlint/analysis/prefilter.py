@@ -94,8 +94,8 @@ class Facts:
 
 
 def _valid_error(error) -> bool:
-    return (isinstance(error, dict) and set(error) == {"line", "col", "end_line", "end_col", "message"}
-            and isinstance(error["message"], str)
+    return (isinstance(error, dict) and set(error) == {"line", "col", "end_line", "end_col", "message", "severity"}
+            and isinstance(error["message"], str) and error["severity"] in ("error", "info")
             and all(type(error[k]) is int and error[k] >= 1 for k in ("line", "col", "end_line", "end_col")))
 
 
@@ -241,7 +241,7 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
     if error is None:
         error = (compile_check or compile_error)(tree, text, path)
     if error is not None:
-        facts.error = syntax_error(error)
+        facts.error = syntax_error(error, text)
         return facts
     found = None
     if may_refer_to_imports(text) and (refs or mentions_trace_token(text)):

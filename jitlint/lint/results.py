@@ -59,10 +59,10 @@ def file_error(path: str, message: str, line: int = 1, col: int = 1) -> Finding:
 def error_finding(path: str, error: dict) -> Finding:
     """Pass 1's error (`Facts.error`, as `error_dict` writes it) as the JIT000 it is."""
     return Finding(path, error["line"], error["col"], error["end_line"], error["end_col"], PARSE_ERROR_CODE,
-                   error["message"], Severity.ERROR)
+                   error["message"], Severity(error.get("severity", "error")))
 
 
 def error_dict(finding: Finding) -> dict:
     """A JIT000 as pass 1 keeps it (`Facts.error`: cached, and sent back from the workers)."""
     return {"line": finding.line, "col": finding.col, "end_line": finding.end_line, "end_col": finding.end_col,
-            "message": finding.message}
+            "message": finding.message, "severity": finding.severity.value}

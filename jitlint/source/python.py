@@ -139,16 +139,33 @@ def compile_error_in_parts(tree: ast.Module, text: str, path: str, parts, compil
     return None
 
 
-def syntax_error(exc: Exception) -> dict:
-    """The JIT000 finding (without its path) for CPython's refusal to parse a file."""
+def syntax_error(exc: Exception, text: str | None = None) -> dict:
+    """The JIT000 finding (without its path) for CPython's refusal to parse a file (`text`: the file, to
+    tell a template from broken Python)."""
     line, col = 1, 1
+    severity = "error"
     if isinstance(exc, SyntaxError):  # (valid syntax of a newer Python says so itself: never "syntax error")
         message = exc.msg if isinstance(exc, newer_syntax.NewerSyntax) else f"syntax error: {exc.msg}"
         line, col = exc.lineno or 1, max(exc.offset or 1, 1)
+        if text is not None and _template_line(text, line):
+            # a code generator's Jinja template named `.py` (braincell's NMODL templates, fresh set R):
+            # not a Python file anyone imports, so not an error of the code; still said, never dropped
+            message = ("not linted: this file is a template, not Python (a Jinja `{{ ... }}` / `{% ... %}` tag "
+                       f"at line {line})")
+            severity = "info"
     elif isinstance(exc, (RecursionError, MemoryError)):
         message = "file is too deeply nested to parse or compile"
     elif isinstance(exc, ValueError):  # e.g. NUL bytes
         message = f"cannot parse file: {exc}"
     else:
         message = f"cannot parse file: {type(exc).__name__}: {exc}"
-    return {"line": line, "col": col, "end_line": line, "end_col": col, "message": message}
+    return {"line": line, "col": col, "end_line": line, "end_col": col, "message": message, "severity": severity}
+
+
+_TEMPLATE_TAG = re.compile(r"\{\{.*\}\}|\{%-?\s*\w+.*%\}")
+
+
+def _template_line(text: str, line: int) -> bool:
+    """Whether the line a parse failed at holds a Jinja tag (`{{ name }}`, `{% for ... %}`)."""
+    lines = text.splitlines()
+    return 0 < line <= len(lines) and _TEMPLATE_TAG.search(lines[line - 1]) is not None

@@ -70,6 +70,29 @@ def test_syntax_error_is_a_finding_not_a_traceback(tmp_path, run_jitlint):
     assert any(l.startswith("bad.py:5:5: JIT501") for l in lines), "other files are still linted"
 
 
+TEMPLATE = """import jax.numpy as jnp
+
+
+class {{ context.class_name }}:
+{% for name in context.states %}
+    {{ name }} = jnp.zeros(())
+{% endfor %}
+"""
+
+
+def test_a_template_named_py_is_said_not_linted_as_info(tmp_path, run_jitlint):
+    """A code generator's Jinja template named `.py` is no broken Python: one info JIT000 that says what it
+    is, the same from the cache; a broken file next to it keeps its error."""
+    write(tmp_path, "channel.py", TEMPLATE)
+    write(tmp_path, "broken.py", "def f(x)\n    return x\n")
+    for _ in range(2):  # cold, then from the cache
+        result = run_jitlint("check", "--format", "json", ".", cwd=tmp_path)
+        found = {f["path"]: f for f in json.loads(result.stdout)}
+        assert found["channel.py"]["code"] == "JIT000" and found["channel.py"]["severity"] == "info"
+        assert found["channel.py"]["line"] == 4 and "template, not Python" in found["channel.py"]["message"]
+        assert found["broken.py"]["severity"] == "error" and "syntax error" in found["broken.py"]["message"]
+
+
 def test_missing_path_is_reported(tmp_path, run_jitlint):
     result = run_jitlint("check", "nope.py", cwd=tmp_path)
     assert result.returncode == 1
