@@ -121,7 +121,9 @@ class NumpyOnTracer(Rule):
     why = """
         NumPy cannot hold a tracer: JAX raises `TracerArrayConversionError` while tracing (under plain
         `grad` too). Reductions that NumPy delegates to the array's own method (`np.sum(t)`,
-        `np.mean(t)`) happen to work and are not reported; NumPy on constants is fine.
+        `np.mean(t)`), and functions that only read the array's attributes or slice it (`np.real(t)`,
+        `np.vsplit(t, 2)`, `np.repeat`, `np.flip`), happen to work and are not reported; NumPy on constants is
+        fine.
         """
     instead_note = "Use the `jax.numpy` function of the same name (`jnp.asarray`, `jnp.sin`)."
     invalid = (

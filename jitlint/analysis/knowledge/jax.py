@@ -132,7 +132,13 @@ NUMPY_DELEGATING = {"numpy.sum", "numpy.mean", "numpy.max", "numpy.min", "numpy.
                     "numpy.reshape", "numpy.transpose", "numpy.squeeze", "numpy.round", "numpy.clip",
                     "numpy.cumsum", "numpy.ravel", "numpy.swapaxes", "numpy.shape", "numpy.ndim",
                     "numpy.size", "numpy.take", "numpy.trace", "numpy.nonzero", "numpy.amax", "numpy.amin",
-                    "numpy.result_type", "numpy.dtype", "numpy.issubdtype", "numpy.iinfo", "numpy.finfo"}
+                    "numpy.result_type", "numpy.dtype", "numpy.issubdtype", "numpy.iinfo", "numpy.finfo",
+                    # measured on JAX 0.10.2 with NumPy 2.4: they read `.real`/`.shape`/slices or call the
+                    # array's own method (gwfast's `onp.vsplit` under jit, fresh set W)
+                    "numpy.real", "numpy.imag", "numpy.split", "numpy.array_split", "numpy.vsplit",
+                    "numpy.hsplit", "numpy.dsplit", "numpy.around", "numpy.cumprod", "numpy.repeat",
+                    "numpy.moveaxis", "numpy.flip", "numpy.searchsorted", "numpy.iscomplexobj",
+                    "numpy.isrealobj"}
 
 # Functions returning arrays whose size depends on the data unless `size=` is given.
 SIZE_DEPENDENT = {
