@@ -183,13 +183,28 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     each autotuning config): then every compile is needed, and hoisting the jit cannot save one."""
     a = ctx.analysis
     wrapped = creation.wrapped
-    if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue):
-        wrapped = creation.target.info.node
-    info = next((f for f in a.functions if f.node is wrapped), None) if isinstance(
-        wrapped, (cst.FunctionDef, cst.Lambda)) else None
-    if info is None:
+    # `jax.jit(jax.grad(loss_fn))`, `jax.jit(partial(step, cfg))`: the function the transform wraps decides
+    for _ in range(4):
+        q = a.call_names.get(wrapped) if isinstance(wrapped, cst.Call) else None
+        if q is None or not (q in _PARTIALS or q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function):
+            break
+        first = next((arg.value for arg in wrapped.args if arg.keyword is None and not arg.star), None)
+        if first is None:
+            return False
+        wrapped = first
+    if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue) and wrapped is creation.wrapped:
+        infos = [creation.target.info]
+    elif isinstance(wrapped, cst.Name):
+        # a def of the enclosing function (one per branch, maybe), or a lambda it binds to the name
+        infos = [f for f in a.functions if f.parent is creation.func and
+                 (isinstance(f.node, cst.FunctionDef) and f.name == wrapped.value or
+                  any(src is f.node for src in (creation.func.assignments.get(wrapped.value, [])
+                                                if creation.func is not None else [])))]
+    else:
+        infos = [f for f in a.functions if f.node is wrapped]
+    if not infos:
         return False
-    names = called_free_names(a, wrapped.body, set(info.params) | set(info.assignments))
+    names = set().union(*(called_free_names(a, f.node.body, set(f.params) | set(f.assignments)) for f in infos))
     loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
     return varies_between_runs(a, creation.func, names, loop_varying, rep)

@@ -174,7 +174,9 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
 
 def loop_varying(a: ModuleFacts, site: CallSite) -> set[str]:
     """The names that hold a different value on each iteration of the loops around a call: those the loops
-    rebind, and the functions defined in them (a new function object each time)."""
+    rebind, and the functions defined in them (a new function object each time). Not a sweep's items: a
+    data-driven loop around the sweep runs each item's program again (`for batch in data: for name, fn in
+    algorithms.items(): bench(fn, batch)` compiles each `fn` once per batch)."""
     return varying_names(site) | {f.name for f in a.functions
                                   if f.parent is site.func and f.def_loop is not None and f.def_loop in site.loops}
 
