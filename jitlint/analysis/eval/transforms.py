@@ -202,12 +202,12 @@ class Transforms(Frame):
         filtered = any(t.filtered for t in tracing)
         graph_nodes = any(t.graph_nodes for t in tracing)
         traces_constants = any(t.traces_constants for t in tracing)
-        vmap_static = self._vmap_unbatched(chain, info, fv)
+        vmap_static, not_passed = self._vmap_unbatched(chain, info, fv)
         params: dict[str, Value] = dict(fv.consts)  # partial-bound literals are constants in the body
         for name in info.params:
             if name in static or name in vmap_static or not statics_known:
                 continue
-            if name in info.defaults and name not in info.passed_params:
+            if name in info.defaults and (name not in info.passed_params or name in not_passed):
                 # A Python default that no caller passes stays a Python value (its literal, if it is one).
                 params[name] = info.default_const(name)
                 continue
@@ -275,13 +275,17 @@ class Transforms(Frame):
             return self.facts.module_literals()[value.value]
         return value
 
-    def _vmap_unbatched(self, chain: Chain, info: FunctionInfo, fv: FuncValue) -> set[str]:
+    def _vmap_unbatched(self, chain: Chain, info: FunctionInfo, fv: FuncValue) -> tuple[set[str], set[str]]:
         """Parameters vmap does not batch (in_axes None) stay Python values unless jit is outside. `in_axes`
         counts the arguments the wrapped callable takes: a decorated method's `self` is one of them, a
-        bound method's or a partial-bound parameter is not."""
+        bound method's or a partial-bound parameter is not. `[0] + [None] * k` leaves every argument past
+        the first unbatched, whatever `k`. Also the parameters a literal `in_axes` is too short to reach:
+        vmap takes as many positional arguments as `in_axes` has entries, so a defaulted parameter past
+        them is never passed by this transform's calls (jaxlayerlumos's `return_coeffs`, fresh set X)."""
         if any(jaxapi.TRANSFORMS[q].kind == "jit" for q, _ in chain):
-            return set()
+            return set(), set()
         out: set[str] = set()
+        not_passed: set[str] = set()
         for q, call in chain:
             if jaxapi.TRANSFORMS[q].kind != "vmap" or call is None:
                 continue
@@ -289,12 +293,19 @@ class Transforms(Frame):
             if in_axes is None:
                 pos = positional_args(call)
                 in_axes = pos[1] if len(pos) > 1 else None
-            axes = unbatched_axes(in_axes.value) if in_axes is not None else None
+            if in_axes is None:
+                continue
+            head, rest_unbatched = _unbatched_tail(in_axes.value)
+            axes = unbatched_axes(head)
             if axes is None:
                 continue
             free = info.free_positional(fv.bound, fv.bound_self and info.is_method)  # (a staticmethod has no self)
             out.update(name for name, unbatched in zip(free, axes) if unbatched)
-        return out
+            if rest_unbatched:
+                out.update(free[len(axes):])
+            elif isinstance(head, (cst.Tuple, cst.List)) and head is in_axes.value:
+                not_passed.update(name for name in free[len(axes):] if name in info.defaults)
+        return out, not_passed
 
     # ------------------------------------------------------------------ control-flow bodies
     def lax_call(self, expr: cst.Call, q: str, arg_values: list[Value]) -> None:
@@ -373,3 +384,16 @@ def unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | Non
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     """Whether `node` reads one of `names` anywhere (inside lambdas too)."""
     return any(isinstance(n, cst.Name) and n.value in names for n in descendants(node))
+
+
+def _unbatched_tail(expr: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    """`[0] + [None] * (n + 1)`: (the head `[0]`, True) -- every position past the head is unbatched, whatever
+    the count; anything else: (expr, False)."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        right = expr.right
+        if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Multiply):
+            for seq in (right.left, right.right):
+                if isinstance(seq, (cst.List, cst.Tuple)) and seq.elements and all(
+                        isinstance(el.value, cst.Name) and el.value.value == "None" for el in seq.elements):
+                    return expr.left, True
+    return expr, False
