@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -29,6 +29,7 @@ case "$set_name" in
   V) PINS="haliax==1.3 pyhf==0.7.6 deepxde==1.15.0 orthax==0.2.11 paramax==0.0.5 jaxley-mech==0.4.0 bijax==0.1.1 serket==0.1.0 kernex==0.2.1 nifty8==8.5.7 jax-sgmc==0.1.5 scenic==3.1.1 jax-flows==0.0.1";;
   W) PINS="eformer==0.0.101 scalax==0.2.6 inferactively-pymdp==1.0.4 pcax==0.1.0 gigalens==0.1.8 gwfast==1.1.2 mlxu==0.2.0 jetstream==0.1.0 ejkernel==0.0.80.3 celerite2==0.3.3";;
   X) PINS="dsps==0.4.8 diffmah==0.7.3 diffstar==1.0.3 hssm==0.3.0 meent==0.13.2 invrs-gym==1.6.2 invrs-opt==0.12.1 totypes==0.9.1 agjax==0.3.7 jaxlayerlumos==0.3.5";;
+  Y) PINS="neuralgcm==1.2.2 e3x==1.0.2 lagrangebench==0.0.1 muax==0.0.2.8.3 sepes==0.12.1 pytreeclass==0.9.2";;
   *) echo "unknown set $set_name" >&2; exit 2;;
 esac
 mkdir -p "$dest"; dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT
