@@ -22,6 +22,8 @@ from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
+from jitlint.source.cstwalk import descendants
+
 from ._calls import repeated_functions
 
 
@@ -210,6 +212,25 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     return varies_between_runs(a, creation.func, names, loop_varying, rep)
 
 
+def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
+    """A jit-decorated nested def that is only ever called, and only from traced code (`@jit def _mse` called
+    by the jitted loss next to it): each call is inlined into the caller's trace, so it compiles nothing of
+    its own (what recompiles is the caller, reported there; diffmah's tests, fresh set X)."""
+    a = ctx.analysis
+    node = creation.wrapped
+    if not isinstance(node, cst.FunctionDef) or creation.func is None:
+        return False
+    info = next((f for f in a.functions if f.node is node), None)
+    sites = [site for site in a.call_sites.values() if site.callee is not None and site.callee.info is info]
+    if not sites or not all(site.traced and not site.eager for site in sites):
+        return False
+    name = node.name.value
+    called = {id(site.node.func) for site in sites}
+    # every other mention of the name is a call of it: it is not handed on, stored or returned
+    return all(id(n) in called for n in descendants(creation.func.node.body)
+               if isinstance(n, cst.Name) and n.value == name and n is not node.name)
+
+
 def _options_vary(creation: JitCreation) -> bool:
     """Does the jit take options that vary per call (computed in the function, or passed to it)? Then the
     wrapper is to be memoized on them, not hoisted."""
@@ -247,7 +268,8 @@ class JitOfFreshFunction(Rule):
         different program each time, so every compile is needed), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
         `cache[key] = jax.jit(...)` idiom), a loop that keeps the wrapper it builds for each item (appended
         to a list, also inside an object it builds, stored under a key or yielded: one compile per item, reused
-        afterwards, as `{k: jax.jit(f_k) for k in ...}`), code staged by an outer jit or a lax body (the inner jit is
+        afterwards, as `{k: jax.jit(f_k) for k in ...}`), a jit-decorated helper only ever called from traced
+        code (inlined into the caller's trace), code staged by an outer jit or a lax body (the inner jit is
         inlined; under plain `jax.grad` a new function still compiles every time and is reported), and a
         wrapper that is only lowered or exported. A jit built in `__init__` of an object created in a loop
         counts as re-created there.
@@ -333,7 +355,8 @@ class JitOfFreshFunction(Rule):
             if kind[0] != "fresh" and not retraces:
                 continue
             place = _where_repeated(ctx, creation, repeated)
-            if place is None or kind[0] == "fresh" and _different_program(ctx, creation):
+            if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
+                                                         _only_called_in_traces(ctx, creation)):
                 continue
             what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],
                                                                    transform=creation.transform)
