@@ -22,9 +22,10 @@ class Site:
     scope: Scope
     in_loop: bool
     constants_traced: bool = True  # jnp on constants gives tracers here (jit, not ensure_compile_time_eval)
-    # The innermost undecided test of a traced value's shape this runs under (`if x.ndim == 0:`), if any:
-    # whether it runs depends on the shapes the caller passes.
-    shape_guard: cst.BaseExpression | None = None
+    # The innermost undecided test this runs under, of a traced value's shape (`if x.ndim == 0:`) or of a
+    # parameter's type (`if isinstance(sig, np.ndarray):`), with what it tests ("shapes" or "types"), if
+    # any: whether it runs depends on what the caller passes.
+    dispatch_guard: tuple[cst.BaseExpression, str] | None = None
 
 
 @dataclass

@@ -21,7 +21,6 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 from jitlint.analysis.repetition import repetitions
-from jitlint.source.cstwalk import descendants
 
 Step = tuple[cst.CSTNode, str]
 
@@ -99,12 +98,11 @@ def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | N
     0:`) or of a value's type (`if isinstance(sig, np.ndarray):`) -- as (its source, "shapes" or "types"),
     or None: the line runs only for what passes it, so its claim is not certain."""
     site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
-    guard = site.shape_guard if site is not None else None
+    guard = site.dispatch_guard if site is not None else None
     if guard is None:
         return None
-    types = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "isinstance"
-                for n in descendants(guard))
-    return " ".join(facts.module.code_for_node(guard).split()), "types" if types else "shapes"
+    test, tested = guard
+    return " ".join(facts.module.code_for_node(test).split()), tested
 
 
 def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst.CSTNode) -> cst.CSTNode:

@@ -45,7 +45,7 @@ class Frame:
         # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
         self.narrowed: frozenset[str] = frozenset()
         # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).
-        self.shape_guards: list[cst.BaseExpression] = []
+        self.dispatch_guards: list[tuple[cst.BaseExpression, str]] = []  # (test, "shapes" | "types")
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED
@@ -65,7 +65,7 @@ class Frame:
         assert self.info is not None
         return Site(self.info, self.context or Context(ContextKind.HELPER), self.level, self.scope,
                     bool(self.loops), self.info.traces_constants and not self.compile_time_eval,
-                    self.shape_guards[-1] if self.shape_guards else None)
+                    self.dispatch_guards[-1] if self.dispatch_guards else None)
 
     def record(self, node: cst.CSTNode) -> None:
         if self.claims:

@@ -107,14 +107,18 @@ class Statements(Frame):
         # A test of a traced value's shape, or of a value's type, that the analysis cannot decide (`if j.ndim
         # == 0:`, `if isinstance(sig, np.ndarray):`): which branch runs depends on what is passed, so what
         # either branch claims holds only for some callers.
-        shaped = self.traced and (self.reads_traced_shape(node.test) or self.tests_type(node.test))
-        if shaped:
-            self.shape_guards.append(node.test)
+        tested = None
+        if self.traced and self.tests_type(node.test):
+            tested = "types"
+        elif self.traced and self.reads_traced_shape(node.test):
+            tested = "shapes"
+        if tested is not None:
+            self.dispatch_guards.append((node.test, tested))
         try:
             self._if_branches(node)
         finally:
-            if shaped:
-                self.shape_guards.pop()
+            if tested is not None:
+                self.dispatch_guards.pop()
 
     def _if_branches(self, node: cst.If) -> None:
         before = dict(self.env)
