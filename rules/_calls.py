@@ -10,9 +10,9 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import built_by, class_hash_kind
 from jitlint.analysis.facade import CallSite, FuncValue, FunctionInfo, ModuleAnalysis
-from jitlint.analysis.eval.transforms import unbatched_axes
+from jitlint.analysis.eval.transforms import unbatched_axes, vmap_in_axes
 from jitlint.analysis.index import JitSignature
-from jitlint.analysis.literals import kwarg, positional_args
+from jitlint.analysis.literals import positional_args
 from jitlint.analysis.repetition import repetitions
 from jitlint.rules.base import RuleContext
 from jitlint.source.cstwalk import children, descendants
@@ -68,8 +68,8 @@ def _vmapped_signature(ctx: RuleContext, site: CallSite) -> JitSignature | None:
     sig = ctx.index.lookup(q) if q else None
     if sig is None or not sig.static or sig.filtered:
         return None
-    in_axes = kwarg(call, "in_axes") or (pos[1] if len(pos) > 1 else None)
-    axes = unbatched_axes(in_axes.value) if in_axes is not None else None
+    in_axes = vmap_in_axes(call)
+    axes = unbatched_axes(in_axes) if in_axes is not None else None
     if axes is None or any(p in sig.static and not (i < len(axes) and axes[i]) for i, p in enumerate(sig.positional)):
         return None
     return sig

@@ -289,13 +289,10 @@ class Transforms(Frame):
         for q, call in chain:
             if jaxapi.TRANSFORMS[q].kind != "vmap" or call is None:
                 continue
-            in_axes = kwarg(call, "in_axes")
-            if in_axes is None:
-                pos = positional_args(call)
-                in_axes = pos[1] if len(pos) > 1 else None
+            in_axes = vmap_in_axes(call)
             if in_axes is None:
                 continue
-            head, rest_unbatched = _unbatched_tail(in_axes.value)
+            head, rest_unbatched = _unbatched_tail(in_axes)
             axes = unbatched_axes(head)
             if axes is None:
                 continue
@@ -303,7 +300,7 @@ class Transforms(Frame):
             out.update(name for name, unbatched in zip(free, axes) if unbatched)
             if rest_unbatched:
                 out.update(free[len(axes):])
-            elif isinstance(head, (cst.Tuple, cst.List)) and head is in_axes.value:
+            elif isinstance(head, (cst.Tuple, cst.List)) and head is in_axes:
                 not_passed.update(name for name in free[len(axes):] if name in info.defaults)
         return out, not_passed
 
@@ -359,6 +356,15 @@ class Transforms(Frame):
                 self.closure_for(info)
             context = Context(ContextKind.LAX, transform=q, label=short)
             self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
+
+
+def vmap_in_axes(call: cst.Call) -> cst.BaseExpression | None:
+    """A `jax.vmap(f, in_axes)` call's `in_axes`, by keyword or as the second positional argument."""
+    arg = kwarg(call, "in_axes")
+    if arg is None:
+        pos = positional_args(call)
+        arg = pos[1] if len(pos) > 1 else None
+    return arg.value if arg is not None else None
 
 
 def unbatched_axes(expr: cst.BaseExpression, depth: int = 0) -> list[bool] | None:
