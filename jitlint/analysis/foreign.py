@@ -43,17 +43,21 @@ class ForeignCall:
     # "traced": a call from traced code (the callee is traced in that context); "repeated": a call from
     # a data-driven loop (the callee runs again and again: what it builds each run is built again).
     kind: str = "traced"
+    # A test on the caller's way to this call that its walk could not decide (its source; its step is among
+    # `steps`): the callee is traced in this context only on the branch the test takes.
+    guard: str | None = None
 
     def to_dict(self) -> dict:
         return {"module": self.module, "function": self.function, "args": [list(a) for a in self.args],
                 "traces_constants": self.traces_constants, "caller": self.caller,
-                "steps": [list(s) for s in self.steps], "kind": self.kind}
+                "steps": [list(s) for s in self.steps], "kind": self.kind, "guard": self.guard}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ForeignCall":
+        guard = data.get("guard")
         return cls(data["module"], data["function"], tuple((k, s, _frozen(v)) for k, s, v in data["args"]),
                    bool(data["traces_constants"]), data["caller"], tuple(tuple(s) for s in data["steps"]),
-                   str(data["kind"]))
+                   str(data["kind"]), guard if isinstance(guard, str) else None)
 
     def values(self) -> list[tuple[str | None, str, object]]:
         """The arguments as (keyword, star, abstract value)."""

@@ -74,6 +74,9 @@ class TraceEdge:
     how: str  # the transform's or control-flow call's name as messages write it (`@jax.jit`, `lax.scan`)
     caller: "FunctionInfo | None" = None
     foreign: object = None  # "foreign": the call from another module's traced code (foreign.ForeignCall)
+    # "call": the innermost test around the call that the walk could not decide (`if self.model.is_precessing:`
+    # with an object's attribute): the callee is traced there only on the branch the test takes
+    guard: cst.BaseExpression | None = None
 
 
 @dataclass

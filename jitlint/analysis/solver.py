@@ -141,7 +141,9 @@ class Solver:
             return None
         if via is not None:
             edges = self.facts.trace_edges.setdefault(info, {})
-            edges.setdefault((via.kind, id(via.node)), via)
+            known = edges.setdefault((via.kind, id(via.node)), via)
+            if known.guard is not None and via.guard is None:
+                edges[(via.kind, id(via.node))] = via  # a context that reaches the call whatever the tests
         every = not info.traced  # what every context reads changed: re-walk them all
         info.traced = True
         if context not in info.contexts:

@@ -14,6 +14,7 @@ anything: the rules decided already, the witness says why.
 from __future__ import annotations
 
 from collections import deque
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -23,28 +24,48 @@ from jitlint.analysis.objects import FunctionInfo, TraceEdge
 from jitlint.analysis.repetition import repetitions
 
 Step = tuple[cst.CSTNode, str]
+# the step at an undecided test a chain passes (traced_path): the call after it runs on one branch only
+GUARD_STEP = "the call after this runs only on one branch of this test, which jitlint cannot decide"
 
 
-def traced_path(facts: ModuleFacts, func: FunctionInfo) -> list[Step] | None:
+def traced_path(facts: ModuleFacts, func: FunctionInfo) -> tuple[list[Step], str | None] | None:
     """The shortest chain of steps from an entry that traces `func` (entry first), or None when no entry is
     known. Steps go through traced callers ("call") and through the traced function a nested one is
-    defined in ("defined")."""
+    defined in ("defined"). With it, None -- or, when every chain passes a call under a test the walk could
+    not decide (`if self.model.is_precessing:`), that test's source: `func` is traced only on the branch
+    it takes, so what its lines would raise there is not certain (the test is a step of the chain)."""
+    found = _search(facts, func, False)
+    return (found, None) if found is not None else _search(facts, func, True)
+
+
+def _search(facts: ModuleFacts, func: FunctionInfo, guarded: bool):
+    """Breadth first from `func` back to an entry; through guarded calls only when `guarded` (then the
+    result is (steps, the guard nearest `func`))."""
     seen = {id(func)}
-    queue: deque[tuple[FunctionInfo, list[Step]]] = deque([(func, [])])
+    queue: deque[tuple[FunctionInfo, list[Step], str | None]] = deque([(func, [], None)])
     while queue:
-        current, after = queue.popleft()
+        current, after, guard = queue.popleft()
         edges = facts.trace_edges.get(current, {})
         for edge in edges.values():
             if edge.kind == "entry":
-                return [(edge.node, f"{edge.how} traces `{current.name}`"), *after]
+                steps = [(edge.node, f"{edge.how} traces `{current.name}`"), *after]
+                return (steps, guard) if guarded else steps
         for edge in edges.values():
-            if edge.kind == "foreign":  # the caller's witness, in its own file (foreign.Place steps)
-                return [*edge.foreign.places(), *after]
+            if edge.kind == "foreign" and (guarded or edge.foreign.guard is None):
+                # the caller's witness, in its own file (foreign.Place steps)
+                steps = [*edge.foreign.places(), *after]
+                return (steps, guard or edge.foreign.guard) if guarded else steps
         for edge in edges.values():
             caller = edge.caller
-            if caller is not None and id(caller) not in seen:
-                seen.add(id(caller))
-                queue.append((caller, [_step(edge, current), *after]))
+            if caller is None or id(caller) in seen or edge.guard is not None and not guarded:
+                continue
+            seen.add(id(caller))
+            step = [_step(edge, current)]
+            test = guard
+            if edge.guard is not None:
+                test = test or test_text(facts, edge.guard)
+                step.insert(0, (edge.guard, GUARD_STEP))
+            queue.append((caller, [*step, *after], test))
     return None
 
 
@@ -55,23 +76,35 @@ def _step(edge: TraceEdge, target: FunctionInfo) -> Step:
     return edge.node, f"traced `{caller}` calls `{target.name}`"
 
 
+def test_text(facts: ModuleFacts, test: cst.BaseExpression) -> str:
+    """A test's source on one line, shortened for a message."""
+    text = " ".join(facts.module.code_for_node(test).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def loop_step(loop: cst.CSTNode) -> Step:
     """The loop that repeats a finding's line (its `for`/`while` statement)."""
     return loop, "this loop runs it on every iteration"
 
 
-def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[Step], bool]:
-    """The steps that make a report at `node` true, and whether its claim is about traced code that no
-    entry is known to reach. `claim` (a rule's `witness`): "traced" -- the path from an entry that traces
+class Witness(NamedTuple):
+    steps: list[Step]
+    unreached: bool  # a claim about traced code that no entry is known to reach
+    guard: str | None = None  # an undecided test every known chain from an entry passes (traced_path)
+
+
+def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
+    """The steps that make a report at `node` true, whether its claim is about traced code that no entry
+    is known to reach, and the undecided test on the way to it if any. `claim` (a rule's `witness`): "traced" -- the path from an entry that traces
     the function holding `node`; "repeated" -- the loop around the call or jit creation it belongs to;
     "call" -- nothing (the call itself says it)."""
     if claim == "traced":
         site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
         func = site.func if site is not None else facts.function_of(node)
         if func is None or not func.traced or func.callback:
-            return [], False
+            return Witness([], False)
         path = traced_path(facts, func)
-        return (path, False) if path is not None else ([], True)
+        return Witness(path[0], False, path[1]) if path is not None else Witness([], True)
     if claim == "repeated":
         call = facts.call_sites.get(node) or facts.call_sites.get(facts.owner_of(node))
         loop = call.loop if call is not None else None
@@ -88,9 +121,9 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> tuple[list[
             func = creation.func if creation is not None else call.func if call is not None else None
             repetition = repetitions(facts).get(func) if func is not None else None
             if repetition is not None:
-                return [*repetition.steps, (node, f"runs on every call of `{func.name}`")], False
-        return ([loop_step(loop)] if loop is not None else []), False
-    return [], False
+                return Witness([*repetition.steps, (node, f"runs on every call of `{func.name}`")], False)
+        return Witness([loop_step(loop)] if loop is not None else [], False)
+    return Witness([], False)
 
 
 def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
 from jitlint.analysis.cardinality import depends_on
 from jitlint.analysis.repetition import VARIES, loop_varying
-from jitlint.analysis.witness import traced_path
+from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
 
 
 def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
@@ -18,10 +18,14 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
     would not be known traced. Calls from a data-driven loop to a function of another file that builds a
     jit wrapper when it runs are given as "repeated" calls (the loop and the call are the witness)."""
     pending = []
-    for (caller, call, q, specs, values, traces_constants), target, chain in _candidates(analysis, index):
+    for (caller, call, q, specs, values, traces_constants, test), target, (chain, guard) in \
+            _candidates(analysis, index):
         steps = [*chain, (call, f"traced `{caller.name}` calls `{q.rpartition('.')[2]}`")]
+        if test is not None:
+            steps.insert(-1, (test, GUARD_STEP))
+            guard = guard or test_text(analysis, test)
         args = tuple((keyword, star, encode(v)) for (keyword, star), v in zip(specs, values))
-        pending.append((target, args, traces_constants, caller.name, steps, "traced"))
+        pending.append((target, args, traces_constants, caller.name, steps, "traced", guard))
     for site, target in _repeated_candidates(analysis, index):
         # (the call alone: a quick tree places calls, not loops)
         steps = [(site.node, f"a loop calls `{site.qualified.rpartition('.')[2]}` on every iteration")]
@@ -29,23 +33,26 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
         varying = loop_varying(analysis, site)
         args = tuple((arg.keyword.value if arg.keyword is not None else None, arg.star,
                       VARIES if depends_on(analysis, site.func, arg.value, varying) else None) for arg in site.node.args)
-        pending.append((target, args, False, site.func.name if site.func is not None else "<module>", steps, "repeated"))
+        pending.append((target, args, False, site.func.name if site.func is not None else "<module>", steps, "repeated",
+                        None))
     if not pending:
         return []
-    place = placer([node for *_, steps, _ in pending for node, _ in steps if not isinstance(node, Place)])
+    place = placer([node for *_, steps, _, _ in pending for node, _ in steps if not isinstance(node, Place)])
     out: dict[tuple, ForeignCall] = {}
-    for (module, function), args, traces_constants, caller, steps, kind in pending:
+    for (module, function), args, traces_constants, caller, steps, kind, guard in pending:
         key = (module, function, args, traces_constants, kind)
-        if key in out:
-            continue
+        if key in out and (out[key].guard is None or guard is not None):
+            continue  # (a context that reaches the call whatever the tests replaces one that needs a branch)
         placed = []
         for node, text in steps:
             where = (node.line, node.col) if isinstance(node, Place) else place(node)
+            if where is None and text == GUARD_STEP:
+                continue  # (the guard's text is in the call; a step the tree cannot place is left out)
             if where is None:
                 break
             placed.append((node.path if isinstance(node, Place) else path, where[0], where[1], text))
         else:
-            out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed), kind)
+            out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed), kind, guard)
     return list(out.values())
 
 

@@ -1,8 +1,10 @@
-"""The witness of each report (jitlint.analysis.witness), and the two rules it enforces on error-level
+"""The witness of each report (jitlint.analysis.witness), and the rules it enforces on error-level
 findings: one in traced code needs a complete path from a traced entry to its line (without one it is not
-certain, so it is reported as a warning); one under a test of a traced value's shape that the analysis
-cannot decide (`if x.ndim == 0:`) holds only for some shapes (reported as info, saying so); and one whose
-error an enclosing `try` catches does not escape (the code handles it: reported as info, saying so)."""
+certain, so it is reported as a warning); one whose every known path from an entry passes a call on one
+branch of a test the walk could not decide (`if self.model.is_precessing:` in a caller) holds only for
+the configurations that take it (info, saying so); one under a test of a traced value's shape or a value's
+type that the analysis cannot decide (`if x.ndim == 0:`) holds only for some inputs (info, saying so); and
+one whose error an enclosing `try` catches does not escape (the code handles it: info, saying so)."""
 
 from __future__ import annotations
 
@@ -17,12 +19,16 @@ def with_witnesses(analysis, reports):
     code that no entry reaches, down to a warning."""
     out, steps = [], []
     for rule, report in reports:
-        found, unreached = witness_of(analysis, report.node, rule.witness)
+        found, unreached, on_the_way = witness_of(analysis, report.node, rule.witness)
         severity = report.severity or rule.severity
         guard = dispatch_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \
             else None
         if unreached and severity is Severity.ERROR:
             report = dataclasses.replace(report, severity=Severity.WARNING)
+        elif on_the_way is not None and severity is Severity.ERROR:
+            report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
+                f" (only if a traced call takes that branch of `{on_the_way}` on the way here: jitlint cannot"
+                " decide that test)"))
         elif guard is not None:
             report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
                 f" (only where `{guard[0]}` holds, which depends on the {guard[1]} passed in: jitlint cannot tell"

@@ -215,8 +215,9 @@ class _Builder:
                           bases=bases, keywords=keywords, decorators=self.decorators(stmt))
 
     def stmt_If(self, stmt):
-        return C.If(test=self.expr(stmt.test), body=self.block(stmt.body),
-                    orelse=self.orelse(stmt.orelse, stmt))
+        test = self.expr(stmt.test)
+        self.anchors[test] = stmt.test  # (a witness step: a test the walk could not decide)
+        return C.If(test=test, body=self.block(stmt.body), orelse=self.orelse(stmt.orelse, stmt))
 
     def stmt_For(self, stmt, asynchronous=None):
         return C.For(target=self.expr(stmt.target), iter=self.expr(stmt.iter), body=self.block(stmt.body),
@@ -596,8 +597,8 @@ def quick_module(tree: ast.Module, text: str):
 
 
 def anchored_quick_module(tree: ast.Module, text: str):
-    """(the quick tree of `text`, a function giving where each of its calls, lambdas, defs and
-    decorators starts: node -> (line, col) or None), for placing a few nodes afterwards without placing
+    """(the quick tree of `text`, a function giving where each of its calls, lambdas, defs, decorators and
+    `if` tests starts: node -> (line, col) or None), for placing a few nodes afterwards without placing
     them all (`placed_quick_module`). `Unsupported` as `quick_module`."""
     if not text.isascii() and _normalized_identifiers(tree, text):
         raise Unsupported("an identifier CPython normalizes")

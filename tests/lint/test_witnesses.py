@@ -8,6 +8,7 @@ import json
 import textwrap
 
 from jitlint.core.config import Config
+from jitlint.analysis.witness import Witness
 from jitlint.core.finding import Severity
 from jitlint.lint import witnesses
 from jitlint.lint.pipeline import check_source
@@ -97,7 +98,7 @@ def test_an_error_in_traced_code_that_no_entry_reaches_is_a_warning(monkeypatch)
     (error,) = check_source(code, "f.py").findings
     assert error.code == "JIT401" and error.severity is Severity.ERROR and error.witness
     # The same report, with the analysis knowing no path from an entry to `f`: not certain, not an error.
-    monkeypatch.setattr(witnesses, "witness_of", lambda analysis, node, claim: ([], True))
+    monkeypatch.setattr(witnesses, "witness_of", lambda analysis, node, claim: Witness([], True))
     (demoted,) = check_source(code, "f.py").findings
     assert demoted.code == "JIT401" and demoted.severity is Severity.WARNING and not demoted.witness
 

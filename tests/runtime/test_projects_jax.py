@@ -202,3 +202,17 @@ def test_pytree_helpers(capsys):
     out = capsys.readouterr().out
     assert "small fold factors (1, 2) for shape (4,)" in out
     assert "Tracer" in out.split("scaling by")[1].splitlines()[0]
+
+
+def test_config_branches():
+    """A NumPy helper that a jitted method reaches only on the branch its waveform's configuration takes
+    raises for the configurations that take it and runs for the others (info: jitlint cannot decide the
+    test); the helper called on every path always raises (JIT406)."""
+    assert marked("config_branches") == {("numeric.py", "JIT406")}
+    with imported("config_branches", "numeric", "detector", "report") as (_, detector, report):
+        theta = detector.setup(3)
+        assert report.describe(detector.Detector(detector.Waveform(False)).response(theta))
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            detector.Detector(detector.Waveform(True)).response(theta)
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            detector.aligned_response(theta, theta)

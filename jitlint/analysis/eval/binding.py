@@ -66,7 +66,7 @@ class Binding(Frame):
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
                                          self.closure_for(info), traces_constants,
-                                         TraceEdge("call", expr, "", self.info))
+                                         TraceEdge("call", expr, "", self.info, guard=self.open_guard))
         if variant is not None:
             self.read_return_of(info, variant)
             if variant.returns_known and variant.never_returns and self.traced:

@@ -78,7 +78,7 @@ class Calls(Frame):
                 # a function another module may define, called from traced code: its context crosses over
                 specs = tuple((a.keyword.value if a.keyword is not None else None, a.star) for a in expr.args)
                 facts.foreign_calls[(id(expr), self.variant.key)] = (
-                    self.info, expr, q, specs, tuple(arg_values), in_jit)
+                    self.info, expr, q, specs, tuple(arg_values), in_jit, self.open_guard)
             if callee_value is None and facts.imported_kind is not None and (in_jit or any_arg is not None) and \
                     "." in q and facts.imported_kind(q) == "returns array":
                 # another project module's function whose every return computes with jax.numpy & co.

@@ -46,6 +46,9 @@ class Frame:
         self.narrowed: frozenset[str] = frozenset()
         # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).
         self.dispatch_guards: list[tuple[cst.BaseExpression, str]] = []  # (test, "shapes" | "types")
+        # Every test around the statement walked that the walk could not decide, innermost last: a call
+        # under one traces its callee only on the branch the test takes (TraceEdge.guard).
+        self.open_guards: list[cst.BaseExpression] = []
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED
@@ -66,6 +69,10 @@ class Frame:
         return Site(self.info, self.context or Context(ContextKind.HELPER), self.level, self.scope,
                     bool(self.loops), self.info.traces_constants and not self.compile_time_eval,
                     self.dispatch_guards[-1] if self.dispatch_guards else None)
+
+    @property
+    def open_guard(self) -> cst.BaseExpression | None:
+        return self.open_guards[-1] if self.open_guards else None
 
     def record(self, node: cst.CSTNode) -> None:
         if self.claims:

@@ -114,9 +114,11 @@ class Statements(Frame):
             tested = "shapes"
         if tested is not None:
             self.dispatch_guards.append((node.test, tested))
+        self.open_guards.append(node.test)
         try:
             self._if_branches(node)
         finally:
+            self.open_guards.pop()
             if tested is not None:
                 self.dispatch_guards.pop()
 
