@@ -14,7 +14,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.repetition import called_free_names, repetitions, varies_between_runs
-from jitlint.analysis.cardinality import depends_on
+from jitlint.analysis.cardinality import depends_on, describes_structure, names_read
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
@@ -182,9 +182,12 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
 def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     """Is each wrapper a different program by construction? The function it wraps calls a callable that
     differs between the runs (the function each (config, backend) pair passes, a kernel object built from
-    each autotuning config): then every compile is needed, and hoisting the jit cannot save one."""
+    each autotuning config), or it binds -- through `partial` or as a closure -- a value describing the
+    structure of arrays that differ between the runs (`partial(solve, shapes=[a.shape for a in blocks])`
+    with blocks built per spec): then every compile is needed, and hoisting the jit cannot save one."""
     a = ctx.analysis
     wrapped = creation.wrapped
+    structure: set[str] = set()  # names of structure values bound into the program
     # `jax.jit(jax.grad(loss_fn))`, `jax.jit(partial(step, cfg))`: the function the transform wraps decides
     for _ in range(4):
         q = a.call_names.get(wrapped) if isinstance(wrapped, cst.Call) else None
@@ -193,6 +196,10 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
         first = next((arg.value for arg in wrapped.args if arg.keyword is None and not arg.star), None)
         if first is None:
             return False
+        if q in _PARTIALS:
+            for arg in wrapped.args:
+                if arg.value is not first and not arg.star and describes_structure(a, creation.func, arg.value):
+                    structure |= names_read(arg.value)
         wrapped = first
     if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue) and wrapped is creation.wrapped:
         infos = [creation.target.info]
@@ -204,9 +211,13 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
                                                 if creation.func is not None else [])))]
     else:
         infos = [f for f in a.functions if f.node is wrapped]
-    if not infos:
-        return False
     names = set().union(*(called_free_names(a, f.node.body, set(f.params) | set(f.assignments)) for f in infos))
+    for f in infos:  # a closure's free names that hold structure (`n = x.shape[0]`, read in the body)
+        structure |= {n for n in names_read(f.node.body) - set(f.params) - set(f.assignments)
+                      if describes_structure(a, creation.func, cst.Name(n))}
+    names |= structure
+    if not names:
+        return False
     loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
     return varies_between_runs(a, creation.func, names, loop_varying, rep)
@@ -265,7 +276,8 @@ class JitOfFreshFunction(Rule):
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a wrapped function that calls a callable differing between the runs (a kernel built from
         each item of the loop, the function each iteration of a caller in another file passes: a
-        different program each time, so every compile is needed), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
+        different program each time, so every compile is needed) or binds shapes that differ between
+        them (`partial(solve, shapes=[b.shape for b in blocks])` with blocks built per run), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
         `cache[key] = jax.jit(...)` idiom), a loop that keeps the wrapper it builds for each item (appended
         to a list, also inside an object it builds, stored under a key or yielded: one compile per item, reused
         afterwards, as `{k: jax.jit(f_k) for k in ...}`), a jit-decorated helper only ever called from traced

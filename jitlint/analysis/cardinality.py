@@ -72,7 +72,9 @@ def depends_on(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseE
         if name in names:
             return True
         if depth < 3:
-            for source in runs.assigned(a, func, name):
+            # (`A, D = init(spec)`: what a name is unpacked from, where that is its only binding)
+            sources = runs.assigned(a, func, name) or [c for c in [runs.unpacked_from_call(a, func, name)] if c]
+            for source in sources:
                 if depends_on(a, func, source, names, depth + 1):
                     return True
     return False
@@ -295,6 +297,39 @@ def data_derived(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
             if found is not None:
                 return dataclasses.replace(found, through=(expr.value,) + found.through)
     return None
+
+
+_STRUCTURE_ATTRS = frozenset({"shape", "ndim", "dtype"})
+
+
+def describes_structure(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
+                        depth: int = 0) -> bool:
+    """Is `expr` a Python value that describes arrays' structure -- a shape, a rank, a dtype, a length, a
+    list of shapes (`[a.shape for a in blocks]`, `out.shape[2]`, `max(x.shape[3:])`) -- through the
+    assignments `func` makes? Such a value is never a tracer: bound into a jitted function, it sets the
+    program."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in _STRUCTURE_ATTRS
+    if isinstance(expr, cst.Subscript):
+        return describes_structure(a, func, expr.value, depth)
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr)
+        if q == "len":
+            return True
+        return q in ("max", "min", "tuple", "list", "sum") and bool(expr.args) and all(
+            describes_structure(a, func, arg.value, depth) for arg in expr.args)
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return describes_structure(a, func, expr.elt, depth)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return bool(expr.elements) and all(describes_structure(a, func, el.value, depth) for el in expr.elements
+                                           if not isinstance(el, cst.StarredElement))
+    if isinstance(expr, cst.BinaryOperation):
+        return describes_structure(a, func, expr.left, depth) and (
+            describes_structure(a, func, expr.right, depth) or isinstance(expr.right, cst.Integer))
+    if isinstance(expr, cst.Name) and depth < 3:
+        sources = runs.assigned(a, func, expr.value)
+        return bool(sources) and all(describes_structure(a, func, src, depth + 1) for src in sources)
+    return False
 
 
 def _computes_on_data(a: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:
