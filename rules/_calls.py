@@ -195,10 +195,12 @@ def static_arguments(ctx: RuleContext, dispatched: bool = False):
     """(site, signature, argument) of every argument bound to a static parameter of a jitted call; with
     `dispatched`, only calls an eager walk reaches: a jitted function called inside traced code is traced
     into the outer program, so its static values compile nothing of their own (JIT3xx recompile claims);
-    and not calls made once per key of a memo dict (`if k not in cache: cache[k] = f(x, n)`)."""
+    not calls in a function the module only hands to other code (which may call it inside a trace); and
+    not calls made once per key of a memo dict (`if k not in cache: cache[k] = f(x, n)`)."""
     for site, sig, args in jitted_calls(ctx):
         if dispatched and (not site.eager or site.loop is not None and
-                           runs.computed_once_per_key(ctx.analysis, site.func, site.node)):
+                           runs.computed_once_per_key(ctx.analysis, site.func, site.node) or
+                           runs.only_handed_on(ctx.analysis, site.func)):
             continue
         for arg in args:
             if arg.static is True:

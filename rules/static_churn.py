@@ -113,6 +113,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a
         small fixed set are not reported: a bool, a choice between literals (`3 if i < 50 else 5`), an
         entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations.
+        Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
+        in a function the module only hands to its own functions that trace code, which may call it there).
         """
     why = """
         Each distinct value of a static argument compiles a new executable, and none are ever evicted: a

@@ -79,6 +79,7 @@ class ModuleFacts:
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)
+        self._references: dict[str, tuple[int, int]] | None = None  # (see function_references)
         # (for fixes and positions; a weak reference: a cycle through the index would keep each file's
         # analysis alive until the cyclic collector runs, 45 MiB more at the peak of a corpus run)
         self.top_level = TopLevel(module, weakref.WeakMethod(self._statement_guess))
@@ -93,6 +94,21 @@ class ModuleFacts:
         statement or expression a test belongs to (`if x > 0:` for `x > 0`)."""
         self._index_parts()
         return self._parts.get(id(node))
+
+    def function_references(self) -> dict[str, tuple[int, int]]:
+        """Name -> (how often the module calls it by that name, how often it passes it as an argument),
+        anywhere in the module. Built on first use (a walk of every node)."""
+        if self._references is None:
+            refs: dict[str, list[int]] = {}
+            for node in descendants(self.module):
+                if isinstance(node, cst.Call):
+                    if isinstance(node.func, cst.Name):
+                        refs.setdefault(node.func.value, [0, 0])[0] += 1
+                    for arg in node.args:
+                        if isinstance(arg.value, cst.Name):
+                            refs.setdefault(arg.value.value, [0, 0])[1] += 1
+            self._references = {name: (c, p) for name, (c, p) in refs.items()}
+        return self._references
 
     def function_of(self, node: cst.CSTNode) -> FunctionInfo | None:
         """The innermost def or lambda holding `node` (None at module level). Indexed on first use: only

@@ -822,6 +822,27 @@ def only_passed_on(a: "ModuleFacts", func: "FunctionInfo | None", creation_node:
     return bool(names) and all(0 < uses.reads.get(n, 0) == uses.passed.get(n, 0) for n in names)
 
 
+def only_handed_on(a: "ModuleFacts", func: "FunctionInfo | None") -> bool:
+    """Does `func` run only where code it is handed to calls it, and maybe inside a trace? Its outermost
+    enclosing def, a module-level function, is never called by name in the module, only passed as an
+    argument, each time to a function of the module that traces code of its own (`update_marginals(
+    get_vmp_messages, ...)`, whose `lax.scan` body calls it): there a jitted call compiles nothing of its
+    own, so what its calls would recompile is not known here. (Handed to another library's wrapper, or
+    to nothing, it is the module's API, called eagerly.)"""
+    f = func
+    while f is not None and f.parent is not None:
+        f = f.parent
+    if f is None or f.class_name is not None or not isinstance(f.node, cst.FunctionDef):
+        return False
+    called, passed = a.function_references().get(f.name, (0, 0))
+    if called or not passed:
+        return False
+    receivers = [site.callee.info for site in a.call_sites.values() if site.callee is not None and any(
+        isinstance(arg.value, cst.Name) and arg.value.value == f.name for arg in site.node.args)]
+    return len(receivers) == passed and all(any(g.traced and g.parent is r for g in a.functions)
+                                            for r in receivers)
+
+
 def _name_uses(a: "ModuleFacts", func: "FunctionInfo | None") -> _Uses:
     uses = a.name_uses.get(id(func))
     if uses is None:

@@ -70,6 +70,11 @@ class Scheduler(Protocol):
         """A transform started a context of `info` this way (for `refresh`)."""
         ...
 
+    def walk_eager_again(self, info: FunctionInfo) -> None:
+        """An eager caller told more of what `info`'s parameters hold (a function, an object) after its
+        eager walk: walk it again."""
+        ...
+
     def refresh(self, info: FunctionInfo) -> None:
         """Callers told more about `info`'s parameters (a default is passed, a Module's class, a scalar):
         start its contexts again as they were started."""

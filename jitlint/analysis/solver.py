@@ -36,6 +36,7 @@ class Solver:
         self._starts: dict[int, list[ContextStart]] = {}
         self._budget = self._budget_total = 0
         self._settle_depth = 0
+        self._eager_again: list[FunctionInfo] = []
 
     # ---------------------------------------------------------------- the run
     def run(self) -> None:
@@ -55,12 +56,20 @@ class Solver:
                 Evaluator(facts, self, info).run_function()
         i = 0
         while True:
-            while i < len(facts.functions):
-                info = facts.functions[i]
-                i += 1
-                if not info.eager_done and not info.traced:
-                    info.eager_done = True
-                    Evaluator(facts, self, info).run_function()
+            while i < len(facts.functions) or self._eager_again:
+                if i < len(facts.functions):
+                    info = facts.functions[i]
+                    i += 1
+                    if info.eager_done or info.traced:
+                        continue
+                else:
+                    # walked already, before a later eager caller told what it passes (a function handed to
+                    # a helper defined above the caller): walked again with it
+                    info = self._eager_again.pop(0)
+                    if info.traced:
+                        continue
+                info.eager_done = True
+                Evaluator(facts, self, info).run_function()
             if not self._worklist:
                 return
             self._drain()
@@ -128,6 +137,10 @@ class Solver:
         for reader, key in self._readers.get(fact, ()):
             if key in reader.variants:  # walked with what the fact was before
                 self.enqueue(reader, reader.variants[key])
+
+    def walk_eager_again(self, info: FunctionInfo) -> None:
+        if info not in self._eager_again:
+            self._eager_again.append(info)
 
     def started(self, info: FunctionInfo, start: ContextStart) -> None:
         self._starts.setdefault(id(info), []).append(start)

@@ -86,13 +86,18 @@ class Binding(Frame):
                             skip_self: bool) -> None:
         """Functions and objects an eager caller passes (a model to a loss factory): the callee's eager walk
         sees them; two callers passing different ones leave the parameter unknown."""
+        grew = False
         for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
             if not isinstance(v, (FuncValue, InstanceValue)):
                 v = None
             if name not in info.eager_values:
                 info.eager_values[name] = v
+                grew = grew or v is not None
             elif info.eager_values[name] != v:
+                grew = grew or info.eager_values[name] is not None
                 info.eager_values[name] = None
+        if grew and info.eager_done:
+            self.scheduler.walk_eager_again(info)
 
     def _note_classes(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, arg_values: list[Value],
                       skip_self: bool) -> None:
