@@ -14,7 +14,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.repetition import called_free_names, repetitions, varies_between_runs
-from jitlint.analysis.cardinality import depends_on, describes_structure, names_read
+from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
@@ -215,12 +215,29 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     for f in infos:  # a closure's free names that hold structure (`n = x.shape[0]`, read in the body)
         structure |= {n for n in names_read(f.node.body) - set(f.params) - set(f.assignments)
                       if describes_structure(a, creation.func, cst.Name(n))}
-    names |= structure
+    names |= structure | _argument_shape_inputs(a, creation)
     if not names:
         return False
     loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
     return varies_between_runs(a, creation.func, names, loop_varying, rep)
+
+
+def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:
+    """What decides the shapes of the arrays the wrapper is called with where it is made (`W =
+    np.random.randn(d, r)` then `loss_and_grad(W)`: {d, r}): when those differ between the runs, so does
+    the program (emlp's rank-doubling Krylov solve, fresh set Z)."""
+    func = creation.func
+    if func is None:
+        return set()
+    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+    found: set[str] = set()
+    for site in a.call_sites.values():
+        callee = site.node.func
+        if site.func is func and (callee is creation.node or isinstance(callee, cst.Name) and callee.value in names):
+            for arg in site.node.args:
+                found |= shape_inputs(a, func, arg.value)
+    return found
 
 
 def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:

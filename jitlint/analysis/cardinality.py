@@ -332,6 +332,41 @@ def describes_structure(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: 
     return False
 
 
+# Array constructors -> how their shape is written: "all" (every positional argument is a dimension:
+# `np.random.randn(n, r)`), or (position, keyword) of the shape argument.
+_SHAPE_ARGS = {
+    **{f"{m}.{f}": (0, "shape") for m in ("numpy", "jax.numpy") for f in ("zeros", "ones", "empty", "full")},
+    "numpy.random.randn": "all", "numpy.random.rand": "all",
+    **{f"numpy.random.{f}": (2, "size") for f in ("normal", "uniform")},
+    **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "bernoulli", "categorical", "gumbel")},
+}
+
+
+def shape_inputs(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
+                 depth: int = 0) -> set[str]:
+    """The names read by the shape arguments of the array constructors `expr` is built with, through the
+    assignments `func` makes and the calls and arithmetic around them (`W = device_put(np.random.randn(d,
+    r) / s)`: {d, r}): what decides the shape of an array passed on."""
+    if isinstance(expr, cst.Call):
+        spec = _SHAPE_ARGS.get(a.call_names.get(expr) or "")
+        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
+        if spec == "all":
+            return set().union(*(names_read(v) for v in positional))
+        if spec is not None:
+            position, keyword = spec
+            shape = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == keyword),
+                         positional[position] if position < len(positional) else None)
+            return names_read(shape) if shape is not None else set()
+        # `device_put(W)`, `jnp.asarray(W)`, `W.astype(...)`: the shape of what it is given
+        inner = positional[0] if positional else (expr.func.value if isinstance(expr.func, cst.Attribute) else None)
+        return shape_inputs(a, func, inner, depth) if inner is not None else set()
+    if isinstance(expr, cst.BinaryOperation):
+        return shape_inputs(a, func, expr.left, depth) | shape_inputs(a, func, expr.right, depth)
+    if isinstance(expr, cst.Name) and depth < 2:
+        return set().union(*(shape_inputs(a, func, src, depth + 1) for src in runs.assigned(a, func, expr.value)))
+    return set()
+
+
 def _computes_on_data(a: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Call):
         if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _DATA_METHODS:

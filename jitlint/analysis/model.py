@@ -74,6 +74,7 @@ class ModuleFacts:
         self.attribute_values: dict[tuple[str, str], Value] = {}
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
         self.failure_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs only on failure
+        self.leaving_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs once, then leaves
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use
         self.name_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates names
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it

@@ -336,7 +336,7 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
     return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
-                node is not None and reruns_only_on_failure(a, loop, node))
+                node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)))
 
 
 def iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
@@ -403,6 +403,62 @@ def _failure_regions(loop: cst.CSTNode) -> frozenset[int]:
     return frozenset(found)
 
 
+def leaves_after(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`for i in ...: ... return retry(x, lr / 3)`: `node` is in a statement that leaves `loop` (a `return`
+    or `raise`, also from an inner loop; a `break` of this loop's own body), or that one does right after:
+    it runs at most once per run of the loop (emlp's `sparsify_basis` retry, fresh set Z)."""
+    regions = a.leaving_regions.get(id(loop))
+    if regions is None:
+        regions = a.leaving_regions[id(loop)] = _leaving_regions(loop)
+    return id(node) in regions
+
+
+def _leaving_regions(loop: cst.CSTNode) -> frozenset[int]:
+    if not isinstance(loop, (cst.For, cst.While)):
+        return frozenset()
+    found: set[int] = set()
+
+    def leaves(stmt: cst.CSTNode, own: bool) -> bool:
+        return _leaves(stmt) and (own or not isinstance(stmt.body[-1], cst.Break))
+
+    def block(statements, own: bool) -> None:
+        statements = list(statements)
+        for i, stmt in enumerate(statements):
+            if isinstance(stmt, cst.SimpleStatementLine):
+                if leaves(stmt, own) or i + 1 < len(statements) and leaves(statements[i + 1], own):
+                    found.update(id(n) for n in _descendants_in_body(stmt))
+                continue
+            inner = own and not isinstance(stmt, (cst.For, cst.While))
+            if isinstance(stmt, _NEW_BODIES_STMT):
+                continue
+            for body in _bodies(stmt):
+                block(body, inner)
+
+    block(loop.body.body, True)
+    return frozenset(found)
+
+
+def _bodies(stmt: cst.CSTNode):
+    """The statement lists of a compound statement: its body, `elif`/`else` chains, handlers, `finally`."""
+    body = getattr(stmt, "body", None)
+    if isinstance(body, cst.BaseSuite) and hasattr(body, "body"):
+        yield body.body
+    for handler in getattr(stmt, "handlers", ()) or ():
+        yield handler.body.body
+    orelse = getattr(stmt, "orelse", None)
+    while isinstance(orelse, cst.If):
+        yield orelse.body.body
+        orelse = orelse.orelse
+    if orelse is not None:
+        yield orelse.body.body
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        yield final.body.body
+
+
+_NEW_BODIES_STMT = (cst.FunctionDef, cst.ClassDef)
+
+
 def _descendants_in_body(root: cst.CSTNode):
     """`root` and its descendants, not entering inner loops or other bodies (defs, classes, lambdas)."""
     stack = [root]
@@ -423,14 +479,18 @@ def _leaves(stmt: cst.CSTNode) -> bool:
 def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,
                       callee: "FunctionInfo | None" = None) -> bool:
     """`{k: make_wrapper(v) for k, v in items}`: a comprehension keeping one function per item from a
-    factory (or one `jax.jit(...)` per item), rather than calling the same computation on every item."""
+    factory (or one `jax.jit(...)` per item, or one object of a class of the module per item), rather than
+    calling the same computation on every item."""
     comp = a.comprehensions.get(loop) if isinstance(loop, cst.CompFor) else None
     if comp is None or isinstance(comp, cst.GeneratorExp):
         return False
     element = comp.value if isinstance(comp, cst.DictComp) else getattr(comp, "elt", None)
     if element is not call:
         return False
-    return callee is None or returns_function(a, callee)
+    # (`[Block(rin, rout) for rin, rout in pairs]`: one object per item, kept: its constructor, and any jit
+    # it makes, runs once for that item, as emlp's layers, fresh set Z)
+    constructs = isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in a.classes
+    return callee is None or constructs or returns_function(a, callee)
 
 
 def keeps_per_item(loop: cst.CSTNode, call: cst.CSTNode, wrapped: cst.CSTNode | None = None) -> bool:
