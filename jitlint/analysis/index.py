@@ -98,6 +98,10 @@ class ModuleSummary:
     # marked static (`dataclasses.field(metadata={"static": True})`: a project's own `static_field()`).
     pytree_makers: list[str] = field(default_factory=list)
     static_fields: list[str] = field(default_factory=list)
+    # Module-level classes -> their bases, qualified (`HMM` of `from dynamax.ssm import SSM` ... `class
+    # HMM(SSM)`: ["dynamax.ssm.SSM"]); with `jit_makers` holding "Class.method" for a method that builds a
+    # jit wrapper when it runs, a method an object inherits is found in another file.
+    class_bases: dict[str, list[str]] = field(default_factory=dict)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -114,7 +118,8 @@ class ModuleSummary:
                 "jitted": {k: asdict(v) for k, v in self.jitted.items()}, "memoizers": self.memoizers,
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
                 "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps,
-                "pytree_makers": self.pytree_makers, "static_fields": self.static_fields}
+                "pytree_makers": self.pytree_makers, "static_fields": self.static_fields,
+                "class_bases": self.class_bases}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
@@ -122,7 +127,7 @@ class ModuleSummary:
                    dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
                    list(data["jit_makers"]), list(data["sweeps"]), list(data["pytree_makers"]),
-                   list(data["static_fields"]))
+                   list(data["static_fields"]), {k: list(v) for k, v in data["class_bases"].items()})
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -258,6 +263,14 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
         elif isinstance(stmt, ast.ClassDef):
             summary.classes[stmt.name] = [f.name for f in stmt.body if isinstance(f, ast.FunctionDef) and
                                           not f.decorator_list and f.args.args and not f.name.startswith("__")]
+            bases = [q for q in (_qualify(b, imports) or (prefix + b.id if isinstance(b, ast.Name) else None)
+                                 for b in stmt.bases) if q]
+            if bases:
+                summary.class_bases[stmt.name] = bases
+            if jitting:
+                summary.jit_makers += [f"{stmt.name}.{f.name}" for f in stmt.body
+                                       if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
+                                       and _makes_jit(f, imports)]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = stmt.value
             if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):
@@ -586,6 +599,44 @@ class ProjectIndex:
         """Whether `qualified` is a plain project function that builds a jit wrapper when it runs."""
         target = self.resolve_function(qualified)
         return target is not None and target[1] in self.modules[target[0]].jit_makers
+
+    def class_makes_jit(self, qualified: str) -> bool:
+        """Whether `qualified` is a project class with a method (its own or inherited) that builds a jit
+        wrapper when it runs: a loop calling it on an object of the class may compile again and again."""
+        todo, seen = [qualified], set()
+        while todo and len(seen) < 32:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            found = self._defined(current)
+            if found is None or found[1] not in found[0].classes:
+                continue
+            summary, name = found
+            if any(maker.startswith(name + ".") for maker in summary.jit_makers):
+                return True
+            todo.extend(summary.class_bases.get(name, []))
+        return False
+
+    def method_making_jit(self, qualified_class: str, method: str) -> tuple[str, str] | None:
+        """(module, "Class.method") of the plain method `method` an object of the project class
+        `qualified_class` runs -- its own or the first a base defines, depth first, bases followed across
+        files -- when that method builds a jit wrapper when it runs; None otherwise."""
+        todo, seen = [qualified_class], set()
+        while todo and len(seen) < 32:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            found = self._defined(current)
+            if found is None or found[1] not in found[0].classes:
+                continue
+            summary, name = found
+            if method in summary.classes[name]:
+                key = f"{name}.{method}"
+                return (summary.module, key) if key in summary.jit_makers else None
+            todo[:0] = summary.class_bases.get(name, [])
+        return None
 
     def importers(self, modules: set[str]) -> set[str]:
         """The modules whose top-level imports name one of `modules` (or something in one)."""

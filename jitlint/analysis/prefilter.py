@@ -107,7 +107,8 @@ def _valid_summary(summary) -> bool:
     """The shape of ModuleSummary.to_dict(), so that a damaged cache can never crash a lookup."""
     if not (isinstance(summary, dict)
             and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
-                                 "returns", "scalars", "jit_makers", "sweeps", "pytree_makers", "static_fields"}
+                                 "returns", "scalars", "jit_makers", "sweeps", "pytree_makers", "static_fields",
+                                 "class_bases"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
@@ -116,6 +117,8 @@ def _valid_summary(summary) -> bool:
             and isinstance(summary["returns"], dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())
             and all(isinstance(k, str) and _strings(v) for k, v in summary["classes"].items())
+            and isinstance(summary["class_bases"], dict)
+            and all(isinstance(k, str) and _strings(v) for k, v in summary["class_bases"].items())
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["imports"].items())):
         return False
     expected = {f.name for f in fields(JitSignature)}
@@ -137,9 +140,11 @@ def is_relevant(facts: Facts, index=None) -> bool:
     if index is None:
         return False
     # a jitted function of another file called, or one that builds a jit wrapper (from a loop, it would
-    # build it again and again)
+    # build it again and again), or a class with a method that does
     makes_jit = getattr(index, "makes_jit", None)
-    return any(index.lookup(q) is not None or (makes_jit is not None and makes_jit(q)) for q in facts.refs)
+    class_makes_jit = getattr(index, "class_makes_jit", None)
+    return any(index.lookup(q) is not None or (makes_jit is not None and makes_jit(q)) or
+               (class_makes_jit is not None and class_makes_jit(q)) for q in facts.refs)
 
 
 _NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names

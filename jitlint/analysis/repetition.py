@@ -64,8 +64,8 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                 f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`",
                 ((loop, "this loop repeats it"), (site.node, f"calls `{callee.name}` on every iteration")))
     for call in getattr(a, "incoming", ()):  # called from a data-driven loop in another file
-        info = a.module_defs.get(call.function) if call.kind == "repeated" else None
-        if info is not None and info.class_name is None and info not in found and not once_per_key(info):
+        info = _incoming_callee(a, call.function) if call.kind == "repeated" else None
+        if info is not None and info not in found and not once_per_key(info):
             path, line = call.steps[-1][0], call.steps[-1][1]
             specs = [(keyword, star) for keyword, star, _ in call.args]
             varying = frozenset(param for param, (_, _, value) in zip(_parameters(info, specs), call.args)
@@ -87,6 +87,16 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                         (*found[site.func].steps, (site.node, f"`{site.func.name}` calls `{callee.name}`")))
                     changed = True
     return found
+
+
+def _incoming_callee(a: ModuleFacts, name: str) -> FunctionInfo | None:
+    """The function an incoming call names: a module-level function, or "Class.method" (a method an
+    object of this or a derived class runs, called on it in another file)."""
+    cls, _, method = name.rpartition(".")
+    if cls:
+        return a.method(cls, method) if cls in a.classes else None
+    info = a.module_defs.get(name)
+    return info if info is not None and info.class_name is None else None
 
 
 def called_function(a: ModuleFacts, site: CallSite) -> FunctionInfo | None:

@@ -4,6 +4,8 @@ witness placed in this file. A run hands them to the callee's file (jitlint.proj
 
 from __future__ import annotations
 
+import libcst as cst
+
 from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
@@ -28,7 +30,7 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
         pending.append((target, args, traces_constants, caller.name, steps, "traced", guard))
     for site, target in _repeated_candidates(analysis, index):
         # (the call alone: a quick tree places calls, not loops)
-        steps = [(site.node, f"a loop calls `{site.qualified.rpartition('.')[2]}` on every iteration")]
+        steps = [(site.node, f"a loop calls `{target[1].rpartition('.')[2]}` on every iteration")]
         # which arguments change with the loop: a callable built from them differs between the runs
         varying = loop_varying(analysis, site)
         args = tuple((arg.keyword.value if arg.keyword is not None else None, arg.star,
@@ -58,19 +60,43 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
 
 def _repeated_candidates(analysis, index):
     """(call site, callee (module, function)) for each eager call in a data-driven loop of this file to a
-    plain function of another project module that builds a jit wrapper when it runs."""
+    plain function of another project module that builds a jit wrapper when it runs, or to such a method of
+    an object of another module's class (`model = PoissonHMM(...)` then `model.fit_em(...)`: the callee is
+    "Class.method" of the module whose class defines it, bases followed)."""
     makes_jit = getattr(index, "makes_jit", None)
     if makes_jit is None:
         return
     for site in analysis.call_sites.values():
-        if site.loop is None or not site.eager or site.callee is not None or not site.qualified or \
-                "." not in site.qualified or runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
+        if site.loop is None or not site.eager or site.callee is not None or \
+                runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node):
             continue
-        if makes_jit(site.qualified):
+        if site.qualified and "." in site.qualified and makes_jit(site.qualified):
             target = index.resolve_function(site.qualified)
             if target is not None:
                 yield site, target
+                continue
+        target = _method_target(analysis, index, site)
+        if target is not None:
+            yield site, target
+
+
+def _method_target(analysis, index, site):
+    """`obj.method(...)` where `obj` is bound (by the assignment that reaches the call) to an object of
+    another project module's class whose method (its own or inherited) builds a jit wrapper when it runs:
+    that (module, "Class.method")."""
+    func = site.node.func
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or \
+            getattr(index, "method_making_jit", None) is None:
+        return None
+    sources = runs.assigned(analysis, site.func, func.value.value)
+    if site.func is not None and func.value.value in site.func.assignments:
+        reaching = runs.reaching_assignment(site.func, site.node, func.value.value)  # (in the loop, before it)
+        sources = [reaching] if reaching is not None else []
+    if len(sources) != 1 or not isinstance(sources[0], cst.Call):
+        return None
+    q = site.scope.qualify(sources[0].func) if isinstance(sources[0].func, (cst.Name, cst.Attribute)) else None
+    return index.method_making_jit(q, func.attr.value) if q and "." in q else None
 
 
 def _candidates(analysis, index):

@@ -88,6 +88,11 @@ METHOD = "@method:"
 MAKES_JIT = "@makes-jit:"
 # A name asked what it holds (`value_kind`: what a project function returns, a module constant).
 KIND = "@kind:"
+# A name asked whether it is a project class with a method that builds a jit wrapper (`class_makes_jit`).
+CLASS_JIT = "@class-jit:"
+# A project class and a method name (`METHOD_JIT + "pkg.hmm.HMM#fit"`), asked which method, its own or
+# inherited, an object runs when that builds a jit wrapper (`method_making_jit`).
+METHOD_JIT = "@method-jit:"
 
 
 class Resolver:
@@ -114,6 +119,12 @@ class Resolver:
             elif qualified.startswith(METHOD):
                 cls, _, method = qualified[len(METHOD):].rpartition("#")
                 found = "method" if self.index.plain_method(cls, method) else None
+            elif qualified.startswith(CLASS_JIT):
+                found = "class-jit" if self.index.class_makes_jit(qualified[len(CLASS_JIT):]) else None
+            elif qualified.startswith(METHOD_JIT):
+                cls, _, method = qualified[len(METHOD_JIT):].rpartition("#")
+                target = self.index.method_making_jit(cls, method)
+                found = None if target is None else ":".join(target)
             elif qualified.startswith(FUNCTION):
                 target = self.index.resolve_function(qualified[len(FUNCTION):])
                 found = None if target is None else ":".join(target)
@@ -127,6 +138,9 @@ class Resolver:
 
     def makes_jit(self, qualified: str) -> bool:
         return self.digest(MAKES_JIT + qualified) is not None
+
+    def class_makes_jit(self, qualified: str) -> bool:
+        return self.digest(CLASS_JIT + qualified) is not None
 
     def hits(self, names) -> dict[str, str]:
         out = {}

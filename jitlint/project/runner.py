@@ -28,7 +28,8 @@ from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
 from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevant, lint_text, select
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
-from jitlint.project.cache import FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, Cache, Resolver, content_hash
+from jitlint.project.cache import (CLASS_JIT, FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, METHOD_JIT, Cache, Resolver,
+                                   content_hash)
 from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
 
@@ -428,6 +429,14 @@ class _RecordingIndex:
     def value_kind(self, qualified: str) -> str | None:
         self.looked_up.add(KIND + qualified)
         return self._index.value_kind(qualified)
+
+    def class_makes_jit(self, qualified: str) -> bool:
+        self.looked_up.add(CLASS_JIT + qualified)
+        return self._index.class_makes_jit(qualified)
+
+    def method_making_jit(self, qualified_class: str, method: str):
+        self.looked_up.add(f"{METHOD_JIT}{qualified_class}#{method}")
+        return self._index.method_making_jit(qualified_class, method)
 
     def __getattr__(self, name: str):
         self.opaque = True

@@ -216,3 +216,15 @@ def test_config_branches():
             detector.Detector(detector.Waveform(True)).response(theta)
         with pytest.raises(jax.errors.TracerArrayConversionError):
             detector.aligned_response(theta, theta)
+
+
+def test_inherited_methods():
+    """A method a class inherits from a base in another file builds its jitted loop on every call: called
+    on a new object per restart from a loop in a third file, it compiles on every pass (JIT101 at the
+    base's nested jit); called once, once. The jitted function `score` reaches compiles once."""
+    assert marked("inherited_methods") == {("base.py", "JIT101")}
+    with imported("inherited_methods", "models", "models.base", "models.poisson", "restarts", "report") as \
+            (*_, restarts, report):
+        assert compiles("run", lambda: restarts.restarts(3, 2)) == 3
+        assert compiles("run", lambda: restarts.single_fit(2)) == 1
+        assert compiles("_score", lambda: report.describe(restarts.restarts(3, 2))) == 1
