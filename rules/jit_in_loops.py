@@ -34,7 +34,8 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
             not runs.builds_collection(a, creation.loop, creation.node) and \
             not runs.keeps_per_item(creation.loop, creation.node, creation.wrapped):
         place = "inside a loop"
-    elif creation.func is not None and creation.func in repeated:
+    elif creation.func is not None and creation.func in repeated and \
+            not runs.only_used_by_nested(a, creation.func, creation.node, creation.wrapped):
         place = f"in `{creation.func.name}`, which runs repeatedly ({repeated[creation.func]})"
     else:
         return None

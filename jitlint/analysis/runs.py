@@ -903,6 +903,34 @@ def only_handed_on(a: "ModuleFacts", func: "FunctionInfo | None") -> bool:
                                             for r in receivers)
 
 
+def only_used_by_nested(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode,
+                        wrapped: cst.CSTNode) -> bool:
+    """A wrapper the function that makes it never uses itself -- never called, returned or handed on there,
+    only read by its nested defs (`@jax.jit def check_needs_rebuild` called by an `update_fn` handed back
+    inside an object): it compiles only when whoever receives those calls them (jax-md's multi-image
+    neighbor lists, whose test loop only allocates; the second corpus's review)."""
+    if func is None:
+        return False
+    uses = _name_uses(a, func)
+    if isinstance(wrapped, cst.FunctionDef) and any(creation_node is d for d in wrapped.decorators):
+        names = {wrapped.name.value}
+    else:
+        names = {name for name, exprs in func.assignments.items() if creation_node in exprs}
+        if not names:
+            return False
+    return all(uses.reads.get(n, 0) == 0 for n in names) and \
+        any(n in names_of_nested_reads(func) for n in names)
+
+
+def names_of_nested_reads(func: "FunctionInfo") -> set[str]:
+    """The names the nested defs and lambdas of `func` read."""
+    out: set[str] = set()
+    for node in descendants(func.node.body):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            out |= {n.value for n in descendants(node.body) if isinstance(n, cst.Name)}
+    return out
+
+
 def _name_uses(a: "ModuleFacts", func: "FunctionInfo | None") -> _Uses:
     uses = a.name_uses.get(id(func))
     if uses is None:

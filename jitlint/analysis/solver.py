@@ -17,7 +17,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
                                      value_taint, variant_key)
 from jitlint.analysis.scheduler import ContextStart
-from jitlint.analysis.values import Const, KnownTruth, Taint, join
+from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint, join
 
 MAX_SETTLE_DEPTH = 6  # callees walked at once, nested; deeper call chains fall back to the worklist
 
@@ -165,11 +165,13 @@ class Solver:
         if traces_constants and not info.traces_constants:
             info.traces_constants = True
             every = True
-        truths: dict[str, KnownTruth] = {}
+        truths: dict[str, KnownTruth | NotNone] = {}
         if closure:
             for name, value in closure.items():
-                if isinstance(value, KnownTruth):
-                    truths[name] = value  # what this branch decided: part of this context, not of every one
+                if isinstance(value, (KnownTruth, NotNone)):
+                    # what this branch decided (`if nbrs is None: return ...` before `lax.cond(..., fn, ...)`):
+                    # part of this context, not of every one
+                    truths[name] = value
                     continue
                 if name not in info.closure:
                     info.closure[name] = value
@@ -188,10 +190,11 @@ class Solver:
         return variant
 
     def _variant(self, info: FunctionInfo, params: dict[str, Value],
-                 truths: dict[str, KnownTruth] | None = None) -> tuple[Variant, bool]:
+                 truths: dict[str, KnownTruth | NotNone] | None = None) -> tuple[Variant, bool]:
         key = variant_key(info.params, params)
         if truths:
-            key = (*key, ("closure", tuple(sorted((n, t.truth) for n, t in truths.items()))))
+            key = (*key, ("closure", tuple(sorted((n, t.truth if isinstance(t, KnownTruth) else "not-none")
+                                                  for n, t in truths.items()))))
         variant = info.variants.get(key)
         if variant is None and len(info.variants) >= MAX_VARIANTS:
             key = JOINED

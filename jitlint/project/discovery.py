@@ -53,7 +53,9 @@ class ModuleNames:
             return known
         parts: tuple[str, ...] = ()
         parent, name = os.path.split(folder)
-        if os.path.isfile(os.path.join(folder, "__init__.py")):
+        # (a folder whose name is no identifier cannot be imported as a package, whatever it holds: an
+        # sdist's `jax-md/` with a stray `__init__.py` is no package `jax-md`)
+        if name.isidentifier() and os.path.isfile(os.path.join(folder, "__init__.py")):
             parts = (*(self._package(parent) if parent != folder else ()), name)
         self._folders[folder] = parts
         return parts

@@ -335,3 +335,15 @@ def test_a_notebooks_top_level_await_compiles_in_a_statement_too_deep_for_the_tr
     assert [f.code for f in check_source(notebook, "a.ipynb", ALL).findings] == []
     as_script = check_source("".join(cells), "a.py", ALL).findings
     assert [(f.code, f.message) for f in as_script] == [("JIT000", "syntax error: 'await' outside function")]
+
+
+def test_a_folder_that_is_no_identifier_is_no_package(tmp_path):
+    """`md-sim/__init__.py` (a stray file in an sdist's root) makes no package `md-sim`: Python cannot import
+    one, so the modules below are named from the first importable package (jax-md's layout)."""
+    inner = tmp_path / "md-sim" / "mdsim"
+    inner.mkdir(parents=True)
+    (tmp_path / "md-sim" / "__init__.py").write_text("", encoding="utf-8")
+    (inner / "__init__.py").write_text("", encoding="utf-8")
+    (inner / "grid.py").write_text("x = 1\n", encoding="utf-8")
+    assert module_name_for(inner / "grid.py") == ("mdsim.grid", False)
+    assert module_name_for(inner / "__init__.py") == ("mdsim", True)

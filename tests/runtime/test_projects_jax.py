@@ -228,3 +228,29 @@ def test_inherited_methods():
         assert compiles("run", lambda: restarts.restarts(3, 2)) == 3
         assert compiles("run", lambda: restarts.single_fit(2)) == 1
         assert compiles("_score", lambda: report.describe(restarts.restarts(3, 2))) == 1
+
+
+def test_neighbor_lists(capsys):
+    """jax-md's layout and neighbor lists: a stray `__init__.py` in `md-sim/` (no importable package) leaves
+    the modules `mdsim.*`, so the project's static field is known and the fold factors print as values;
+    the factory's `allocate` converts with NumPy eagerly only (the jitted step's trace calls `update`,
+    which takes the `lax.cond` path); the jitted check a factory per try builds is never called (no
+    compile); the helper the jitted step calls raises (JIT406)."""
+    jnp = jax.numpy
+    assert marked("neighbor_lists") == {("partition.py", "JIT406")}
+    inner = str(PROJECT_FIXTURES / "neighbor_lists" / "md-sim")
+    sys.path.insert(0, inner)
+    try:
+        with imported("neighbor_lists", "mdsim.fields", "mdsim.grid", "mdsim.partition", "simulate", "report") as \
+                (*_, simulate, report):
+            position = jnp.linspace(0.0, 1.0, 4)
+            assert report.describe(simulate.run(position, 2).shift)
+            simulate.relax_grid(3)
+            assert "folding with factors (1, 3)" in capsys.readouterr().out
+            assert compiles("needs_rebuild", lambda: simulate.sizes(position, 3)) == 0
+            with pytest.raises(jax.errors.TracerArrayConversionError):
+                simulate.checked_step(position, simulate.partition.neighbor_list(0.5).allocate(position))
+    finally:
+        sys.path.remove(inner)
+        for m in ("mdsim", "mdsim.fields", "mdsim.grid", "mdsim.partition"):
+            sys.modules.pop(m, None)

@@ -50,6 +50,10 @@ class Binding(Frame):
             self.last_call_value = FuncValue(returned) if returned is not None else instance
             return None
         self.last_call_value = FuncValue(returned) if returned is not None else None
+        # A module-level jnp array handed on as it is stays the concrete array it is: only JAX computing
+        # with it makes a tracer (measured: `onp.array(SPECIES)` in a helper of a jitted function runs;
+        # jax-md's notebooks pass `species` so)
+        arg_values = [None if arg.value in self.facts.bare_constants else v for arg, v in zip(expr.args, arg_values)]
         params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
         for name, value in params.items():
             # `def _mesh_transport(cell_data, grid: TPUGrid)` given a traced pytree of no known class (a
@@ -250,9 +254,14 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
                 params[info.vararg] = as_container(taint)
             i = len(positional)
         elif star == "**":
+            # `**kw` fills named parameters (and `**kwargs`), never `*args`; which ones it fills is the
+            # mapping's keys, unknown here: a parameter may keep its default, so what it holds is not
+            # certain (`soft_sphere_pair(displacement, **params)` with traced `sigma` and `alpha` does not
+            # trace `species`: jax-md's notebooks)
+            maybe = dataclasses.replace(taint, opaque=True) if taint is not None else None
             for p in info.params:
-                if p != info.vararg:  # `**kw` fills named parameters (and `**kwargs`), never `*args`
-                    params.setdefault(p, taint)
+                if p != info.vararg:
+                    params.setdefault(p, maybe if p in info.defaults and p != info.kwarg else taint)
         else:
             if 0 <= i < len(positional):
                 params[positional[i]] = passed

@@ -65,13 +65,43 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             if ret != variant.return_taint or never != variant.never_returns:
                 variant.return_taint, variant.never_returns = ret, never
                 self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
-            # Nested defs defined under trace but not called here still run under trace when used. No
-            # call is seen, so the one context that can be stated is the call that passes only what has
-            # no default: a literal default (`verbose=False`) decides its guards there.
+            # Nested defs defined under trace but not called here still run under trace when used (stored,
+            # handed on, decorated). No call is seen, so the one context that can be stated is the call that
+            # passes only what has no default: a literal default (`verbose=False`) decides its guards there.
+            # One the function returns as it is (`return minimize`, `return step, init`) is the factory's
+            # product, for its traced caller to call. Not one only handed back inside an object (`return
+            # NeighborListFns(allocate_fn, update_fn)` from a factory a trace happens to call), or only
+            # called by such: whoever receives that object calls it, maybe eagerly (jax-md's `allocate`,
+            # documented eager; the second corpus's review).
+            used = _used_outside_returns(info) if self.nested_seen else set()
             for nested in self.nested_seen:
-                if not nested.traced and not nested.callback:
+                if not nested.traced and not nested.callback and (
+                        nested.name in used or isinstance(nested.node, cst.FunctionDef) and nested.node.decorators):
                     context = Context(ContextKind.NESTED, caller=info.name, traces_constants=info.traces_constants)
                     defaults = {name: const for name in nested.params
                                 if (const := nested.default_const(name)) is not None}
                     self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants,
                                            TraceEdge("defined", nested.node, "", info))
+
+
+def _used_outside_returns(info) -> set[str]:
+    """The names `info`'s own body reads outside its nested defs, and outside its `return` values but for
+    names returned as they are (`return f`, `return f, g`)."""
+    out: set[str] = set()
+    stack = list(info.node.body.body) if isinstance(info.node, cst.FunctionDef) else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Return)):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                stack.extend(d.decorator for d in node.decorators)  # (a decorator runs here)
+            elif isinstance(node, cst.Return):
+                value = node.value
+                items = [el.value for el in value.elements] if isinstance(value, cst.Tuple) else [value]
+                out.update(item.value for item in items if isinstance(item, cst.Name))
+            continue
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+            continue
+        stack.extend(node.children)
+    return out
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
+from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
@@ -154,17 +154,21 @@ class Guards(Frame):
             return [], []
         if self.lookup(name) is not None:
             return [], []  # a tracer, a constant, a function: the value itself already says it
-        names = [name, *self._aliases(name)]
+        names = [name, *self._aliases(name, test)]
         return (names, []) if isinstance(op, cst.IsNot) else ([], names)
 
-    def _aliases(self, name: str) -> list[str]:
-        """Names bound to the same object: `nbrs = neighbors` (each bound once in this function, the other a
-        parameter or bound once too), so narrowing one narrows the other."""
+    def _aliases(self, name: str, test: cst.BaseExpression) -> list[str]:
+        """Names bound to the same object at `test`: `nbrs = neighbors` (the assignment of `nbrs` that
+        reaches the test, however `nbrs` is rebound after it; the other a parameter or bound once), so
+        narrowing one narrows the other."""
         info = self.info
         if info is None:
             return []
         out = []
         sources = info.assignments.get(name, [])
+        if len(sources) > 1:
+            reaching = runs.reaching_assignment(info, test, name)
+            sources = [reaching] if reaching is not None else sources
         if len(sources) == 1 and isinstance(sources[0], cst.Name):
             other = sources[0].value
             if other in info.params and other not in info.assignments or len(info.assignments.get(other, [])) == 1:
