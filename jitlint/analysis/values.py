@@ -84,7 +84,7 @@ def _join_all(found: "list[Taint]") -> Taint:
         level=first.level,
         origin=first.origin,
         is_bool=all(t.is_bool for t in found),
-        is_array=any(t.is_array for t in found),
+        is_array=any(t.is_array for t in found) and not any(t.container for t in found),
         container=all(t.container for t in found),
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
@@ -98,11 +98,13 @@ def _join_all(found: "list[Taint]") -> Taint:
 def _join2(a: Taint, b: Taint) -> Taint:
     """`join(a, b)`, the common case (a node's recorded value and its value on another walk, two operands):
     the same fields, and `a` itself when it already holds `b`, instead of building an equal taint."""
-    if a is b:
+    if a is b or a == b:
         return a
     top = b if b.level > a.level else a  # (max keeps the first of equal levels)
     is_bool = a.is_bool and b.is_bool
-    is_array = a.is_array or b.is_array
+    # (an array on one path and a Python container on the other is not known to be an array: `alms =
+    # [jnp.asarray(a) for a in alms]` if spin else `jnp.asarray(alms)`, jax-healpy, fresh set AB)
+    is_array = (a.is_array or b.is_array) and not (a.container or b.container)
     container = a.container and b.container
     filtered = a.filtered and b.filtered
     from_constant = a.from_constant and b.from_constant

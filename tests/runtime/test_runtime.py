@@ -455,6 +455,9 @@ def test_every_runnable_fixture_is_confirmed_at_its_lines():
                 # jitlint cannot decide, which the fixture's realistic run does not meet (not reached;
                 # tests/analysis/test_jax_semantics.py holds that the line does not raise there)
                 want = {"confirmed", "not_reached"}
+                if "jitlint cannot decide that test" in f["message"]:
+                    # (or on a branch of a caller's test no traced call takes: the line runs eagerly only)
+                    want.add("not_confirmed")
             if f["runtime"]["status"] not in want:
                 problems.append(f"{path.name}:{line} {code}: {f['runtime']['status']} "
                                 f"({f['runtime']['evidence']}), expected {' or '.join(sorted(want))}")
