@@ -600,9 +600,9 @@ class ProjectIndex:
         target = self.resolve_function(qualified)
         return target is not None and target[1] in self.modules[target[0]].jit_makers
 
-    def class_makes_jit(self, qualified: str) -> bool:
-        """Whether `qualified` is a project class with a method (its own or inherited) that builds a jit
-        wrapper when it runs: a loop calling it on an object of the class may compile again and again."""
+    def _class_chain(self, qualified: str):
+        """(summary, class name) for the project class `qualified` and then its bases, depth first, followed
+        across files and re-exports (a few dozen at most: a cycle or a deep hierarchy stops there)."""
         todo, seen = [qualified], set()
         while todo and len(seen) < 32:
             current = todo.pop(0)
@@ -612,30 +612,23 @@ class ProjectIndex:
             found = self._defined(current)
             if found is None or found[1] not in found[0].classes:
                 continue
-            summary, name = found
-            if any(maker.startswith(name + ".") for maker in summary.jit_makers):
-                return True
-            todo.extend(summary.class_bases.get(name, []))
-        return False
+            yield found
+            todo[:0] = found[0].class_bases.get(found[1], [])
+
+    def class_makes_jit(self, qualified: str) -> bool:
+        """Whether `qualified` is a project class with a method (its own or inherited) that builds a jit
+        wrapper when it runs: a loop calling it on an object of the class may compile again and again."""
+        return any(maker.startswith(name + ".") for summary, name in self._class_chain(qualified)
+                   for maker in summary.jit_makers)
 
     def method_making_jit(self, qualified_class: str, method: str) -> tuple[str, str] | None:
         """(module, "Class.method") of the plain method `method` an object of the project class
         `qualified_class` runs -- its own or the first a base defines, depth first, bases followed across
         files -- when that method builds a jit wrapper when it runs; None otherwise."""
-        todo, seen = [qualified_class], set()
-        while todo and len(seen) < 32:
-            current = todo.pop(0)
-            if current in seen:
-                continue
-            seen.add(current)
-            found = self._defined(current)
-            if found is None or found[1] not in found[0].classes:
-                continue
-            summary, name = found
+        for summary, name in self._class_chain(qualified_class):
             if method in summary.classes[name]:
                 key = f"{name}.{method}"
                 return (summary.module, key) if key in summary.jit_makers else None
-            todo[:0] = summary.class_bases.get(name, [])
         return None
 
     def importers(self, modules: set[str]) -> set[str]:
