@@ -267,7 +267,7 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                                  for b in stmt.bases) if q]
             if bases:
                 summary.class_bases[stmt.name] = bases
-            if jitting:
+            if jitting and _makes_jit(stmt, imports):  # (one walk of the class first: most make no jit)
                 summary.jit_makers += [f"{stmt.name}.{f.name}" for f in stmt.body
                                        if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
                                        and _makes_jit(f, imports)]
@@ -287,8 +287,9 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
              ast.Match)
 
 
-def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
-    """Whether running `fn` builds a jit wrapper: a nested def decorated by a jit, or a jit called."""
+def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, imports: dict[str, str]) -> bool:
+    """Whether running `fn` builds a jit wrapper: a nested def decorated by a jit, or a jit called (for a
+    class: whether any of its methods may)."""
     for node in (n for stmt in fn.body for n in ast.walk(stmt)):  # (not its own decorators)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if any(_jit_of(dec, imports) is not None for dec in node.decorator_list):

@@ -81,6 +81,8 @@ class ModuleFacts:
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)
         self._references: dict[str, tuple[int, int]] | None = None  # (see function_references)
+        self.handed_on: dict[str, bool] = {}  # runs.only_handed_on, per module-level function
+        self.used_names: dict[int, frozenset[str]] = {}  # evaluator: per function, the names it uses itself
         # (for fixes and positions; a weak reference: a cycle through the index would keep each file's
         # analysis alive until the cyclic collector runs, 45 MiB more at the peak of a corpus run)
         self.top_level = TopLevel(module, weakref.WeakMethod(self._statement_guess))
@@ -98,16 +100,15 @@ class ModuleFacts:
 
     def function_references(self) -> dict[str, tuple[int, int]]:
         """Name -> (how often the module calls it by that name, how often it passes it as an argument),
-        anywhere in the module. Built on first use (a walk of every node)."""
+        anywhere in the module. Built on first use, from the recorded calls."""
         if self._references is None:
             refs: dict[str, list[int]] = {}
-            for node in descendants(self.module):
-                if isinstance(node, cst.Call):
-                    if isinstance(node.func, cst.Name):
-                        refs.setdefault(node.func.value, [0, 0])[0] += 1
-                    for arg in node.args:
-                        if isinstance(arg.value, cst.Name):
-                            refs.setdefault(arg.value.value, [0, 0])[1] += 1
+            for node in self.call_sites:  # (every call: the walks visit all of the module's code)
+                if isinstance(node.func, cst.Name):
+                    refs.setdefault(node.func.value, [0, 0])[0] += 1
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name):
+                        refs.setdefault(arg.value.value, [0, 0])[1] += 1
             self._references = {name: (c, p) for name, (c, p) in refs.items()}
         return self._references
 

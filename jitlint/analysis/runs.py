@@ -894,13 +894,18 @@ def only_handed_on(a: "ModuleFacts", func: "FunctionInfo | None") -> bool:
         f = f.parent
     if f is None or f.class_name is not None or not isinstance(f.node, cst.FunctionDef):
         return False
+    known = a.handed_on.get(f.name)
+    if known is not None:
+        return known
     called, passed = a.function_references().get(f.name, (0, 0))
-    if called or not passed:
-        return False
-    receivers = [site.callee.info for site in a.call_sites.values() if site.callee is not None and any(
-        isinstance(arg.value, cst.Name) and arg.value.value == f.name for arg in site.node.args)]
-    return len(receivers) == passed and all(any(g.traced and g.parent is r for g in a.functions)
-                                            for r in receivers)
+    found = False
+    if passed and not called:
+        receivers = [site.callee.info for site in a.call_sites.values() if site.callee is not None and any(
+            isinstance(arg.value, cst.Name) and arg.value.value == f.name for arg in site.node.args)]
+        found = len(receivers) == passed and all(any(g.traced and g.parent is r for g in a.functions)
+                                                 for r in receivers)
+    a.handed_on[f.name] = found
+    return found
 
 
 def only_used_by_nested(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode,

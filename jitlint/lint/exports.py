@@ -89,14 +89,19 @@ def _method_target(analysis, index, site):
     if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or \
             getattr(index, "method_making_jit", None) is None:
         return None
+    def class_of(source) -> str | None:
+        q = site.scope.qualify(source.func) if isinstance(source, cst.Call) and isinstance(
+            source.func, (cst.Name, cst.Attribute)) else None
+        return q if q and "." in q else None
+
     sources = runs.assigned(analysis, site.func, func.value.value)
+    if not any(class_of(src) for src in sources):  # (no object of a project class: most calls)
+        return None
     if site.func is not None and func.value.value in site.func.assignments:
         reaching = runs.reaching_assignment(site.func, site.node, func.value.value)  # (in the loop, before it)
         sources = [reaching] if reaching is not None else []
-    if len(sources) != 1 or not isinstance(sources[0], cst.Call):
-        return None
-    q = site.scope.qualify(sources[0].func) if isinstance(sources[0].func, (cst.Name, cst.Attribute)) else None
-    return index.method_making_jit(q, func.attr.value) if q and "." in q else None
+    q = class_of(sources[0]) if len(sources) == 1 else None
+    return index.method_making_jit(q, func.attr.value) if q else None
 
 
 def _candidates(analysis, index):

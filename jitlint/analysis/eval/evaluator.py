@@ -19,6 +19,7 @@ from jitlint.analysis.eval.transforms import Transforms
 from jitlint.analysis.objects import TraceEdge, annotation_kind, bool_array_annotation
 from jitlint.analysis.scheduler import returns_of
 from jitlint.analysis.values import Taint, join
+from jitlint.source.cstwalk import children
 
 
 class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library, Transforms, Frameworks):
@@ -73,7 +74,9 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             # NeighborListFns(allocate_fn, update_fn)` from a factory a trace happens to call), or only
             # called by such: whoever receives that object calls it, maybe eagerly (jax-md's `allocate`,
             # documented eager; the second corpus's review).
-            used = _used_outside_returns(info) if self.nested_seen else set()
+            used = self.facts.used_names.get(id(info)) if self.nested_seen else frozenset()
+            if used is None:
+                used = self.facts.used_names[id(info)] = frozenset(_used_outside_returns(info))
             for nested in self.nested_seen:
                 if not nested.traced and not nested.callback and (
                         nested.name in used or isinstance(nested.node, cst.FunctionDef) and nested.node.decorators):
@@ -102,6 +105,6 @@ def _used_outside_returns(info) -> set[str]:
         if isinstance(node, cst.Name):
             out.add(node.value)
             continue
-        stack.extend(node.children)
+        stack.extend(children(node))
     return out
 

@@ -166,7 +166,7 @@ class Guards(Frame):
             return []
         out = []
         sources = info.assignments.get(name, [])
-        if len(sources) > 1:
+        if len(sources) > 1 and any(isinstance(src, cst.Name) for src in sources):  # (only then an alias)
             reaching = runs.reaching_assignment(info, test, name)
             sources = [reaching] if reaching is not None else sources
         if len(sources) == 1 and isinstance(sources[0], cst.Name):
