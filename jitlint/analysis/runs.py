@@ -428,35 +428,14 @@ def _leaving_regions(loop: cst.CSTNode) -> frozenset[int]:
                 if leaves(stmt, own) or i + 1 < len(statements) and leaves(statements[i + 1], own):
                     found.update(id(n) for n in _descendants_in_body(stmt))
                 continue
-            inner = own and not isinstance(stmt, (cst.For, cst.While))
-            if isinstance(stmt, _NEW_BODIES_STMT):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
-            for body in _bodies(stmt):
+            inner = own and not isinstance(stmt, (cst.For, cst.While))
+            for body in _blocks(stmt):
                 block(body, inner)
 
     block(loop.body.body, True)
     return frozenset(found)
-
-
-def _bodies(stmt: cst.CSTNode):
-    """The statement lists of a compound statement: its body, `elif`/`else` chains, handlers, `finally`."""
-    body = getattr(stmt, "body", None)
-    if isinstance(body, cst.BaseSuite) and hasattr(body, "body"):
-        yield body.body
-    for handler in getattr(stmt, "handlers", ()) or ():
-        yield handler.body.body
-    orelse = getattr(stmt, "orelse", None)
-    while isinstance(orelse, cst.If):
-        yield orelse.body.body
-        orelse = orelse.orelse
-    if orelse is not None:
-        yield orelse.body.body
-    final = getattr(stmt, "finalbody", None)
-    if final is not None:
-        yield final.body.body
-
-
-_NEW_BODIES_STMT = (cst.FunctionDef, cst.ClassDef)
 
 
 def _descendants_in_body(root: cst.CSTNode):
@@ -924,10 +903,10 @@ def only_used_by_nested(a: "ModuleFacts", func: "FunctionInfo | None", creation_
         if not names:
             return False
     return all(uses.reads.get(n, 0) == 0 for n in names) and \
-        any(n in names_of_nested_reads(func) for n in names)
+        any(n in _names_of_nested_reads(func) for n in names)
 
 
-def names_of_nested_reads(func: "FunctionInfo") -> set[str]:
+def _names_of_nested_reads(func: "FunctionInfo") -> set[str]:
     """The names the nested defs and lambdas of `func` read."""
     out: set[str] = set()
     for node in descendants(func.node.body):

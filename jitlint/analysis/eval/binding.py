@@ -50,11 +50,7 @@ class Binding(Frame):
             self.last_call_value = FuncValue(returned) if returned is not None else instance
             return None
         self.last_call_value = FuncValue(returned) if returned is not None else None
-        # A module-level jnp array handed on as it is stays the concrete array it is: only JAX computing
-        # with it makes a tracer (measured: `onp.array(SPECIES)` in a helper of a jitted function runs;
-        # jax-md's notebooks pass `species` so)
-        arg_values = [None if arg.value in self.facts.bare_constants else v for arg, v in zip(expr.args, arg_values)]
-        params = self._bind_args(info, expr, fv, arg_values, skip_first or fv.bound_self)
+        params = self._bind_args(info, expr, fv, self.as_handed(expr, arg_values), skip_first or fv.bound_self)
         for name, value in params.items():
             # `def _mesh_transport(cell_data, grid: TPUGrid)` given a traced pytree of no known class (a
             # loop carry's element): the annotation says which, and so which of its fields are static
@@ -78,6 +74,12 @@ class Binding(Frame):
             if variant.returns_known:  # walked in this context: None means a Python value
                 return _derivative_result(fv, variant.return_taint, arg_taints)
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+
+    def as_handed(self, expr: cst.Call, arg_values: list[Value]) -> list[Value]:
+        """What a helper of traced code receives for each argument: a module-level jnp array handed on as it
+        is stays the concrete array it is, only JAX computing with it makes a tracer (measured:
+        `onp.array(SPECIES)` in a helper of a jitted function runs; jax-md's notebooks pass `species` so)."""
+        return [None if arg.value in self.facts.bare_constants else v for arg, v in zip(expr.args, arg_values)]
 
     def read_return_of(self, info: FunctionInfo, variant: Variant) -> None:
         """This walk reads what `info` returns in `variant`: walk it now if still unknown, and have this

@@ -77,10 +77,8 @@ class Calls(Frame):
                     and not self.compile_time_eval:
                 # a function another module may define, called from traced code: its context crosses over
                 specs = tuple((a.keyword.value if a.keyword is not None else None, a.star) for a in expr.args)
-                passed = tuple(None if arg.value in facts.bare_constants else v  # (concrete: see call_local)
-                               for arg, v in zip(expr.args, arg_values))
                 facts.foreign_calls[(id(expr), self.variant.key)] = (
-                    self.info, expr, q, specs, passed, in_jit, self.open_guard)
+                    self.info, expr, q, specs, tuple(self.as_handed(expr, arg_values)), in_jit, self.open_guard)
             if callee_value is None and facts.imported_kind is not None and (in_jit or any_arg is not None) and \
                     "." in q and facts.imported_kind(q) == "returns array":
                 # another project module's function whose every return computes with jax.numpy & co.
