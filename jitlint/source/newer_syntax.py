@@ -67,26 +67,30 @@ def _downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax |
     breaks = LINE_BREAK.findall(text)
     newer: NewerSyntax | None = None
     blanked = False
+    # Type parameters first: an alias whose parameters span lines is then rewritten on blanked lines.
     for node, where in positions.items():
-        start, end = where.start, where.end
         if isinstance(node, cst.TypeParameters):
-            if start.line != end.line:
-                newer = newer or NewerSyntax("type parameters over several lines", "3.12", start.line, start.column + 1)
-                continue
-            row = lines[start.line - 1]
-            lines[start.line - 1] = row[:start.column] + " " * (end.column - start.column) + row[end.column:]
+            _blank(lines, where.start, where.end)
             blanked = True
-        elif isinstance(node, cst.TypeAlias):
-            value = positions[node.value].start
-            row = lines[start.line - 1]
-            header = row[start.column:value.column] if value.line == start.line else ""
-            equals = header.rfind("=")
+    for node, where in positions.items():
+        start = where.start
+        if isinstance(node, cst.TypeAlias):
+            # `type Name[T] = value` becomes `Name      = value`: the name at the keyword's place, the `=`
+            # where it stands (found after the name and any type parameters, which may span lines).
+            after = positions[node.type_parameters or node.name].end
+            row = lines[after.line - 1]
+            equals = row.find("=", after.column)
             name = node.name.value
-            if equals <= len(name):
+            first = lines[start.line - 1]
+            room = (equals if after.line == start.line else len(first) - 1) - start.column - len(name)
+            if equals < 0 or room <= 0:
                 newer = newer or NewerSyntax("a `type` alias", "3.12", start.line, start.column + 1)
                 continue
-            lines[start.line - 1] = (row[:start.column] + name + " " * (equals - len(name))
-                                     + row[start.column + equals:])
+            if after.line == start.line:
+                lines[start.line - 1] = first[:start.column] + name + " " * room + first[equals:]
+            else:  # the parameters' lines end in joins: the name, then the `=` on the parameters' last line
+                lines[start.line - 1] = first[:start.column] + name + " " * room + "\\"
+                lines[after.line - 1] = " " * equals + row[equals:]
             blanked = True
         elif type(node).__name__ in ("TemplatedString", "TemplatedStringExpression"):
             newer = newer or NewerSyntax("a template string (t-string)", "3.14", start.line, start.column + 1)
@@ -102,6 +106,22 @@ def _downlevel(text: str, error: SyntaxError) -> tuple[str | None, NewerSyntax |
     if newer is None:
         newer = _named_by_error(positions, error, cst)
     return None, newer
+
+
+def _blank(lines: list[str], start, end) -> None:
+    """Blank the text from `start` to `end` in place. A span over several lines ends each of its lines but
+    the last with a backslash, an explicit line join: the brackets that had continued the statement are
+    gone, and every position stays where it was."""
+    if start.line == end.line:
+        row = lines[start.line - 1]
+        lines[start.line - 1] = row[:start.column] + " " * (end.column - start.column) + row[end.column:]
+        return
+    first = lines[start.line - 1]
+    lines[start.line - 1] = first[:start.column] + " " * max(len(first) - start.column - 1, 0) + "\\"
+    for line in range(start.line, end.line - 1):
+        lines[line] = " " * max(len(lines[line]) - 1, 0) + "\\"
+    last = lines[end.line - 1]
+    lines[end.line - 1] = " " * end.column + last[end.column:]
 
 
 def _named_by_error(positions, error: SyntaxError, cst) -> NewerSyntax | None:

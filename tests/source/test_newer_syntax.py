@@ -32,6 +32,45 @@ GENERIC = (
 PLAIN = (GENERIC.replace("class Batch[*Ts]:", "class Batch:     ").replace("type Pair[T] =", "Pair         =")
          .replace("def step[T: int](x: T)", "def step(x)        "))
 
+# Type parameters written over several lines (a long generic class, an alias's parameters), as projects
+# written for 3.12 lay them out, with the same program in the older syntax at the same positions.
+GENERIC_LINES = (
+    "import jax\n"
+    "\n"
+    "\n"
+    "class Collector[\n"
+    "    StateT = int,  # the state\n"
+    "    BatchT: float = float,\n"
+    "](object):\n"
+    "    type Pair[T: int = int] = (\n"
+    "        tuple[T, T]\n"
+    "    )\n"
+    "\n"
+    "\n"
+    "type Batch[\n"
+    "    T,\n"
+    "] = list[T]\n"
+    "\n"
+    "\n"
+    "@jax.jit\n"
+    "def step[\n"
+    "    T: int,\n"
+    "](x: T) -> T:\n"
+    "    print(x)\n"
+    "    if x > 0:\n"
+    "        return x\n"
+    "    return -x\n"
+)
+PLAIN_LINES = (
+    "import jax\n\n\nclass Collector(object):\n    pass\n\n\n\n\n\n\n\n\n\n\n\n\n"
+    "@jax.jit\n"
+    "def step(x):\n\n\n"
+    "    print(x)\n"
+    "    if x > 0:\n"
+    "        return x\n"
+    "    return -x\n"
+)
+
 NEW_FSTRING = 'import jax\n\n\n@jax.jit\ndef f(x):\n    return f"{x["a"]}"\n'
 
 
@@ -46,6 +85,10 @@ def test_type_parameters_are_analysed_where_they_are_written():
     doc = Document()  # the editor: opened on an older text, then edited into the newer syntax
     assert _seen("x = 1\n", doc) == []
     assert _seen(GENERIC, doc) == expected
+
+
+def test_type_parameters_over_several_lines_are_analysed_where_they_are_written():
+    assert _seen(GENERIC_LINES) == [(22, 5, "JIT501"), (23, 8, "JIT401")] == _seen(PLAIN_LINES)
 
 
 def test_no_fix_is_offered_where_this_python_cannot_compile_the_result():
