@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.names import import_bindings, qualify
+from jitlint.source.astwalk import walk
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,7 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, imports: dict[str, str]) -> bool:
     """Whether running `fn` builds a jit wrapper: a nested def decorated by a jit, or a jit called (for a
     class: whether any of its methods may)."""
-    for node in (n for stmt in fn.body for n in ast.walk(stmt)):  # (not its own decorators)
+    for node in walk(fn.body):  # (not its own decorators)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if any(_jit_of(dec, imports) is not None for dec in node.decorator_list):
                 return True
@@ -306,13 +307,13 @@ _STATIC_METADATA = {"static", "pytree_node"}
 
 def _calls_any(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str], names) -> bool:
     return any(isinstance(node, ast.Call) and _qualify(node.func, imports) in names
-               for stmt in fn.body for node in ast.walk(stmt))
+               for node in walk(fn.body))
 
 
 def _makes_static_field(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
     """A function returning `dataclasses.field(...)` whose metadata it marks static (`metadata={"static":
     True}`, `metadata.setdefault("static", True)`, `meta["pytree_node"] = False`)."""
-    nodes = [node for stmt in fn.body for node in ast.walk(stmt)]
+    nodes = list(walk(fn.body))
     return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and
                _qualify(n.value.func, imports) == "dataclasses.field" for n in nodes) and any(
         isinstance(n, ast.Constant) and n.value in _STATIC_METADATA or
@@ -370,17 +371,17 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
                 return None
             targets = node.targets if cls is ast.Assign else [node.target] if cls is not ast.Expr else []
             for t in targets:
-                for n in ast.walk(t):
+                for n in walk((t,)):
                     if isinstance(n, ast.Name):
                         assigned.setdefault(n.id, []).append(value if t is n and cls is not ast.AugAssign else None)
         elif cls in _COMPOUND:
             if cls is ast.For or cls is ast.AsyncFor:
-                for n in ast.walk(node.target):
+                for n in walk((node.target,)):
                     if isinstance(n, ast.Name):
                         assigned.setdefault(n.id, []).append(None)
             elif cls is ast.With or cls is ast.AsyncWith:
                 for item in node.items:
-                    for n in ast.walk(item.optional_vars) if item.optional_vars is not None else ():
+                    for n in walk((item.optional_vars,)):  # (None: nothing)
                         if isinstance(n, ast.Name):
                             assigned.setdefault(n.id, []).append(None)
             for name in ("body", "orelse", "finalbody"):
@@ -492,7 +493,7 @@ class _ReturnReader:
 
 def _uses_memoizer(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
     """A decorator (or decorator factory) that memoizes: its body applies `functools.lru_cache` & co."""
-    for node in ast.walk(fn):
+    for node in walk((fn,)):
         if isinstance(node, (ast.Name, ast.Attribute)) and _qualify(node, imports) in jaxapi.MEMOIZERS:
             return True
     return False

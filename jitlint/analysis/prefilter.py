@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, fields
 from jitlint.analysis import jaxapi
 from jitlint.analysis.index import JitSignature, ModuleSummary, summarize
 from jitlint.analysis.names import extend, import_bindings
+from jitlint.source.astwalk import node_fields, node_fields_cache
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.noqa import file_is_suppressed
 from jitlint.source.python import compile_error, parse_python, syntax_error
@@ -147,35 +148,6 @@ def is_relevant(facts: Facts, index=None) -> bool:
                (class_makes_jit is not None and class_makes_jit(q)) for q in facts.refs)
 
 
-_NOT_CHILDREN = {"ctx", "op", "ops", "type_comment"}  # contexts and operators: leaves without names
-_fields_cache: dict[type, tuple[str, ...]] = {}
-
-
-def child_fields(cls: type) -> tuple[str, ...]:
-    """The fields of an `ast` node class that may hold names: the one walk order of pass 1, which the
-    whole-file facts and sliced parsing walk by too."""
-    fields = _fields_cache.get(cls)
-    if fields is None:
-        fields = _fields_cache[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
-    return fields
-
-
-# Fields that hold no node (identifiers, numbers, flags), and classes none of whose fields does: what the
-# references walk skips, so that every field it reads holds a node, a list of nodes, or None.
-_SCALAR_FIELDS = {"id", "attr", "name", "asname", "arg", "module", "kind", "type_comment", "level", "conversion",
-                  "is_async", "simple", "tag", "kwd_attrs", "rest"}
-_LEAF_CLASSES = {ast.Constant, ast.Global, ast.Nonlocal, ast.MatchSingleton, ast.TypeIgnore}
-_node_fields_cache: dict[type, tuple[str, ...]] = {}
-
-
-def _node_fields(cls: type) -> tuple[str, ...]:
-    fields = _node_fields_cache.get(cls)
-    if fields is None:
-        fields = _node_fields_cache[cls] = () if cls in _LEAF_CLASSES else tuple(
-            f for f in child_fields(cls) if f not in _SCALAR_FIELDS)
-    return fields
-
-
 def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:
     """The qualified names of every name or attribute chain rooted at an import, in any scope.
 
@@ -187,7 +159,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
     attributes: list[ast.Attribute] = []
     Name, Attribute, Import, ImportFrom = ast.Name, ast.Attribute, ast.Import, ast.ImportFrom
     stack: list[ast.AST | None] = [tree]
-    pop, push, push_all, fields_of = stack.pop, stack.append, stack.extend, _node_fields_cache.get
+    pop, push, push_all, fields_of = stack.pop, stack.append, stack.extend, node_fields_cache.get
     while stack:  # not ast.walk: this loop is several times faster, and pass 1 runs it on every file
         node = pop()
         if node is None:  # (a `Dict`'s key for `**rest`, an absent optional part)
@@ -202,7 +174,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
             continue
         if cls is Attribute:
             attributes.append(node)
-        for name in fields_of(cls) or _node_fields(cls):
+        for name in fields_of(cls) or node_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 push_all(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from jitlint.analysis.prefilter import child_fields  # (the fields that may hold names, as pass 1 walks them)
+from jitlint.source.astwalk import child_fields  # (the fields that may hold names, as pass 1 walks them)
 from jitlint.source.python import parse_python
 
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from jitlint.analysis import jaxapi
 from jitlint.analysis.names import extend, import_bindings
 from jitlint.analysis.prefilter import TRACE_NAMES
-from jitlint.analysis.prefilter import child_fields  # the one walk order of pass 1's name walk
+from jitlint.source.astwalk import child_fields  # the one walk order of pass 1's name walk
 from jitlint.analysis.qualnames import canonical
 from jitlint.source import cstparse  # cstparse.parse_module, looked up per call: tests patch it
 
