@@ -192,8 +192,10 @@ class NumpyOnTracer(Rule):
 
 
 def _is_module_numpy_array(a, site, name: str) -> bool:
-    """A module-level name only ever assigned NumPy arrays (and not rebound in the function)."""
-    if name in site.func.assignments or name in site.func.params:
+    """A module-level name only ever assigned NumPy arrays (and not rebound in the function): a name
+    also bound by unpacking (`TABLE, = (jnp.array(t) for t in (TABLE,))`) may hold anything."""
+    if name in site.func.assignments or name in site.func.params or name in site.func.unpacked \
+            or name in a.module_unpacked:
         return False
     sources = a.module_assignments.get(name, [])
     return bool(sources) and all(

@@ -61,6 +61,7 @@ class ModuleFacts:
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
+        self.module_unpacked: set[str] = set()  # module names also bound to a part of an unpacked value
         # The iterables among those sources: a loop's target is bound to one *element* of it (ids).
         self.iteration_sources: set[int] = set()
         self.comprehensions: dict[cst.CompFor, cst.BaseExpression] = {}  # each `for` clause -> its comprehension

@@ -159,6 +159,7 @@ class FunctionInfo:
         self.eager_done = False
         self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
         self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
+        self.unpacked: set[str] = set()  # local names also bound to a part of an unpacked value (`a, b = f()`)
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def
         self.jit_binding: JitBinding | None = None  # set when a jit decorator wraps this def
 

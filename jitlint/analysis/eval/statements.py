@@ -303,6 +303,8 @@ class Statements(Frame):
             exprs = table.setdefault(name, [])
             if source not in exprs:
                 exprs.append(source)
+        else:  # a part of what it unpacks (`A, B = (jnp.array(x) for x in (A, B))`): no expression says what
+            (self.info.unpacked if self.info is not None else self.facts.module_unpacked).add(name)
         if self.loops and not self.binding_loop_target:
             self.note_loop_binding(name, source)
 
