@@ -6,15 +6,18 @@ import hashlib
 import json
 import pathlib
 import sys
+import urllib.parse
 import urllib.request
 
 
 def main(name: str, version: str, dest: str) -> int:
     try:
-        with urllib.request.urlopen(f"https://pypi.org/pypi/{name}/json", timeout=60) as r:
+        listing = f"https://pypi.org/pypi/{name}/json"
+        with urllib.request.urlopen(listing, timeout=60) as r:
             files = json.load(r)["releases"][version]
         sdist = next(u for u in files if u["packagetype"] == "sdist")
-        with urllib.request.urlopen(sdist["url"], timeout=300) as r:
+        # (a mirror of the index may give the file's address relative to the listing's)
+        with urllib.request.urlopen(urllib.parse.urljoin(listing, sdist["url"]), timeout=300) as r:
             data = r.read()
     except (OSError, ValueError, StopIteration, KeyError) as exc:
         print(f"{name}=={version}: {exc or 'no sdist'}", file=sys.stderr)
