@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from jitlint.source.astwalk import child_fields  # (the fields that may hold names, as pass 1 walks them)
+from jitlint.source.astwalk import walk
 from jitlint.source.python import parse_python
 
 # Calls that trace a function without running it: a jax.debug.print there prints nothing.
@@ -65,46 +65,37 @@ def _bindings(tree: ast.Module) -> tuple[frozenset[str], bool]:
     """(every name the tree binds other than by importing the jax package, whether it star-imports)."""
     bound: set[str] = set()
     star = False
-    stack: list[ast.AST] = [tree]
-    # Not ast.walk with an isinstance test per kind: dispatching on the class is several times faster, and
-    # this runs on every file with a print fix. (A name's only child is its context: nothing to enter.)
-    Name, Load, AST = ast.Name, ast.Load, ast.AST
-    while stack:
-        node = stack.pop()
+    Name, Load, binders = ast.Name, ast.Load, _BINDERS.get
+    for node in walk((tree,)):  # (dispatching on the class: several times faster than isinstance per kind)
         cls = node.__class__
         if cls is Name:
             if node.ctx.__class__ is not Load:
                 bound.add(node.id)
             continue
-        kind = _BINDERS.get(cls)
-        if kind is not None:
-            if kind == "arg":
-                bound.add(node.arg)
-            elif kind == "name":
-                if node.name:
-                    bound.add(node.name)
-            elif kind == "rest":
-                if node.rest:
-                    bound.add(node.rest)
-            elif kind == "names":
-                bound.update(node.names)
-            elif kind == "import":
-                for a in node.names:
-                    if a.asname is not None and a.name != "jax":
-                        bound.add(a.asname)
-                    elif a.asname is None and a.name.split(".")[0] != "jax":
-                        bound.add(a.name.split(".")[0])
-            else:  # "from"
-                for a in node.names:
-                    if a.name == "*":
-                        star = True
-                    bound.add(a.asname or a.name)
-        for name in child_fields(cls):
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                stack.extend(item for item in value if isinstance(item, AST))
-            elif isinstance(value, AST):
-                stack.append(value)
+        kind = binders(cls)
+        if kind is None:
+            continue
+        if kind == "arg":
+            bound.add(node.arg)
+        elif kind == "name":
+            if node.name:
+                bound.add(node.name)
+        elif kind == "rest":
+            if node.rest:
+                bound.add(node.rest)
+        elif kind == "names":
+            bound.update(node.names)
+        elif kind == "import":
+            for a in node.names:
+                if a.asname is not None and a.name != "jax":
+                    bound.add(a.asname)
+                elif a.asname is None and a.name.split(".")[0] != "jax":
+                    bound.add(a.name.split(".")[0])
+        else:  # "from"
+            for a in node.names:
+                if a.name == "*":
+                    star = True
+                bound.add(a.asname or a.name)
     return frozenset(bound), star
 
 

@@ -54,10 +54,13 @@ class PreloadMixin:
         if not self._helper_serves(uri):
             self._apply_deferred_updates(keep=path)  # (this document's own: after its lint)
             return None
+        # The other buffers' edits, not this one's: as in-process, a document is linted before its own
+        # edit reaches the index (which would cost the helper a second pass 1 of the text on every edit).
+        updates = {p: text for p, text in self._deferred_updates.items() if p != path}
         try:
             findings = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(
                 self.helper_executor, helper.lint, self.project, source, path, config, exclude, (uri, generation),
-                dict(self._deferred_updates)), HELPER_TIMEOUT_SECONDS)
+                updates), HELPER_TIMEOUT_SECONDS)
         except asyncio.TimeoutError:
             helper.stop(failed=True)
             findings = None
