@@ -367,7 +367,9 @@ class LoopOverTracedArray(Rule):
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
         inside traced code. Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
-        `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling.
+        `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
+        an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`): a
+        subtree of any kind, most often a list of per-layer parameters.
         """
     why = """
         This works, but JAX unrolls the loop: the traced program grows with the array's length (10
@@ -415,9 +417,20 @@ class LoopOverTracedArray(Rule):
                 continue  # each iteration has its own shapes: neither scan nor vmap can replace the unrolling
             for expr in candidates:
                 traced = certain_tracer(a, expr)
-                if traced is not None and traced.is_array:
+                if traced is not None and traced.is_array and not _keyed_entry(a, expr):
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break
+
+
+def _keyed_entry(a, expr: cst.BaseExpression) -> bool:
+    """`for layer in params["layers"]`: an entry a string key reads from a traced pytree argument (not from
+    a dict the function built) is a subtree of any kind, and iterated it is most often a list of them (the
+    per-layer parameters, jaxdsp's per-filter states: fresh set AD): a Python loop over Python items."""
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))):
+        return False
+    base = traced_in(a, expr.value)
+    return base is not None and not base.container and not base.is_array
 
 
 # Products whose result is longer than either factor: a value carried through a loop by one of these has
