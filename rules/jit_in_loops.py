@@ -99,6 +99,12 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
         if q == "functools.partial":
             return "fresh", "a `functools.partial` (a new object each time)"
         if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function:
+            if jaxapi.TRANSFORMS[creation.transform].function_by_value and jaxapi.TRANSFORMS[q].wrapper_by_value:
+                # `eqx.filter_jit(eqx.filter_vmap(f))`: equal to the last wrapper when `f` is; a lambda is not
+                inner = next((arg.value for arg in wrapped.args if arg.keyword is None and not arg.star), None)
+                if isinstance(inner, cst.Lambda):
+                    return "fresh", f"`{q}(...)` of a lambda (a new function object each time)"
+                return None
             return "fresh", f"`{q}(...)`, which returns a new function object each time"
         factory = runs.new_function_factory(a, creation.func, wrapped, ctx.index)
         if factory is not None:
@@ -119,6 +125,10 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             return "stable", f"`{ctx.short(wrapped)}` (a function field of {kind[1]}, a NamedTuple: the same object at every access)"
         if kind is not None:
             return _bound_method(creation, varying, f"the bound method `{ctx.short(wrapped)}` of {kind[1]}")
+        if jaxapi.TRANSFORMS[creation.transform].function_by_value:
+            # a function field, or a bound method equal to the last one for the same object: no recompile
+            return None if varying else ("stable", f"`{ctx.short(wrapped)}` (a function field or a bound method: "
+                                                   f"`{creation.transform}` compares functions by value)")
         return "unknown", f"`{ctx.short(wrapped)}`"
     if isinstance(wrapped, cst.Name):
         target = creation.target

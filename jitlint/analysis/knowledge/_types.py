@@ -28,6 +28,11 @@ class Transform:
     # access but equal to the last for the same `obj`, then hits the cache. Measured on JAX 0.10.2: four
     # re-wraps of one object's bound method trace once under equinox.filter_jit, four times under jax.jit.
     function_by_value: bool = False
+    # Whether the function it returns is a pytree comparing by value (equinox's filter_* wrappers are
+    # Modules holding the function and the options): re-made from an equal function, it is equal to the
+    # last one, so a `function_by_value` jit of it finds the last compile. Measured on JAX 0.10.2: four
+    # `eqx.filter_jit(eqx.filter_vmap(f))` trace once (a lambda for `f`: four times, as `jax.vmap(f)`).
+    wrapper_by_value: bool = False
     # False for transforms that call the function at once and return values (jvp, vjp, linearize).
     returns_function: bool = True
     # What calling the transformed function returns: "array" (what the function returns: arrays, as far

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from jitlint.analysis.knowledge._types import Transform
 from jitlint.analysis.knowledge.jax import GRAD, VALUE_AND_GRAD
 
+# (each returns an equinox Module wrapping the function: `wrapper_by_value`)
 TRANSFORMS = {
-    "equinox.filter_jit": Transform("jit", filtered=True, function_by_value=True),
-    "equinox.filter_pmap": Transform("jit", filtered=True),
-    "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True),
-    "equinox.filter_grad": GRAD,
-    "equinox.filter_value_and_grad": VALUE_AND_GRAD,
+    "equinox.filter_jit": Transform("jit", filtered=True, function_by_value=True, wrapper_by_value=True),
+    "equinox.filter_pmap": Transform("jit", filtered=True, wrapper_by_value=True),
+    "equinox.filter_vmap": Transform("vmap", traces_constants=False, filtered=True, wrapper_by_value=True),
+    "equinox.filter_grad": replace(GRAD, wrapper_by_value=True),
+    "equinox.filter_value_and_grad": replace(VALUE_AND_GRAD, wrapper_by_value=True),
 }
 
 LAX_BODIES = {"equinox.internal.scan": ((0,), ("f",))}
