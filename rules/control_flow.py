@@ -368,8 +368,9 @@ class LoopOverTracedArray(Rule):
         inside traced code. Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
         `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
-        an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`): a
-        subtree of any kind, most often a list of per-layer parameters.
+        an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`, an
+        entry of `**kwargs`, a name bound to one): a subtree of any kind, most often a list of per-layer
+        parameters.
         """
     why = """
         This works, but JAX unrolls the loop: the traced program grows with the array's length (10
@@ -417,18 +418,27 @@ class LoopOverTracedArray(Rule):
                 continue  # each iteration has its own shapes: neither scan nor vmap can replace the unrolling
             for expr in candidates:
                 traced = certain_tracer(a, expr)
-                if traced is not None and traced.is_array and not _keyed_entry(a, expr):
+                if traced is not None and traced.is_array and not _keyed_entry(a, site.func, expr):
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break
 
 
-def _keyed_entry(a, expr: cst.BaseExpression) -> bool:
+def _keyed_entry(a, func, expr: cst.BaseExpression) -> bool:
     """`for layer in params["layers"]`: an entry a string key reads from a traced pytree argument (not from
     a dict the function built) is a subtree of any kind, and iterated it is most often a list of them (the
-    per-layer parameters, jaxdsp's per-filter states: fresh set AD): a Python loop over Python items."""
+    per-layer parameters, jaxdsp's per-filter states: fresh set AD; jaxbo's per-output `params_list =
+    kwargs["params"]`, fresh set AE): a Python loop over Python items. A name bound only to such entries is
+    one too."""
+    if isinstance(expr, cst.Name) and func is not None and expr.value in func.assignments \
+            and expr.value not in func.params:
+        sources = func.assignments[expr.value]
+        return bool(sources) and expr.value not in func.unpacked and all(
+            isinstance(src, cst.Subscript) and _keyed_entry(a, func, src) for src in sources)
     if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
             and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))):
         return False
+    if func is not None and isinstance(expr.value, cst.Name) and expr.value.value == func.kwarg:
+        return True  # `kwargs["params"]`: an argument itself, of any kind
     base = traced_in(a, expr.value)
     return base is not None and not base.container and not base.is_array
 
