@@ -103,6 +103,11 @@ class ModuleSummary:
     # HMM(SSM)`: ["dynamax.ssm.SSM"]); with `jit_makers` holding "Class.method" for a method that builds a
     # jit wrapper when it runs, a method an object inherits is found in another file.
     class_bases: dict[str, list[str]] = field(default_factory=dict)
+    # Module-level functions (and "Class.method") whose body calls a function of data-dependent size
+    # without `size=` (`jnp.unique(idx)`, one-argument `jnp.where`): run again and again, what it computes
+    # eagerly may reach jitted code with a new length each time (JIT605), so like `jit_makers`, a loop
+    # calling one from another file makes it a repeated function there.
+    size_feeders: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -120,7 +125,7 @@ class ModuleSummary:
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
                 "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps,
                 "pytree_makers": self.pytree_makers, "static_fields": self.static_fields,
-                "class_bases": self.class_bases}
+                "class_bases": self.class_bases, "size_feeders": self.size_feeders}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
@@ -128,7 +133,8 @@ class ModuleSummary:
                    dict(data["imports"]), list(data["memoizers"]), list(data["functions"]),
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
                    list(data["jit_makers"]), list(data["sweeps"]), list(data["pytree_makers"]),
-                   list(data["static_fields"]), {k: list(v) for k, v in data["class_bases"].items()})
+                   list(data["static_fields"]), {k: list(v) for k, v in data["class_bases"].items()},
+                   list(data["size_feeders"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -240,6 +246,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
         refers_to is None or not jaxapi.PYTREE_DECORATORS.isdisjoint(refers_to))
     fields = any(target.partition(".")[0] == "dataclasses" for target in imports.values()) and (
         refers_to is None or "dataclasses.field" in refers_to)
+    # (only a module referring to a function of data-dependent size can call one)
+    sizing = bool(imports) and (refers_to is None or not jaxapi.SIZE_DEPENDENT.keys().isdisjoint(refers_to))
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
@@ -249,6 +257,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 summary.returns[stmt.name] = kind
             if jitting and _makes_jit(stmt, imports):
                 summary.jit_makers.append(stmt.name)
+            if sizing and _feeds_sizes(stmt, imports):
+                summary.size_feeders.append(stmt.name)
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             if pytrees and _calls_any(stmt, imports, jaxapi.PYTREE_DECORATORS):
@@ -272,6 +282,10 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 summary.jit_makers += [f"{stmt.name}.{f.name}" for f in stmt.body
                                        if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
                                        and _makes_jit(f, imports)]
+            if sizing and _feeds_sizes(stmt, imports):  # (likewise)
+                summary.size_feeders += [f"{stmt.name}.{f.name}" for f in stmt.body
+                                         if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
+                                         and _feeds_sizes(f, imports)]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = stmt.value
             if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):
@@ -297,6 +311,23 @@ def _makes_jit(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, import
                 return True
         elif isinstance(node, ast.Call) and _qualify(node.func, imports) in jaxapi.JIT_WRAPPERS:
             return True
+    return False
+
+
+def _compiles_per_run(summary: ModuleSummary, name: str) -> bool:
+    return name in summary.jit_makers or name in summary.size_feeders
+
+
+def _feeds_sizes(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, imports: dict[str, str]) -> bool:
+    """Whether `fn`'s body calls a function of data-dependent size without `size=` (`jnp.unique(x)`, a
+    one-argument `jnp.where(mask)`), as rules/shapes.py's `sizeless` reads a call."""
+    for node in walk(fn.body):
+        if isinstance(node, ast.Call) and node.args:
+            q = _qualify(node.func, imports)
+            if q in jaxapi.SIZE_DEPENDENT and not any(kw.arg == "size" for kw in node.keywords) and \
+                    (q != "jax.numpy.where" or len(node.args) == 1 and not any(kw.arg in ("x", "y")
+                                                                               for kw in node.keywords)):
+                return True
     return False
 
 
@@ -507,15 +538,18 @@ class ProjectIndex:
 
     def __init__(self, summaries: list[ModuleSummary] | None = None):
         self.modules: dict[str, ModuleSummary] = {}
+        self._subclasses: dict[str, list[tuple[ModuleSummary, str]]] | None = None  # (see `_subclasses_of`)
         for summary in summaries or ():
             self.add(summary)
 
     def add(self, summary: ModuleSummary) -> None:
         if summary.module:
             self.modules[summary.module] = summary
+            self._subclasses = None
 
     def remove(self, module: str) -> None:
         self.modules.pop(module, None)
+        self._subclasses = None
 
     def lookup(self, qualified: str, _depth: int = 0) -> JitSignature | None:
         """`pkg.model.train_step` -> its signature, following `from .model import train_step` re-exports."""
@@ -602,6 +636,12 @@ class ProjectIndex:
         target = self.resolve_function(qualified)
         return target is not None and target[1] in self.modules[target[0]].jit_makers
 
+    def compiles_per_run(self, qualified: str) -> bool:
+        """Whether `qualified` is a plain project function whose every run may compile again: it builds a
+        jit wrapper, or computes a data-dependent size eagerly (ModuleSummary.size_feeders)."""
+        target = self.resolve_function(qualified)
+        return target is not None and _compiles_per_run(self.modules[target[0]], target[1])
+
     def _class_chain(self, qualified: str):
         """(summary, class name) for the project class `qualified` and then its bases, depth first, followed
         across files and re-exports (a few dozen at most: a cycle or a deep hierarchy stops there)."""
@@ -617,21 +657,60 @@ class ProjectIndex:
             yield found
             todo[:0] = found[0].class_bases.get(found[1], [])
 
-    def class_makes_jit(self, qualified: str) -> bool:
-        """Whether `qualified` is a project class with a method (its own or inherited) that builds a jit
-        wrapper when it runs: a loop calling it on an object of the class may compile again and again."""
-        return any(maker.startswith(name + ".") for summary, name in self._class_chain(qualified)
-                   for maker in summary.jit_makers)
+    def _subclasses_of(self, qualified: str) -> list[tuple[ModuleSummary, str]]:
+        """The project classes derived (directly or not) from the project class `qualified`, as (summary,
+        class name); worked out for every class at the first question after the index changes."""
+        found = self._defined(qualified)
+        if found is None:
+            return []
+        if self._subclasses is None:
+            table: dict[str, list[tuple[ModuleSummary, str]]] = {}
+            for summary in self.modules.values():
+                for name in summary.class_bases:  # (a class without a base derives from none)
+                    own = f"{summary.module}.{name}"
+                    for base, base_name in self._class_chain(own):
+                        key = f"{base.module}.{base_name}"
+                        if key != own:
+                            table.setdefault(key, []).append((summary, name))
+            self._subclasses = table
+        return self._subclasses.get(f"{found[0].module}.{found[1]}", [])
 
-    def method_making_jit(self, qualified_class: str, method: str) -> tuple[str, str] | None:
-        """(module, "Class.method") of the plain method `method` an object of the project class
-        `qualified_class` runs -- its own or the first a base defines, depth first, bases followed across
-        files -- when that method builds a jit wrapper when it runs; None otherwise."""
+    def class_compiles_per_run(self, qualified: str) -> bool:
+        """Whether an object of the project class `qualified` may run a method whose every run may compile
+        again (`compiles_per_run`): its own, one it inherits, or a project subclass's (an object declared of
+        the class may be of any subclass): a loop calling it on such an object may compile again and again."""
+        return bool(self.methods_compiling_per_run(qualified, None))
+
+    def methods_compiling_per_run(self, qualified_class: str, method: str | None) -> tuple[tuple[str, str], ...]:
+        """(module, "Class.method") of each plain method `method` (None: any) an object of the project class
+        `qualified_class` may run, when that method's every run may compile again: the one it defines or
+        inherits (depth first, bases followed across files), and each project subclass's own (an object
+        declared of the class may be of any subclass: evojax's trainer calls `self.solver.tell(...)` on an
+        `NEAlgorithm`, and `MAPElites.tell` is what runs)."""
+        out: list[tuple[str, str]] = []
+        names: set[str] = set()
         for summary, name in self._class_chain(qualified_class):
-            if method in summary.classes[name]:
-                key = f"{name}.{method}"
-                return (summary.module, key) if key in summary.jit_makers else None
-        return None
+            for m in summary.classes[name]:
+                if (method is None or m == method) and m not in names:
+                    names.add(m)  # (the first class defining it is the one an object runs)
+                    if _compiles_per_run(summary, f"{name}.{m}"):
+                        out.append((summary.module, f"{name}.{m}"))
+        for summary, name in self._subclasses_of(qualified_class):
+            for m in summary.classes[name]:
+                key = f"{name}.{m}"
+                if (method is None or m == method) and _compiles_per_run(summary, key) and \
+                        (summary.module, key) not in out:
+                    out.append((summary.module, key))
+        return tuple(out)
+
+    def base_modules(self, module: str) -> set[str]:
+        """The project modules defining a base (direct or not) of a class of `module`: a caller holding an
+        object declared of such a base may run that class's methods (dynamic dispatch)."""
+        summary = self.modules.get(module)
+        if summary is None:
+            return set()
+        return {base.module for name in summary.class_bases for base, _ in self._class_chain(f"{module}.{name}")
+                if base.module and base.module != module}
 
     def importers(self, modules: set[str]) -> set[str]:
         """The modules whose top-level imports name one of `modules` (or something in one)."""

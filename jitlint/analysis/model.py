@@ -78,6 +78,7 @@ class ModuleFacts:
         self.leaving_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs once, then leaves
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use
         self.name_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates names
+        self.size_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates array sizes
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)

@@ -109,11 +109,12 @@ def _valid_summary(summary) -> bool:
     if not (isinstance(summary, dict)
             and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
                                  "returns", "scalars", "jit_makers", "sweeps", "pytree_makers", "static_fields",
-                                 "class_bases"}
+                                 "class_bases", "size_feeders"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
             and isinstance(summary["classes"], dict) and _strings(summary["scalars"]) and _strings(summary["jit_makers"])
+            and _strings(summary["size_feeders"])
             and _strings(summary["sweeps"]) and _strings(summary["pytree_makers"]) and _strings(summary["static_fields"])
             and isinstance(summary["returns"], dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())
@@ -140,12 +141,12 @@ def is_relevant(facts: Facts, index=None) -> bool:
         return True
     if index is None:
         return False
-    # a jitted function of another file called, or one that builds a jit wrapper (from a loop, it would
-    # build it again and again), or a class with a method that does
-    makes_jit = getattr(index, "makes_jit", None)
-    class_makes_jit = getattr(index, "class_makes_jit", None)
-    return any(index.lookup(q) is not None or (makes_jit is not None and makes_jit(q)) or
-               (class_makes_jit is not None and class_makes_jit(q)) for q in facts.refs)
+    # a jitted function of another file called, or one whose every run may compile again (from a loop, it
+    # would compile again and again), or a class an object of which may run a method that does
+    compiles = getattr(index, "compiles_per_run", None)
+    class_compiles = getattr(index, "class_compiles_per_run", None)
+    return any(index.lookup(q) is not None or (compiles is not None and compiles(q)) or
+               (class_compiles is not None and class_compiles(q)) for q in facts.refs)
 
 
 def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:

@@ -335,8 +335,40 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
                       node: cst.CSTNode | None = None) -> bool:
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
-    return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
-                node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)))
+    return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or iterates_sizes(a, loop)
+                or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)))
+
+
+def iterates_sizes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    """`for dim in dims: params = normal(key, shape=(dim,))`: a loop whose variable is the shape (a size, a
+    count) of an array its body makes goes over sizes: each pass computes on arrays of other shapes, so
+    what it compiles is a new program every pass, by construction (a benchmark over sizes; pyprobml's
+    subspace dimensions, fresh set AE)."""
+    found = a.size_loops.get(id(loop))
+    if found is None:
+        found = a.size_loops[id(loop)] = _iterates_sizes(a, loop)
+    return found
+
+
+def _iterates_sizes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    if not isinstance(loop, cst.For):
+        return False
+    targets = {n.value for n in descendants(loop.target) if isinstance(n, cst.Name)} | (
+        {loop.target.value} if isinstance(loop.target, cst.Name) else set())
+    for node in descendants(loop.body):
+        if not isinstance(node, cst.Call):
+            continue
+        spec = jaxapi.SHAPE_ARGS.get(a.call_names.get(node) or "")
+        if spec is None:
+            continue
+        position, keyword = spec
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        shape = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == keyword),
+                     positional[position] if position < len(positional) else None)
+        if shape is not None and any(isinstance(n, cst.Name) and n.value in targets
+                                     for n in (shape, *descendants(shape))):
+            return True
+    return False
 
 
 def iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:

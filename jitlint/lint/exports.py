@@ -12,6 +12,7 @@ from jitlint.analysis import runs
 from jitlint.analysis.cardinality import depends_on
 from jitlint.analysis.repetition import VARIES, loop_varying
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
+from jitlint.source.cstwalk import walk_statements
 
 
 def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
@@ -60,48 +61,122 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
 
 def _repeated_candidates(analysis, index):
     """(call site, callee (module, function)) for each eager call in a data-driven loop of this file to a
-    plain function of another project module that builds a jit wrapper when it runs, or to such a method of
-    an object of another module's class (`model = PoissonHMM(...)` then `model.fit_em(...)`: the callee is
-    "Class.method" of the module whose class defines it, bases followed)."""
-    makes_jit = getattr(index, "makes_jit", None)
-    if makes_jit is None:
+    plain function of another project module whose every run may compile again (it builds a jit wrapper,
+    or feeds an eager data-dependent size to jitted code), or to such a method of an object of a project
+    class (`model = PoissonHMM(...)` then `model.fit_em(...)`: the callee is "Class.method" of the module
+    whose class defines it, bases followed; on an object declared of a base class, each subclass's)."""
+    compiles = getattr(index, "compiles_per_run", None)
+    if compiles is None:
         return
     for site in analysis.call_sites.values():
         if site.loop is None or not site.eager or site.callee is not None or \
                 runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node):
             continue
-        if site.qualified and "." in site.qualified and makes_jit(site.qualified):
+        if site.qualified and "." in site.qualified and compiles(site.qualified):
             target = index.resolve_function(site.qualified)
             if target is not None:
                 yield site, target
                 continue
-        target = _method_target(analysis, index, site)
-        if target is not None:
+        for target in _method_targets(analysis, index, site):
             yield site, target
 
 
-def _method_target(analysis, index, site):
-    """`obj.method(...)` where `obj` is bound (by the assignment that reaches the call) to an object of
-    another project module's class whose method (its own or inherited) builds a jit wrapper when it runs:
-    that (module, "Class.method")."""
+def _method_targets(analysis, index, site) -> tuple:
+    """`obj.method(...)` where `obj` holds an object of a project class (of another module) whose method
+    may compile again on every run: each (module, "Class.method") it may run. What `obj` holds: the
+    assignment `obj = Class(...)` that reaches the call, a parameter annotated with the class, or for
+    `self.attr`, what a method of the enclosing class assigns it (`self.solver = solver`, `solver:
+    NEAlgorithm`)."""
     func = site.node.func
-    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or \
-            getattr(index, "method_making_jit", None) is None:
-        return None
-    def class_of(source) -> str | None:
-        q = site.scope.qualify(source.func) if isinstance(source, cst.Call) and isinstance(
-            source.func, (cst.Name, cst.Attribute)) else None
-        return q if q and "." in q else None
+    if not isinstance(func, cst.Attribute) or getattr(index, "methods_compiling_per_run", None) is None:
+        return ()
+    receiver = func.value
+    if isinstance(receiver, cst.Name):
+        q = _class_of_name(analysis, site, receiver.value)
+    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and site.func is not None \
+            and site.func.class_name is not None and site.func.positional[:1] == [receiver.value.value]:
+        q = _class_of_self_attribute(analysis, site.func.class_name, receiver.attr.value)
+    else:
+        q = None
+    return index.methods_compiling_per_run(q, func.attr.value) if q else ()
 
-    sources = runs.assigned(analysis, site.func, func.value.value)
-    if not any(class_of(src) for src in sources):  # (no object of a project class: most calls)
-        return None
-    if site.func is not None and func.value.value in site.func.assignments:
-        reaching = runs.reaching_assignment(site.func, site.node, func.value.value)  # (in the loop, before it)
+
+def _project_class(scope, expr) -> str | None:
+    """The qualified name `Class(...)` or an annotation `Class` names, when it is a dotted (imported) one."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    q = scope.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    return q if q and "." in q else None
+
+
+def _annotated_class(info, name: str) -> str | None:
+    """The class a parameter `name` of `info` is annotated with (`solver: NEAlgorithm`), qualified."""
+    params = info.node.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            return _project_class(info.scope, param.annotation.annotation)
+    return None
+
+
+def _class_of_name(analysis, site, name: str) -> str | None:
+    sources = runs.assigned(analysis, site.func, name)
+    if not sources:
+        return _annotated_class(site.func, name) if site.func is not None and name in site.func.params else None
+    if not any(_project_class(site.scope, src) for src in sources if isinstance(src, cst.Call)):
+        return None  # (no object of a project class: most calls)
+    if site.func is not None and name in site.func.assignments:
+        reaching = runs.reaching_assignment(site.func, site.node, name)  # (in the loop, before it)
         sources = [reaching] if reaching is not None else []
-    q = class_of(sources[0]) if len(sources) == 1 else None
-    return index.method_making_jit(q, func.attr.value) if q else None
+    return _project_class(site.scope, sources[0]) if len(sources) == 1 and isinstance(sources[0], cst.Call) \
+        else None
+
+
+def _class_of_self_attribute(analysis, class_name: str, attr: str) -> str | None:
+    """What the methods of `class_name` assign to `self.attr`: one project class (`self.solver = solver`
+    with `solver: NEAlgorithm`, or `self.model = Model(...)`), else None."""
+    found: set[str | None] = set()
+    for info in analysis.classes.get(class_name, {}).values():
+        self_name = info.positional[0] if info.positional else None
+        if self_name is None or not isinstance(info.node, cst.FunctionDef):
+            continue
+        lines = _StatementLines(info.node)
+        walk_statements(info.node, lines)
+        for stmt in lines.found:
+            for target, value in _assigned_pairs(stmt):
+                if isinstance(target, cst.Attribute) and target.attr.value == attr and \
+                        isinstance(target.value, cst.Name) and target.value.value == self_name:
+                    if isinstance(value, cst.Name) and value.value in info.params:
+                        found.add(_annotated_class(info, value.value))
+                    else:
+                        found.add(_project_class(info.scope, value) if isinstance(value, cst.Call) else None)
+    return found.pop() if len(found) == 1 else None
+
+
+class _StatementLines:
+    """The simple statement lines of a function, not of the defs and classes inside it."""
+
+    def __init__(self, top: cst.FunctionDef) -> None:
+        self.top, self.found = top, []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.top
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node) -> bool:
+        self.found.append(node)
+        return False
+
+
+def _assigned_pairs(stmt: cst.SimpleStatementLine):
+    """(target, value) of a simple statement's `a = b` / `a: T = b` parts."""
+    for small in stmt.body:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            yield small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            yield small.target, small.value
 
 
 def _candidates(analysis, index):

@@ -88,11 +88,14 @@ METHOD = "@method:"
 MAKES_JIT = "@makes-jit:"
 # A name asked what it holds (`value_kind`: what a project function returns, a module constant).
 KIND = "@kind:"
-# A name asked whether it is a project class with a method that builds a jit wrapper (`class_makes_jit`).
-CLASS_JIT = "@class-jit:"
-# A project class and a method name (`METHOD_JIT + "pkg.hmm.HMM#fit"`), asked which method, its own or
-# inherited, an object runs when that builds a jit wrapper (`method_making_jit`).
-METHOD_JIT = "@method-jit:"
+# A name asked whether it is a project function whose every run may compile again (`compiles_per_run`).
+COMPILES = "@compiles:"
+# A name asked whether it is a project class an object of which may run such a method
+# (`class_compiles_per_run`).
+CLASS_COMPILES = "@class-compiles:"
+# A project class and a method name (`METHOD_COMPILES + "pkg.hmm.HMM#fit"`), asked which such methods an
+# object of the class may run: its own or inherited, a subclass's (`methods_compiling_per_run`).
+METHOD_COMPILES = "@method-compiles:"
 
 
 class Resolver:
@@ -119,12 +122,15 @@ class Resolver:
             elif qualified.startswith(METHOD):
                 cls, _, method = qualified[len(METHOD):].rpartition("#")
                 found = "method" if self.index.plain_method(cls, method) else None
-            elif qualified.startswith(CLASS_JIT):
-                found = "class-jit" if self.index.class_makes_jit(qualified[len(CLASS_JIT):]) else None
-            elif qualified.startswith(METHOD_JIT):
-                cls, _, method = qualified[len(METHOD_JIT):].rpartition("#")
-                target = self.index.method_making_jit(cls, method)
-                found = None if target is None else ":".join(target)
+            elif qualified.startswith(COMPILES):
+                found = "compiles" if self.index.compiles_per_run(qualified[len(COMPILES):]) else None
+            elif qualified.startswith(CLASS_COMPILES):
+                found = "class-compiles" if self.index.class_compiles_per_run(qualified[len(CLASS_COMPILES):]) \
+                    else None
+            elif qualified.startswith(METHOD_COMPILES):
+                cls, _, method = qualified[len(METHOD_COMPILES):].rpartition("#")
+                targets = self.index.methods_compiling_per_run(cls, method)
+                found = " ".join(":".join(target) for target in targets) or None
             elif qualified.startswith(FUNCTION):
                 target = self.index.resolve_function(qualified[len(FUNCTION):])
                 found = None if target is None else ":".join(target)
@@ -139,8 +145,11 @@ class Resolver:
     def makes_jit(self, qualified: str) -> bool:
         return self.digest(MAKES_JIT + qualified) is not None
 
-    def class_makes_jit(self, qualified: str) -> bool:
-        return self.digest(CLASS_JIT + qualified) is not None
+    def compiles_per_run(self, qualified: str) -> bool:
+        return self.digest(COMPILES + qualified) is not None
+
+    def class_compiles_per_run(self, qualified: str) -> bool:
+        return self.digest(CLASS_COMPILES + qualified) is not None
 
     def hits(self, names) -> dict[str, str]:
         out = {}

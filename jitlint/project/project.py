@@ -169,9 +169,11 @@ class Project:
         with self._lock:
             stale = {m: entry for m, entry in self._stale.items() if m != module}
             index = self._index
+        # (a caller may hold an object of a class of `module` declared as one of its bases: their modules too)
+        reached = {module} | index.base_modules(module) if stale else set()
         for caller, (path, text, is_package) in stale.items():
             summary = index.modules.get(caller)
-            if summary is None or not summary.imports_any({module}):
+            if summary is None or not summary.imports_any(reached):
                 continue  # it imports nothing of `module`: what it gives stays unknown until one does
             result = pipeline.check_source(text, path, self.config, apply_noqa=False, module_name=caller,
                                            is_package=is_package, index=index, exports=True)

@@ -28,7 +28,8 @@ from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
 from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevant, lint_text, select
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
-from jitlint.project.cache import (CLASS_JIT, FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, METHOD_JIT, Cache, Resolver,
+from jitlint.project.cache import (CLASS_COMPILES, COMPILES, FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, METHOD_COMPILES,
+                                   Cache, Resolver,
                                    content_hash)
 from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
@@ -298,7 +299,8 @@ def _callers(files: list[_File], others: list[_File], index, resolver, cache, st
     if not others:
         return []
     modules = {f.module for f in files if f.module}
-    reach = set(modules)
+    # (a caller of a method of a linted class may hold the object as one of its bases: their importers too)
+    reach = modules.union(*(index.base_modules(m) for m in modules))
     for _ in range(MAX_ROUNDS):
         grown = reach | index.importers(reach)
         if grown == reach:
@@ -430,13 +432,17 @@ class _RecordingIndex:
         self.looked_up.add(KIND + qualified)
         return self._index.value_kind(qualified)
 
-    def class_makes_jit(self, qualified: str) -> bool:
-        self.looked_up.add(CLASS_JIT + qualified)
-        return self._index.class_makes_jit(qualified)
+    def compiles_per_run(self, qualified: str) -> bool:
+        self.looked_up.add(COMPILES + qualified)
+        return self._index.compiles_per_run(qualified)
 
-    def method_making_jit(self, qualified_class: str, method: str):
-        self.looked_up.add(f"{METHOD_JIT}{qualified_class}#{method}")
-        return self._index.method_making_jit(qualified_class, method)
+    def class_compiles_per_run(self, qualified: str) -> bool:
+        self.looked_up.add(CLASS_COMPILES + qualified)
+        return self._index.class_compiles_per_run(qualified)
+
+    def methods_compiling_per_run(self, qualified_class: str, method: str):
+        self.looked_up.add(f"{METHOD_COMPILES}{qualified_class}#{method}")
+        return self._index.methods_compiling_per_run(qualified_class, method)
 
     def __getattr__(self, name: str):
         self.opaque = True

@@ -140,3 +140,40 @@ def test_a_bound_method_of_a_class_in_another_file(tmp_path, monkeypatch):
     after = Project.discover("play.py").lint(["play.py"])
     assert after.stats.cached == 0  # (the answer it was cached with changed)
     assert (12, "JIT101") not in found(after, "play.py")
+
+
+LOOP = ("        for g in range(generations):\n            fitness = jnp.linspace(0.0, float(g), 8)\n"
+        "            self.solver.tell(fitness)\n")
+ONCE = "        fitness = jnp.linspace(0.0, 1.0, 8)\n        self.solver.tell(fitness)\n"
+
+
+def test_a_method_called_on_a_base_class_runs_each_subclass_override(tmp_path, monkeypatch):
+    """tests/fixtures/projects/dispatch: trainer.py's loop calls `tell` on a solver declared of an abstract
+    base (algos/base.py); the subclass in algos/elites.py, which trainer.py never imports, runs it. One
+    file linted cold, cached, after the caller changed on disk, and as a buffer against the project."""
+    copy = tmp_path / "dispatch"
+    shutil.copytree(PROJECT_FIXTURES / "dispatch", copy)
+    (copy / "pyproject.toml").write_text("[tool.jitlint]\n", encoding="utf-8")  # (the project's root)
+    monkeypatch.chdir(copy)
+    elites = Path("algos") / "elites.py"
+    expected = marked(copy, str(elites))
+    assert {code for _, code in expected} == {"JIT605"}
+    cold = Project.discover(str(elites)).lint([str(elites)])
+    assert found(cold, "elites.py") == expected
+    (finding,) = cold.findings
+    assert [Path(s.path).name for s in finding.witness][:1] == ["trainer.py"]
+    warm = Project.discover(str(elites)).lint([str(elites)])
+    assert warm.stats.cached == 1 and found(warm, "elites.py") == expected
+    assert found(Project.discover(str(elites)).lint(["algos/greedy.py"]), "greedy.py") == set()
+    # the editor: the trainer's buffer tells once, not in a loop; the override no longer runs repeatedly
+    p = Project(copy, ALL, cache=False)
+    text = elites.read_text(encoding="utf-8")
+    assert found(p.lint_text(text, str(elites)), "elites.py") == expected
+    trainer = copy / "trainer.py"
+    source = trainer.read_text(encoding="utf-8")
+    assert LOOP in source
+    p.update(str(trainer), source.replace(LOOP, ONCE))
+    assert found(p.lint_text(text, str(elites)), "elites.py") == set()
+    # on disk: the cache follows the caller
+    trainer.write_text(source.replace(LOOP, ONCE), encoding="utf-8")
+    assert found(Project.discover(str(elites)).lint([str(elites)]), "elites.py") == set()

@@ -150,6 +150,21 @@ def test_eager_sizes():
         assert search.report(3)[1] == [2, 3, 4]
 
 
+def test_dispatch():
+    """A training loop tells the algorithm it is given (declared of an abstract base in another file) each
+    generation's fitness: the subclass's `tell` runs, and its eager size-less `jnp.unique` reaches its
+    jitted update with a new length each time, a compile per length (JIT605 in elites.py); the look-alike
+    subclass pads the cells with `size=`: one compile."""
+    jnp = jax.numpy
+    assert marked("dispatch") == {("elites.py", "JIT605")}
+    with imported("dispatch", "algos", "algos.base", "algos.elites", "algos.greedy", "trainer", "report") as \
+            (_, _, elites, greedy, trainer, report):
+        lengths = {int(jnp.unique(jnp.floor(jnp.linspace(0.0, float(g), 8) * 3)).shape[0]) for g in range(4)}
+        assert len(lengths) == 4
+        assert compiles("_update", lambda: trainer.Trainer(elites.Elites(16)).run(4)) == len(lengths)
+        assert compiles("_update_padded", lambda: report.describe(trainer.Trainer(greedy.Greedy(16)).run(4).table)) == 1
+
+
 def test_sweeps():
     """A loop over a literal list of profiles another module binds: a static object and a gradient built
     per profile compile once per profile, each a different program (not JIT301/JIT101)."""
