@@ -344,17 +344,19 @@ def iterates_sizes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
     count) of an array its body makes goes over sizes: each pass computes on arrays of other shapes, so
     what it compiles is a new program every pass, by construction (a benchmark over sizes; pyprobml's
     subspace dimensions, fresh set AE)."""
-    found = a.size_loops.get(id(loop))
+    return _per_loop(a.size_loops, a, loop, _iterates_sizes)
+
+
+def _per_loop(table: dict, a: "ModuleFacts", loop: cst.CSTNode, decide) -> bool:
+    """`decide(a, loop, its target names)` for a `for` loop (False for another loop), once per loop."""
+    found = table.get(id(loop))
     if found is None:
-        found = a.size_loops[id(loop)] = _iterates_sizes(a, loop)
+        found = table[id(loop)] = isinstance(loop, cst.For) and decide(a, loop, {
+            n.value for n in (loop.target, *descendants(loop.target)) if isinstance(n, cst.Name)})
     return found
 
 
-def _iterates_sizes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
-    if not isinstance(loop, cst.For):
-        return False
-    targets = {n.value for n in descendants(loop.target) if isinstance(n, cst.Name)} | (
-        {loop.target.value} if isinstance(loop.target, cst.Name) else set())
+def _iterates_sizes(a: "ModuleFacts", loop: cst.For, targets: set[str]) -> bool:
     for node in descendants(loop.body):
         if not isinstance(node, cst.Call):
             continue
@@ -376,17 +378,10 @@ def iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
     written in a dict display (`f(**{param: v})`), the attribute of `getattr`/`setattr`/`hasattr` -- goes
     over names of parameters or fields: each pass builds a different program, by construction
     (jax-galsim's tests jit a closure per parameter name, fresh set M)."""
-    found = a.name_loops.get(id(loop))
-    if found is None:
-        found = a.name_loops[id(loop)] = _iterates_names(a, loop)
-    return found
+    return _per_loop(a.name_loops, a, loop, _iterates_names)
 
 
-def _iterates_names(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
-    if not isinstance(loop, cst.For):
-        return False
-    targets = {n.value for n in descendants(loop.target) if isinstance(n, cst.Name)} | (
-        {loop.target.value} if isinstance(loop.target, cst.Name) else set())
+def _iterates_names(a: "ModuleFacts", loop: cst.For, targets: set[str]) -> bool:
     for node in descendants(loop.body):
         if isinstance(node, cst.DictElement) and isinstance(node.key, cst.Name) and node.key.value in targets:
             return True
