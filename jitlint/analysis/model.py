@@ -79,6 +79,8 @@ class ModuleFacts:
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use
         self.name_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates names
         self.size_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates array sizes
+        # lint/exports.py: per (class, attribute), the one project class its methods assign `self.attr`
+        self.attribute_classes: dict[tuple[str, str], str | None] = {}
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)

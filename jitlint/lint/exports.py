@@ -96,7 +96,10 @@ def _method_targets(analysis, index, site) -> tuple:
         q = _class_of_name(analysis, site, receiver.value)
     elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and site.func is not None \
             and site.func.class_name is not None and site.func.positional[:1] == [receiver.value.value]:
-        q = _class_of_self_attribute(analysis, site.func.class_name, receiver.attr.value)
+        key = (site.func.class_name, receiver.attr.value)
+        if key not in analysis.attribute_classes:
+            analysis.attribute_classes[key] = _class_of_self_attribute(analysis, *key)
+        q = analysis.attribute_classes[key]
     else:
         q = None
     return index.methods_compiling_per_run(q, func.attr.value) if q else ()
