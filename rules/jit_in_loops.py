@@ -48,6 +48,8 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
         return None  # built once per key
     if runs.only_lowered(a, creation.func, creation.node):
         return None  # compiled ahead of time, never dispatched
+    if runs.inside_outer_jit(a, creation.node):
+        return None  # traced into the outer wrapper's program: the outer one is reported, if anything
     if runs.only_passed_on(a, creation.func, creation.node, creation.wrapped):
         return None  # handed to other code, which calls it (inside a trace: inlined) or not
     return place

@@ -820,6 +820,26 @@ def inside_traced_code(func: "FunctionInfo | None") -> str | None:
     return found
 
 
+def inside_outer_jit(a: "ModuleFacts", creation_node: cst.CSTNode) -> bool:
+    """`jax.jit(jax.vmap(jax.jit(f)))`: the inner wrapper, handed through transforms to an outer jit, is
+    traced into the outer one's program and never compiles on its own (measured: one compile per outer
+    wrapper, named after `f`); what re-making them costs is the outer creation's to say (jaxrenderer's
+    benchmark notebooks, fresh set AF)."""
+    for outer in a.jit_creations.values():
+        node = outer.node
+        if node is creation_node or not isinstance(node, cst.Call):
+            continue
+        inner = next((arg.value for arg in node.args if arg.keyword is None and not arg.star), None)
+        for _ in range(4):  # through the transforms around it
+            if inner is creation_node:
+                return True
+            q = a.call_names.get(inner) if isinstance(inner, cst.Call) else None
+            if q not in jaxapi.TRANSFORMS or not jaxapi.TRANSFORMS[q].returns_function:
+                break
+            inner = next((arg.value for arg in inner.args if arg.keyword is None and not arg.star), None)
+    return False
+
+
 def only_lowered(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode) -> bool:
     """`jax.jit(f).lower(...)`, or a name bound to the wrapper used only as `g.lower(...)`/`g.trace(...)` or
     handed to `jax.export.export`: the wrapper is compiled ahead of time, never called."""
