@@ -188,6 +188,10 @@ class Calls(Frame):
         if name in ("get", "copy", "values", "items", "pop", "setdefault") and not receiver.is_array:
             return dataclasses.replace(receiver, container=name in ("values", "items"), filtered=receiver.filtered)
         is_bool = receiver.is_bool and name in ("reshape", "ravel", "flatten", "squeeze", "transpose", "__invert__")
+        if name not in jaxapi.ARRAY_ATTRIBUTES:
+            # `quote["timestamp"].split(".")`: no array has this method, so the receiver was no array (a
+            # string, an object a pytree holds) and what it returns is of unknown kind (jaxlob, fresh set AG)
+            return Taint(receiver.level, receiver.origin, opaque=True)
         if receiver.is_array or name in jaxapi.ARRAY_METHODS:
             # Only arrays have these methods, so the receiver was an array after all.
             return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)

@@ -247,8 +247,13 @@ class Expressions(Frame):
         if result.opaque:
             return dataclasses.replace(result, container=False)  # comparing values of unknown kind
         operands = [expr.left, *(c.comparator for c in expr.comparisons)]
+        if any(o.__class__ in _STRINGS for o in operands):
+            # `quote["side"] == "bid"`: an array compared with a string gives a Python bool (False for `==`,
+            # True for `!=`, also on a tracer: measured), and a string is never a tracer (jaxlob's order
+            # book, fresh set AG)
+            return None
         if not any(t is not None and t.is_array for t in taints) and any(
-                isinstance(o, (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.SimpleString)) for o in operands):
+                isinstance(o, (cst.Tuple, cst.List, cst.Dict, cst.Set)) for o in operands):
             # `pure_args == ()`: a value of unknown kind against a Python container or string is a Python
             # comparison when the value is a container (an empty pytree stays `()` under tracing).
             return dataclasses.replace(result, container=False, opaque=True)

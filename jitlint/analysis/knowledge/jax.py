@@ -278,6 +278,24 @@ ARRAY_METHODS = {"sum", "mean", "max", "min", "reshape", "ravel", "dot", "squeez
                  "multiply", "divide", "power", "conj", "nonzero", "argsort", "sort", "take", "repeat", "swapaxes",
                  "diagonal", "trace", "ptp", "searchsorted", "block_until_ready", "__getitem__"}
 
+# Every public attribute of a JAX array or tracer (measured on JAX 0.10.2: `dir(jnp.ones(2))` and
+# `dir(jax.core.Tracer)`), with `ARRAY_METHODS` (those of `.at[...]` too): a method outside it, called on a
+# value, says the value is no array (`quote["timestamp"].split(".")`: a string a pytree holds).
+ARRAY_ATTRIBUTES = frozenset(ARRAY_METHODS | {
+    "T", "addressable_data", "addressable_shards", "all", "any", "argmax", "argmin", "argpartition", "argsort",
+    "astype", "at", "aval", "block_until_ready", "byteswap", "choose", "clip", "clone", "committed", "compress",
+    "conj", "conjugate", "copy", "copy_to_host_async", "cumprod", "cumsum", "delete", "device", "device_buffer",
+    "device_buffers", "devices", "diagonal", "dimension_as_value", "dot", "dtype", "flat", "flatten", "format",
+    "full_lower", "get_referent", "global_shards", "imag", "is_deleted", "is_fully_addressable",
+    "is_fully_replicated", "is_ready", "item", "itemsize", "mT", "max", "mean", "min", "nbytes", "ndim",
+    "nonzero", "on_device_size_in_bytes", "platform", "prod", "ptp", "ravel", "real", "repeat", "reshape",
+    "round", "searchsorted", "shape", "sharding", "size", "sort", "squeeze", "std", "sum", "swapaxes", "take",
+    "to_concrete_value", "to_device", "tobytes", "tolist", "trace", "traceback", "transpose",
+    "unsafe_buffer_pointer", "var", "view", "weak_type",
+    # `x.at[i].<op>(...)`
+    "get", "apply", "mul",
+})
+
 # Functions (by last name component) whose result is a boolean array; dtypes that are boolean.
 BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
               "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal",
