@@ -294,7 +294,32 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 if q in jaxapi.JIT_WRAPPERS and target is not None:
                     name = stmt.targets[0].id
                     summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
+    if summary.jit_makers or summary.size_feeders:
+        _through_calls(tree, summary)
     return summary
+
+
+def _through_calls(tree: ast.Module, summary: ModuleSummary) -> None:
+    """A function (or method) that calls one of the module's functions whose every run may compile again
+    does so on its every run too (`fit` calling `make_training_loop(...)`, which jits its step: harmonic,
+    fresh set AG): `jit_makers` and `size_feeders` take in the module's plain functions and methods that
+    call one by name, until nothing is added."""
+    defs: list[tuple[str, ast.AST]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.decorator_list:
+            defs.append((stmt.name, stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            defs += [(f"{stmt.name}.{f.name}", f) for f in stmt.body
+                     if isinstance(f, ast.FunctionDef) and f.name in summary.classes.get(stmt.name, ())]
+    calls = {key: {node.func.id for node in walk(fn.body) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+             for key, fn in defs}
+    for table in (summary.jit_makers, summary.size_feeders):
+        grew = bool(table)
+        while grew:
+            known = {name for name in table if "." not in name}
+            added = [key for key, called in calls.items() if key not in table and not called.isdisjoint(known)]
+            table += added
+            grew = bool(added)
 
 
 _JIT_PACKAGES = {name.partition(".")[0] for name in jaxapi.JIT_WRAPPERS}

@@ -96,10 +96,7 @@ def _method_targets(analysis, index, site) -> tuple:
         q = _class_of_name(analysis, site, receiver.value)
     elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and site.func is not None \
             and site.func.class_name is not None and site.func.positional[:1] == [receiver.value.value]:
-        key = (site.func.class_name, receiver.attr.value)
-        if key not in analysis.attribute_classes:
-            analysis.attribute_classes[key] = _class_of_self_attribute(analysis, *key)
-        q = analysis.attribute_classes[key]
+        q = _class_of_attribute(analysis, site.func.class_name, receiver.attr.value)
     else:
         q = None
     return index.methods_compiling_per_run(q, func.attr.value) if q else ()
@@ -122,8 +119,22 @@ def _annotated_class(info, name: str) -> str | None:
     return None
 
 
+# Calls returning an object of their argument's class.
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+
+
 def _class_of_name(analysis, site, name: str) -> str | None:
     sources = runs.assigned(analysis, site.func, name)
+    if len(sources) == 1 and isinstance(sources[0], cst.Call) and analysis.call_names.get(sources[0]) in _COPIES \
+            and sources[0].args:
+        # `model = deepcopy(self.model)`: an object of the class the copied one is of
+        copied = sources[0].args[0].value
+        if isinstance(copied, cst.Name) and copied.value != name:
+            return _class_of_name(analysis, site, copied.value)
+        if isinstance(copied, cst.Attribute) and isinstance(copied.value, cst.Name) and site.func is not None \
+                and site.func.class_name is not None and site.func.positional[:1] == [copied.value.value]:
+            return _class_of_attribute(analysis, site.func.class_name, copied.attr.value)
+        return None
     if not sources:
         return _annotated_class(site.func, name) if site.func is not None and name in site.func.params else None
     if not any(_project_class(site.scope, src) for src in sources if isinstance(src, cst.Call)):
@@ -133,6 +144,14 @@ def _class_of_name(analysis, site, name: str) -> str | None:
         sources = [reaching] if reaching is not None else []
     return _project_class(site.scope, sources[0]) if len(sources) == 1 and isinstance(sources[0], cst.Call) \
         else None
+
+
+def _class_of_attribute(analysis, class_name: str, attr: str) -> str | None:
+    """`_class_of_self_attribute`, once per (class, attribute) per module."""
+    key = (class_name, attr)
+    if key not in analysis.attribute_classes:
+        analysis.attribute_classes[key] = _class_of_self_attribute(analysis, class_name, attr)
+    return analysis.attribute_classes[key]
 
 
 def _class_of_self_attribute(analysis, class_name: str, attr: str) -> str | None:

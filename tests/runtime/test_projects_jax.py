@@ -165,6 +165,19 @@ def test_dispatch():
         assert compiles("_update_padded", lambda: report.describe(trainer.Trainer(greedy.Greedy(16)).run(4).table)) == 1
 
 
+def test_copies():
+    """A bootstrap fits a copy (`deepcopy(self.model)`) of a model declared of an abstract base in another
+    file: the subclass's `fit` calls a module helper that jits a new step on every call, so every resample
+    compiles again (JIT101 at the helper's jit); the look-alike model's step is jitted once at import."""
+    jnp = jax.numpy
+    assert marked("copies") == {("flow.py", "JIT101")}
+    with imported("copies", "models", "models.base", "models.flow", "models.steady", "bootstrap", "report") as \
+            (_, _, flow, steady, bootstrap, report):
+        resamples = [jnp.ones(3) * k for k in range(3)]
+        assert compiles("step", lambda: bootstrap.Bootstrap(flow.Flow()).run(resamples)) == 3
+        assert compiles("steady_step", lambda: report.describe(bootstrap.Bootstrap(steady.Steady()).run(resamples))) == 1
+
+
 def test_sweeps():
     """A loop over a literal list of profiles another module binds: a static object and a gradient built
     per profile compile once per profile, each a different program (not JIT301/JIT101)."""
