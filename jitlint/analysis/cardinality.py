@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.eval.loops import target_names
-from jitlint.analysis.literals import evaluated, literal_const
-from jitlint.source.cstwalk import descendants
+from jitlint.analysis.literals import argument, evaluated, literal_const
+from jitlint.source.cstwalk import descendants, target_names
 
 if TYPE_CHECKING:
     from jitlint.analysis.facade import CallSite, FunctionInfo, ModuleAnalysis
@@ -353,9 +352,7 @@ def shape_inputs(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
         if spec == "all":
             return set().union(*(names_read(v) for v in positional))
         if spec is not None:
-            position, keyword = spec
-            shape = next((arg.value for arg in expr.args if arg.keyword is not None and arg.keyword.value == keyword),
-                         positional[position] if position < len(positional) else None)
+            shape = argument(expr, *spec)
             return names_read(shape) if shape is not None else set()
         # `device_put(W)`, `jnp.asarray(W)`, `W.astype(...)`: the shape of what it is given
         inner = positional[0] if positional else (expr.func.value if isinstance(expr.func, cst.Attribute) else None)

@@ -248,6 +248,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
         refers_to is None or "dataclasses.field" in refers_to)
     # (only a module referring to a function of data-dependent size can call one)
     sizing = bool(imports) and (refers_to is None or not jaxapi.SIZE_DEPENDENT.keys().isdisjoint(refers_to))
+    # What makes a function's every run compile again, and the list it goes in (when the module can have it).
+    compiling = [(table, test) for enabled, table, test in ((jitting, summary.jit_makers, _makes_jit),
+                                                            (sizing, summary.size_feeders, _feeds_sizes)) if enabled]
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[stmt.name] = stmt
@@ -255,10 +258,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
             kind = _return_kind(stmt, imports, scalars)
             if kind is not None:
                 summary.returns[stmt.name] = kind
-            if jitting and _makes_jit(stmt, imports):
-                summary.jit_makers.append(stmt.name)
-            if sizing and _feeds_sizes(stmt, imports):
-                summary.size_feeders.append(stmt.name)
+            for table, test in compiling:
+                if test(stmt, imports):
+                    table.append(stmt.name)
             if memoizing and _uses_memoizer(stmt, imports):
                 summary.memoizers.append(stmt.name)
             if pytrees and _calls_any(stmt, imports, jaxapi.PYTREE_DECORATORS):
@@ -278,14 +280,11 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                                  for b in stmt.bases) if q]
             if bases:
                 summary.class_bases[stmt.name] = bases
-            if jitting and _makes_jit(stmt, imports):  # (one walk of the class first: most make no jit)
-                summary.jit_makers += [f"{stmt.name}.{f.name}" for f in stmt.body
-                                       if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
-                                       and _makes_jit(f, imports)]
-            if sizing and _feeds_sizes(stmt, imports):  # (likewise)
-                summary.size_feeders += [f"{stmt.name}.{f.name}" for f in stmt.body
-                                         if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
-                                         and _feeds_sizes(f, imports)]
+            for table, test in compiling:
+                if test(stmt, imports):  # (one walk of the class first: most compile nothing)
+                    table += [f"{stmt.name}.{f.name}" for f in stmt.body
+                              if isinstance(f, ast.FunctionDef) and f.name in summary.classes[stmt.name]
+                              and test(f, imports)]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = stmt.value
             if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name):

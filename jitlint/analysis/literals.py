@@ -69,6 +69,15 @@ def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
 
 
+def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument a parameter gets: by its keyword, else at its position."""
+    arg = kwarg(call, keyword)
+    if arg is not None:
+        return arg.value
+    positional = positional_args(call)
+    return positional[position].value if position < len(positional) else None
+
+
 _NAMED_CONSTANTS = {"True": True, "False": False, "None": None}
 
 

@@ -23,8 +23,9 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import ContextKind
+from jitlint.analysis.literals import argument
 from jitlint.analysis.names import dotted
-from jitlint.source.cstwalk import children, descendants, statement_part, walk_statements
+from jitlint.source.cstwalk import children, descendants, statement_part, target_names, walk_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis.model import ModuleFacts
@@ -351,8 +352,7 @@ def _per_loop(table: dict, a: "ModuleFacts", loop: cst.CSTNode, decide) -> bool:
     """`decide(a, loop, its target names)` for a `for` loop (False for another loop), once per loop."""
     found = table.get(id(loop))
     if found is None:
-        found = table[id(loop)] = isinstance(loop, cst.For) and decide(a, loop, {
-            n.value for n in (loop.target, *descendants(loop.target)) if isinstance(n, cst.Name)})
+        found = table[id(loop)] = isinstance(loop, cst.For) and decide(a, loop, set(target_names(loop.target)))
     return found
 
 
@@ -363,10 +363,7 @@ def _iterates_sizes(a: "ModuleFacts", loop: cst.For, targets: set[str]) -> bool:
         spec = jaxapi.SHAPE_ARGS.get(a.call_names.get(node) or "")
         if spec is None:
             continue
-        position, keyword = spec
-        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-        shape = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == keyword),
-                     positional[position] if position < len(positional) else None)
+        shape = argument(node, *spec)
         if shape is not None and any(isinstance(n, cst.Name) and n.value in targets
                                      for n in (shape, *descendants(shape))):
             return True

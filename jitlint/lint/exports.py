@@ -91,15 +91,18 @@ def _method_targets(analysis, index, site) -> tuple:
     func = site.node.func
     if not isinstance(func, cst.Attribute) or getattr(index, "methods_compiling_per_run", None) is None:
         return ()
-    receiver = func.value
-    if isinstance(receiver, cst.Name):
-        q = _class_of_name(analysis, site, receiver.value)
-    elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and site.func is not None \
-            and site.func.class_name is not None and site.func.positional[:1] == [receiver.value.value]:
-        q = _class_of_attribute(analysis, site.func.class_name, receiver.attr.value)
-    else:
-        q = None
+    q = _class_of(analysis, site, func.value)
     return index.methods_compiling_per_run(q, func.attr.value) if q else ()
+
+
+def _class_of(analysis, site, expr) -> str | None:
+    """The one project class the object `expr` (a name, or `self.attr` in a method) is of, or None."""
+    if isinstance(expr, cst.Name):
+        return _class_of_name(analysis, site, expr.value)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and site.func is not None \
+            and site.func.class_name is not None and site.func.positional[:1] == [expr.value.value]:
+        return _class_of_attribute(analysis, site.func.class_name, expr.attr.value)
+    return None
 
 
 def _project_class(scope, expr) -> str | None:
@@ -129,12 +132,7 @@ def _class_of_name(analysis, site, name: str) -> str | None:
             and sources[0].args:
         # `model = deepcopy(self.model)`: an object of the class the copied one is of
         copied = sources[0].args[0].value
-        if isinstance(copied, cst.Name) and copied.value != name:
-            return _class_of_name(analysis, site, copied.value)
-        if isinstance(copied, cst.Attribute) and isinstance(copied.value, cst.Name) and site.func is not None \
-                and site.func.class_name is not None and site.func.positional[:1] == [copied.value.value]:
-            return _class_of_attribute(analysis, site.func.class_name, copied.attr.value)
-        return None
+        return None if isinstance(copied, cst.Name) and copied.value == name else _class_of(analysis, site, copied)
     if not sources:
         return _annotated_class(site.func, name) if site.func is not None and name in site.func.params else None
     if not any(_project_class(site.scope, src) for src in sources if isinstance(src, cst.Call)):

@@ -175,3 +175,14 @@ class TopLevel:
             if child is not block:
                 for n in descendants(child):
                     where.setdefault(id(n), k)
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment or loop target binds, through tuples, lists and starred parts."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []

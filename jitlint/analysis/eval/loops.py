@@ -11,6 +11,7 @@ from jitlint.analysis import runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import merge_env
 from jitlint.analysis.values import Taint
+from jitlint.source.cstwalk import target_names
 
 # Loops nested deeper than this walk inner loops once in their first pass (Loops.loop_passes): the
 # work is then 2**6 * depth rather than 2**depth (18 loops: 19 s), and code nested no deeper is unchanged.
@@ -136,17 +137,6 @@ class Loops(Frame):
                 continue
             stack.extend(node.children)
         return True
-
-
-def target_names(target: cst.BaseExpression) -> list[str]:
-    """The names an assignment or loop target binds, through tuples, lists and starred parts."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in target_names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return target_names(target.value)
-    return []
 
 
 def _assignment_kind(source: cst.CSTNode | None) -> str:
