@@ -113,8 +113,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a
         small fixed set are not reported: a bool, a choice between literals (`3 if i < 50 else 5`), an
         entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations,
-        and a part of what a call returns (`y, kind = prepare(y0)`: how many values `kind` takes is the
-        call's to say). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
+        and a part of what calls return (`y, kind = prepare(y0)`, or `network.edges` of a network rebuilt by
+        calls on each pass: how many values that part takes is the calls' to say). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
         in a function the module only hands to its own functions that trace code, which may call it there).
         """
     why = """
@@ -207,7 +207,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 continue  # reported by the more specific JIT302/JIT303
             if _changes_with_passed_shapes(ctx, site, arg.expr, varying):
                 continue  # new only with a new shape of another argument, which compiles anyway
-            if isinstance(arg.expr, cst.Name) and runs.unpacked_from_call(a, site.func, arg.expr.value) is not None:
+            if isinstance(arg.expr, cst.Name) and runs.unpacked_from_call(a, site.func, arg.expr.value) is not None \
+                    or runs.part_of_call_results(site.loops, arg.expr):
                 continue  # a part of what a call returns each pass: how many values it takes is that call's
             text = ctx.short(arg.expr)
             through = "" if text == used[0] else self.message("through", name=used[0])

@@ -80,7 +80,7 @@ def _frozen(value):
     return value
 
 
-_FLAGS = ("is_bool", "is_array", "container", "filtered", "from_constant", "opaque")
+_FLAGS = ("is_bool", "is_array", "container", "filtered", "from_constant", "opaque", "flattened")
 
 
 def encode(value) -> Encoded:

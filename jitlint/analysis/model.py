@@ -269,7 +269,8 @@ class ModuleFacts:
             "." in q and self.imported_kind is not None and self.imported_kind(q) == "pytree decorator")
 
     def field_kind(self, class_name: str, attr: str, filtered: bool) -> str | None:
-        """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "subtree",
+        """How a field of a traced pytree of this class is traced: "leaf" (a traced array), "scalar" (a
+        Python number by annotation: traced where a transform flattened the pytree), "subtree",
         "static" (declared static metadata, or a non-array under an equinox filter), "variable" (an nnx
         Variable: `field_class` says which), "layer" (a library layer whose call returns an array:
         jaxapi.ARRAY_LAYERS), None (unknown)."""
@@ -318,7 +319,7 @@ class ModuleFacts:
         if kind in ("scalar", "static") and filtered:
             return "static"  # equinox keeps non-array leaves static
         if kind == "scalar":
-            return "leaf"
+            return "scalar"  # a leaf where a transform flattened the pytree; what it was given where built
         if kind == "static":
             return "static"
         return None

@@ -280,6 +280,71 @@ def unpacked_from_call(a: "ModuleFacts", func: "FunctionInfo | None", name: str)
         f = f.parent
 
 
+def part_of_call_results(loops, expr: cst.BaseExpression) -> bool:
+    """`edges` of `attrs, edges = net.get_network()`, `net.idxs` of `net = Network().add(s)`: a part of what
+    calls return, where every binding of its name inside the outermost of `loops` binds a call's result.
+    Which parts of a result change with the loop is the callee's to say (a network rebuilt per
+    participant keeps its edges), so the part's cardinality is unknown here."""
+    root = expr
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not loops or not isinstance(root, cst.Name) or (root is expr and not _names_in_unpacks(loops[0], root.value)):
+        return False
+    name = root.value
+    found: list[bool] = []  # per binding inside the loop: is it (a part of) a call's result
+
+    def targets(t: cst.BaseExpression) -> bool:
+        if isinstance(t, cst.Name):
+            return t.value == name
+        if isinstance(t, (cst.Tuple, cst.List)):
+            return any(targets(el.value) for el in t.elements)
+        if isinstance(t, cst.StarredElement):
+            return targets(t.value)
+        return False
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if any(targets(t.target) for t in node.targets):
+                found.append(isinstance(node.value, cst.Call))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if targets(node.target):
+                found.append(isinstance(node.value, cst.Call))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if targets(node.target):
+                found.append(False)
+
+        def visit_For(self, node: cst.For) -> None:
+            if targets(node.target):
+                found.append(False)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            if targets(node.target):
+                found.append(False)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            if targets(node.name):
+                found.append(False)
+
+    loops[0].visit(_Bindings())
+    return bool(found) and all(found)
+
+
+def _names_in_unpacks(scope: cst.CSTNode, name: str) -> bool:
+    """Does `scope` bind `name` as a part of an unpacking?"""
+    return bool(_unpacks(scope, name))
+
+
 def _unpacks(scope: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """The values unpacked into `name` (`a, name = value`) by the statements of `scope` itself."""
     found: list[cst.BaseExpression] = []

@@ -50,6 +50,11 @@ class Taint:
     # A dict holding tracers: iterating it gives its keys, which are never tracers (a tracer is unhashable:
     # measured on JAX 0.10.2), so a loop over it walks Python values (sax's circuit instances, fresh set P).
     mapping: bool = False
+    # Handed in by a transform (a jitted function's argument, a lax body's operand): JAX flattened it and
+    # made every leaf a tracer, a Python `bool`/`int`/`float` field too. A pytree built inside the trace
+    # keeps the Python values it was given (measured on JAX 0.10.2), so only a flattened one has traced
+    # scalar fields.
+    flattened: bool = False
 
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
@@ -92,6 +97,7 @@ def _join_all(found: "list[Taint]") -> Taint:
         elements=_join_elements(found),
         class_name=_one_class(found),
         mapping=all(t.mapping for t in found),
+        flattened=all(t.flattened for t in found),
     )
 
 
@@ -110,6 +116,7 @@ def _join2(a: Taint, b: Taint) -> Taint:
     from_constant = a.from_constant and b.from_constant
     opaque = a.opaque and b.opaque
     mapping = a.mapping and b.mapping
+    flattened = a.flattened and b.flattened
     ea, eb = a.elements, b.elements
     elements = None
     if container and ea is not None and eb is not None and len(ea) == len(eb):
@@ -118,11 +125,12 @@ def _join2(a: Taint, b: Taint) -> Taint:
     class_name = cb if ca is None else ca if cb is None or cb == ca else None
     if top is a and is_bool == a.is_bool and is_array == a.is_array and container == a.container and \
             filtered == a.filtered and from_constant == a.from_constant and opaque == a.opaque and \
-            class_name == a.class_name and elements == ea and mapping == a.mapping:
+            class_name == a.class_name and elements == ea and mapping == a.mapping and \
+            flattened == a.flattened:
         return a
     return Taint(level=top.level, origin=top.origin, is_bool=is_bool, is_array=is_array, container=container,
                  filtered=filtered, from_constant=from_constant, opaque=opaque, elements=elements,
-                 class_name=class_name, mapping=mapping)
+                 class_name=class_name, mapping=mapping, flattened=flattened)
 
 
 def _one_class(taints) -> str | None:

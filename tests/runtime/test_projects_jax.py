@@ -232,6 +232,19 @@ def test_pytree_helpers(capsys):
     assert "Tracer" in out.split("scaling by")[1].splitlines()[0]
 
 
+def test_built_pytrees():
+    """A NamedTuple's `bool` field: built inside a scan with a Python bool, the helper in another file reads
+    the bool (a Python `if` runs); handed to jit, the NamedTuple is flattened and the field arrives as a
+    traced array (JIT401 where a helper tests it)."""
+    jnp = jax.numpy
+    assert marked("built_pytrees") == {("messages.py", "JIT401")}
+    with imported("built_pytrees", "messages", "network") as (messages, network):
+        _, totals = network.sweep(jnp.ones(3), jnp.ones(3), jnp.arange(4.0))
+        assert totals.shape == (4,)
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            network.read_out(messages.Message(jnp.ones(3), jnp.ones(3), True))
+
+
 def test_config_branches():
     """A NumPy helper that a jitted method reaches only on the branch its waveform's configuration takes
     raises for the configurations that take it and runs for the others (info: jitlint cannot decide the

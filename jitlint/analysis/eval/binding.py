@@ -73,7 +73,8 @@ class Binding(Frame):
                 self.live = False  # it raises whenever called so: the statements after this one are not run
             if variant.returns_known:  # walked in this context: None means a Python value
                 return _derivative_result(fv, variant.return_taint, arg_taints)
-        return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True) if any_arg else None
+        return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True,
+                                   flattened=False) if any_arg else None
 
     def as_handed(self, expr: cst.Call, arg_values: list[Value]) -> list[Value]:
         """What a helper of traced code receives for each argument: a module-level jnp array handed on as it
@@ -226,7 +227,7 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
     elif arg_taints and isinstance(arg_taints[0], Taint) and arg_taints[0].container:
         grads = dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=None)
     else:
-        grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
+        grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True, flattened=False)
     if fv.derivative == "like_argument":
         return grads
     value = dataclasses.replace(result, is_bool=False)  # a scalar array (or `(value, aux)` with has_aux)

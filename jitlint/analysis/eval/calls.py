@@ -172,7 +172,8 @@ class Calls(Frame):
             # cannot know what this one returns.
             joined = join(*arg_taints)
             if joined is not None and self.recording:
-                return dataclasses.replace(joined, container=False, is_bool=False, is_array=False, opaque=True)
+                return dataclasses.replace(joined, container=False, is_bool=False, is_array=False, opaque=True,
+                                           flattened=False)
             return None
         if name in _CONCRETIZING_METHODS:
             return None  # concretizes (a rule reports it); the Python value is static afterwards

@@ -121,12 +121,15 @@ class Expressions(Frame):
             kind = facts.field_kind(base.class_name, attr, base.filtered)
             if kind == "static":
                 return None
-            if kind == "leaf":
+            if kind == "leaf" or kind == "scalar" and base.flattened:
                 return Taint(base.level, base.origin, is_array=True)
+            if kind == "scalar":  # built inside the trace: the Python value it was given, or a tracer
+                return dataclasses.replace(base, container=False, is_bool=False, is_array=False, opaque=True,
+                                           class_name=None)
             if kind == "subtree":
                 cls = facts.field_class(base.class_name, attr)  # a local nnx Module held by an nnx Module
                 return Taint(base.level, base.origin, container=cls is None, filtered=cls is not None,
-                             class_name=cls)
+                             class_name=cls, flattened=base.flattened)
             if kind == "variable":  # an nnx Variable: array-like; its `.value` is the array, the rest metadata
                 return Taint(base.level, base.origin, is_array=True, class_name=facts.field_class(base.class_name, attr))
         if base.filtered and not base.is_array:
@@ -186,7 +189,8 @@ class Expressions(Frame):
             # `static_part + traced_tuple`, `a_tuple + params + more`: `+` and `*` join and repeat Python
             # sequences too, so with no side known to be an array and a sequence, a value of unknown kind or
             # a Python value of unknown kind on one side, the result's kind is unknown as well
-            return dataclasses.replace(result, is_bool=False, container=False, is_array=False, opaque=True)
+            return dataclasses.replace(result, is_bool=False, container=False, is_array=False, opaque=True,
+                                       flattened=False)
         return dataclasses.replace(result, is_bool=is_bool, container=False, is_array=True)
 
     def expr_UnaryOperation(self, expr: cst.UnaryOperation) -> Taint | None:
@@ -256,7 +260,7 @@ class Expressions(Frame):
                 isinstance(o, (cst.Tuple, cst.List, cst.Dict, cst.Set)) for o in operands):
             # `pure_args == ()`: a value of unknown kind against a Python container or string is a Python
             # comparison when the value is a container (an empty pytree stays `()` under tracing).
-            return dataclasses.replace(result, container=False, opaque=True)
+            return dataclasses.replace(result, container=False, opaque=True, flattened=False)
         return dataclasses.replace(result, is_bool=True, is_array=True, container=False)
 
     def expr_IfExp(self, expr: cst.IfExp) -> Taint | None:

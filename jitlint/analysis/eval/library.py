@@ -183,7 +183,8 @@ class Library(Frame):
         if any_arg is None:
             return NEXT
         # Other jax APIs (internal helpers, dtypes, sharding, ...) may return Python values.
-        return dataclasses.replace(any_arg, container=False, is_bool=False, is_array=False, opaque=True)
+        return dataclasses.replace(any_arg, container=False, is_bool=False, is_array=False, opaque=True,
+                                   flattened=False)
 
     # ------------------------------------------------------------------ results
     def array_result(self, any_arg: Taint | None, in_jit: bool, expr: cst.Call, q: str) -> Taint | None:

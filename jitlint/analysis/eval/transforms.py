@@ -223,7 +223,7 @@ class Transforms(Frame):
             nnx_module = module_class is not None and self.facts.framework_of(module_class) == "nnx"
             params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
                                  filtered=(graph_nodes or filtered or nnx_module) and not is_array,
-                                 class_name=module_class, mapping=mapping)
+                                 class_name=module_class, mapping=mapping, flattened=True)
         context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
                           traces_constants=traces_constants, filtered=filtered or graph_nodes)
         closure = self.closure_for(info)
@@ -335,7 +335,7 @@ class Transforms(Frame):
             if fv is None:
                 continue
             info = fv.info
-            params: dict[str, Value] = {p: Taint(TRACED, p) for p in info.params if p not in fv.bound}
+            params: dict[str, Value] = {p: Taint(TRACED, p, flattened=True) for p in info.params if p not in fv.bound}
             params.update(fv.consts)
             # The body receives only its operands, positionally: keyword-only parameters and defaulted
             # ones past the operands keep their (constant) defaults.
