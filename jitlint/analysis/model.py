@@ -84,6 +84,7 @@ class ModuleFacts:
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)
+        self._derivative_rules: dict[int, list] | None = None  # (see derivative_rules)
         self._references: dict[str, tuple[int, int]] | None = None  # (see function_references)
         self.handed_on: dict[str, bool] = {}  # runs.only_handed_on, per module-level function
         self.used_names: dict[int, frozenset[str]] = {}  # evaluator: per function, the names it uses itself
@@ -212,6 +213,49 @@ class ModuleFacts:
                 return f.local_defs[name]
             f = f.parent
         return self.module_defs.get(name)
+
+    def derivative_rules(self, info: FunctionInfo) -> list[tuple[FunctionInfo, str, cst.CSTNode]]:
+        """The custom derivative rules of a module-level function (`f.defvjp(f_fwd, f_bwd)`, `@f.defjvp`):
+        (the rule's def, its role "fwd" / "bwd" / "jvp", where it is attached). JAX traces them where it
+        differentiates a traced call of `f` (measured on JAX 0.10.2: under `jit(grad(...))` both get
+        tracers; under plain `grad` concrete arrays, as `f` itself)."""
+        if self._derivative_rules is None:
+            found: dict[str, list[tuple[FunctionInfo, str, cst.CSTNode]]] = {}
+
+            def attach(target: cst.BaseExpression, method: str, rules: list, node: cst.CSTNode) -> None:
+                if not isinstance(target, cst.Name):
+                    return
+                roles = ("fwd", "bwd") if method == "defvjp" else ("jvp",) if method == "defjvp" else ()
+                for rule, role in zip(rules, roles):
+                    rule_info = self.module_defs.get(rule.value) if isinstance(rule, cst.Name) else None
+                    if rule_info is not None:
+                        found.setdefault(target.value, []).append((rule_info, role, node))
+
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    for d in stmt.decorators:  # `@f.defjvp`
+                        dec = d.decorator
+                        if isinstance(dec, cst.Attribute) and dec.attr.value == "defjvp":
+                            attach(dec.value, "defjvp", [stmt.name], d)
+                elif isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        call = small.value if isinstance(small, cst.Expr) else None
+                        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                                call.func.attr.value in ("defvjp", "defjvp"):
+                            attach(call.func.value, call.func.attr.value,
+                                   [a.value for a in call.args if a.keyword is None and not a.star], call)
+            by_def: dict[int, list] = {}
+            for name, rules in found.items():
+                primal = self.module_defs.get(name)
+                if primal is None:  # `f = jax.custom_vjp(g)`: the rules are g's
+                    values = self.module_assignments.get(name, [])
+                    wrapped = [v.args[-1].value for v in values if isinstance(v, cst.Call) and v.args]
+                    primal = self.module_defs.get(wrapped[0].value) if len(wrapped) == 1 and isinstance(
+                        wrapped[0], cst.Name) else None
+                if primal is not None:
+                    by_def.setdefault(id(primal), []).extend(rules)
+            self._derivative_rules = by_def
+        return self._derivative_rules.get(id(info), [])
 
     def qualify_text(self, dotted_name: str) -> str | None:
         """`nn.Module` -> `flax.linen.Module` through the module's imports."""

@@ -17,7 +17,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
                                      value_taint, variant_key)
 from jitlint.analysis.scheduler import ContextStart
-from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint, join
+from jitlint.analysis.values import TRACED, Const, KnownTruth, NotNone, Taint, join
 
 MAX_SETTLE_DEPTH = 6  # callees walked at once, nested; deeper call chains fall back to the worklist
 
@@ -152,6 +152,13 @@ class Solver:
         summary (shared with earlier callers of the same kind)."""
         if info.callback:
             return None
+        if traces_constants and info.parent is None and info.class_name is None:
+            # (under plain `jax.grad` the rules get concrete arrays, as the primal's arguments do)
+            for rule, role, node in self.facts.derivative_rules(info):
+                # (JAX calls the rule on `info`'s behalf: "called from traced `f`")
+                rule_context = Context(ContextKind.HELPER, caller=info.name, traces_constants=context.traces_constants)
+                self.request(rule, rule_context, _rule_params(info, rule, role, params), None, traces_constants,
+                             TraceEdge("rule", node, role, info, guard=via.guard if via is not None else None))
         if via is not None:
             edges = self.facts.trace_edges.setdefault(info, {})
             known = edges.setdefault((via.kind, id(via.node)), via)
@@ -224,3 +231,21 @@ class Solver:
             info.variants.clear()
         for start in self._starts.get(id(info), []):
             Evaluator(self.facts, self, start.parent).restart_context(start)
+
+
+def _rule_params(primal: FunctionInfo, rule: FunctionInfo, role: str, params: dict[str, Value]) -> dict[str, Value]:
+    """What a custom derivative rule receives where JAX differentiates a traced call of `primal`: the forward
+    rule, the primal's arguments; the backward rule, the residuals (whatever the forward rule kept: of
+    unknown kind) and the output cotangents, traced; a JVP rule, tuples of the traced primals and
+    tangents. Arguments before those (`nondiff_argnums`) stay unknown."""
+    if role == "fwd":
+        return {r: params[p] for p, r in zip(primal.positional, rule.positional) if p in params}
+    names = rule.positional
+    if len(names) < 2:
+        return {}
+    first, second = names[-2], names[-1]
+    if role == "bwd":
+        return {first: Taint(TRACED, first, opaque=True), second: Taint(TRACED, second)}
+    values = tuple(params.get(p) if isinstance(params.get(p), Taint) else None for p in primal.positional)
+    return {first: Taint(TRACED, first, container=True, elements=values or None),
+            second: Taint(TRACED, second, container=True)}

@@ -73,6 +73,10 @@ def _step(edge: TraceEdge, target: FunctionInfo) -> Step:
     caller = edge.caller.name if edge.caller is not None else "module code"
     if edge.kind == "defined":
         return edge.node, f"`{target.name}` is defined inside traced `{caller}`"
+    if edge.kind == "rule":  # (`how`: its role)
+        role = {"fwd": "forward", "bwd": "backward", "jvp": "JVP"}.get(edge.how, edge.how)
+        return edge.node, f"`{target.name}` is the {role} rule of traced `{caller}`: JAX traces it where it " \
+                          f"differentiates `{caller}`"
     return edge.node, f"traced `{caller}` calls `{target.name}`"
 
 
@@ -147,14 +151,17 @@ def _repeating_loop(facts: ModuleFacts, where, node: cst.CSTNode, innermost: cst
     return innermost
 
 
-def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) -> bool:
+def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) -> str | None:
     """Whether `node` sits in the body of a `try` (in its own function) with an `except` that catches one
     of the errors `raises` names (that class or a base of it, or a bare `except`): the code handles what a
-    trace makes it raise there (`try: jnp.flatnonzero(w) except ConcretizationTypeError: raise ValueError`)."""
+    trace makes it raise there (`try: jnp.flatnonzero(w) except ConcretizationTypeError: raise ValueError`).
+    "jax" where the handler names JAX's own error class (`except jax.errors.TracerBoolConversionError:`:
+    the code checks only what is concrete, on purpose), "broad" where it catches it otherwise (`except
+    Exception:`, a bare `except`), None where nothing catches it."""
     caught = {c for name in raises for c in jaxapi.ERROR_CLASSES.get(name, (name,))}
     info = facts.function_of(node)
     scope = info.scope if info is not None else facts.scope
-    found = False
+    found: str | None = None
 
     class _Tries(cst.CSTVisitor):
         def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
@@ -168,25 +175,31 @@ def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) 
 
         def visit_Try(self, n: cst.Try) -> bool:
             nonlocal found
-            if not found and any(_catches(h.type, scope, caught) for h in n.handlers) and _holds(n.body, node):
-                found = True
+            if not found and _holds(n.body, node):
+                kinds = [k for k in (_catches(h.type, scope, caught) for h in n.handlers) if k is not None]
+                if kinds:
+                    found = "jax" if "jax" in kinds else "broad"
             return not found
 
     (info.node if info is not None else facts.module).visit(_Tries())
     return found
 
 
-def _catches(kind: cst.BaseExpression | None, scope, caught: set[str]) -> bool:
+def _catches(kind: cst.BaseExpression | None, scope, caught: set[str]) -> str | None:
+    """"jax" (a JAX error class among `caught`), "broad" (another of them, or a bare `except:`) or None."""
     if kind is None:
-        return True  # a bare `except:`
+        return "broad"  # a bare `except:`
     kinds = [el.value for el in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+    found = None
     for k in kinds:
         name = scope.qualify(k) if isinstance(k, (cst.Name, cst.Attribute)) else None
         if name is None and isinstance(k, cst.Name):
             name = k.value  # a builtin: TypeError, Exception
         if name in caught:
-            return True
-    return False
+            if name.startswith("jax."):
+                return "jax"
+            found = "broad"
+    return found
 
 
 def _holds(tree: cst.CSTNode, node: cst.CSTNode) -> bool:

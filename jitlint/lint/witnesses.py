@@ -4,7 +4,8 @@ certain, so it is reported as a warning); one whose every known path from an ent
 branch of a test the walk could not decide (`if self.model.is_precessing:` in a caller) holds only for
 the configurations that take it (info, saying so); one under a test of a traced value's shape or a value's
 type that the analysis cannot decide (`if x.ndim == 0:`) holds only for some inputs (info, saying so); and
-one whose error an enclosing `try` catches does not escape (the code handles it: info, saying so)."""
+one whose error an enclosing `try` catches does not escape (the code handles it: info, saying so; nothing
+where the `except` names JAX's own error class, a check made only on concrete values on purpose)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def with_witnesses(analysis, reports):
     for rule, report in reports:
         found, unreached, on_the_way = witness_of(analysis, report.node, rule.witness)
         severity = report.severity or rule.severity
+        caught = caught_here(analysis, report.node, rule.raises) if severity is Severity.ERROR and rule.raises \
+            else None
+        if caught == "jax":
+            continue  # `except jax.errors.TracerBoolConversionError:` around it: handled on purpose
         guard = dispatch_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \
             else None
         if unreached and severity is Severity.ERROR:
@@ -33,7 +38,7 @@ def with_witnesses(analysis, reports):
             report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
                 f" (only where `{guard[0]}` holds, which depends on the {guard[1]} passed in: jitlint cannot tell"
                 " if it does)"))
-        elif severity is Severity.ERROR and rule.raises and caught_here(analysis, report.node, rule.raises):
+        elif caught is not None:
             report = dataclasses.replace(report, severity=Severity.INFO, message=report.message + (
                 " (here an enclosing `try` catches it: under a trace the code takes its `except` path)"))
         out.append((rule, report))

@@ -245,6 +245,22 @@ def test_built_pytrees():
             network.read_out(messages.Message(jnp.ones(3), jnp.ones(3), True))
 
 
+def test_custom_gradients(capsys):
+    """A custom_vjp's backward rule, in solvers.py: where fit.py differentiates a jitted loss calling it, JAX
+    traces the rule and its print shows a tracer, once (JIT501); the look-alike, differentiated by a plain
+    `jax.grad`, gets the concrete cotangent on every step."""
+    jnp = jax.numpy
+    assert marked("custom_gradients") == {("solvers.py", "JIT501")}
+    with imported("custom_gradients", "solvers", "fit", "report") as (_, fit, report):
+        assert report.describe(fit.fit(jnp.full(2, 4.0), 3))
+        fit.fit_eagerly(jnp.ones(2), 3)
+    out = capsys.readouterr().out.splitlines()
+    traced = [line for line in out if line.startswith("safe_sqrt cotangent:")]
+    eager = [line for line in out if line.startswith("soft_clip cotangent:")]
+    assert len(traced) == 1 and "Tracer" in traced[0]
+    assert len(eager) == 3 and not any("Tracer" in line for line in eager)
+
+
 def test_config_branches():
     """A NumPy helper that a jitted method reaches only on the branch its waveform's configuration takes
     raises for the configurations that take it and runs for the others (info: jitlint cannot decide the

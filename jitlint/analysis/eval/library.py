@@ -75,14 +75,38 @@ class Library(Frame):
         result = self.array_result(join(*arg_taints), in_jit, expr, q)
         carry = _CARRY_POSITION.get(q)
         positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None and not arg.star]
-        if result is not None and carry is not None and carry < len(positional):
+        by_keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
+
+        def argument(position: int, keyword: str) -> Value | None:
+            return positional[position] if position < len(positional) else by_keyword.get(keyword)
+
+        if result is not None and carry is not None and argument(*carry) is not None:
             # `accs, m, l = lax.fori_loop(lo, hi, body, (accs, m, l))`: the final carry has the init's
             # structure -- a tuple holding a Python list of arrays stays so (tokamax, fresh set S); an init
             # of unknown kind gives a result of unknown kind; a Python number becomes an array
-            init = value_taint(positional[carry])
+            init = value_taint(argument(*carry))
             if isinstance(init, Taint) and (init.container or init.opaque):
                 return _pytree_like(result, init, 0)
             return result
+        if result is not None and q == "jax.lax.scan" and argument(1, "init") is not None:
+            # `carry, ys = lax.scan(body, init, xs)`: the final carry has the init's structure (a Python list
+            # of arrays stays one: signax's signature levels, fresh set AK), `ys` the structure of what the
+            # body returns second, each leaf stacked
+            init = value_taint(argument(1, "init"))
+            carry_out = _pytree_like(result, init, 0) if isinstance(init, Taint) and (
+                init.container or init.opaque) else result
+            ys = result
+            body_value = argument(0, "f")
+            body = body_value.info if isinstance(body_value, FuncValue) else None
+            if body is not None and self.variant is not None:
+                for variant in list(body.variants.values()):  # (walked again when what it returns changes)
+                    self.read_return_of(body, variant)
+                returned = pytree_output(result, body)
+                if returned.container and returned.elements is not None and len(returned.elements) == 2 and \
+                        isinstance(returned.elements[1], Taint):
+                    ys = returned.elements[1]
+            return dataclasses.replace(result, container=True, is_array=False, is_bool=False,
+                                       elements=(carry_out, ys))
         branches = [v.info for v in arg_values if isinstance(v, FuncValue)] if q == "jax.lax.cond" else []
         if result is not None and branches and self.variant is not None:
             # `lax.cond(p, lambda _: [a, b], lambda _: [c, d], None)`: the pytree the branches return, here
@@ -291,7 +315,7 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
     (lambda q: q.startswith("jax."), Library._other_jax),
 )
 # The positional argument whose structure a lax loop gives back (its initial carry).
-_CARRY_POSITION = {"jax.lax.fori_loop": 3, "jax.lax.while_loop": 2}
+_CARRY_POSITION = {"jax.lax.fori_loop": (3, "init_val"), "jax.lax.while_loop": (2, "init_val")}
 
 # qualified name -> the handlers of its categories, in order (found once per name)
 _HANDLERS: dict[str, tuple[Handler, ...]] = {}
@@ -301,13 +325,17 @@ def pytree_output(result: Taint, info: FunctionInfo) -> Taint:
     """What a call of jitted `info` (or `lax.cond` of branch `info`) gives back, `result` being an array of
     the caller's: the structure every context walked so far returns (one structure when they agree, else
     just "a container" when all return one), its leaves arrays; unknown (opaque) when its body returns
-    Python values; an array otherwise."""
+    Python values, something of unknown kind, or a container in some contexts only; an array otherwise."""
     known = [v.return_taint for v in info.variants.values() if v.returns_known]
     if known and all(t is None for t in known):
         # Python values (lists grown by `.append`, a literal): their structure is unknown here
         return dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
-    if not known or not all(isinstance(t, Taint) and t.container for t in known):
+    if not known or not any(isinstance(t, Taint) and (t.container or t.opaque) for t in known):
         return result
+    if not all(isinstance(t, Taint) and t.container for t in known):
+        # of unknown kind in some context (what an unknown call returns), or a container in some contexts
+        # only (`return levels` or `return jnp.concatenate(levels)` by a flag): not known to be an array
+        return dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
     if all(t == known[0] for t in known):
         return _pytree_like(result, known[0], 0)
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
