@@ -85,6 +85,7 @@ class ModuleFacts:
         self._parts: dict[int, cst.CSTNode] | None = None  # (see _statement_guess)
         self._function_of: dict[int, FunctionInfo] | None = None  # (see function_of)
         self._derivative_rules: dict[int, list] | None = None  # (see derivative_rules)
+        self.overloaded: frozenset[str] = frozenset()  # module-level names of several overloads (`@multimethod`)
         self._references: dict[str, tuple[int, int]] | None = None  # (see function_references)
         self.handed_on: dict[str, bool] = {}  # runs.only_handed_on, per module-level function
         self.used_names: dict[int, frozenset[str]] = {}  # evaluator: per function, the names it uses itself
@@ -464,6 +465,7 @@ class _Collector(cst.CSTVisitor):
         self.scope_stack: list[Scope] = [facts.scope]
         # How many classes enclosed each open function (a class nested in a function has methods too).
         self._func_class_depth: list[int] = []
+        self._overloaded: set[str] = set()  # module-level names of several overloads (`_registers_overloads`)
 
     def collect(self) -> None:
         # Not `module.visit(self)`: libcst rebuilds every node it visits, which cost twice the parse. Defs,
@@ -471,6 +473,12 @@ class _Collector(cst.CSTVisitor):
         for k, stmt in enumerate(self.a.module.body):
             self._statement = k  # (the top-level statement around the defs met)
             walk_statements(stmt, self)
+        for name in self._overloaded:
+            # `@multimethod def f(x: Array)` then `@multimethod def f(x: Sparse)`: a call runs the overload
+            # its arguments' types pick, which is not known here (pymdp's dense and sparse `factor_dot`,
+            # fresh set W): no one def is what `f(...)` calls
+            self.a.module_defs.pop(name, None)
+        self.a.overloaded = frozenset(self._overloaded)
 
     @property
     def scope(self) -> Scope:
@@ -524,12 +532,37 @@ class _Collector(cst.CSTVisitor):
         elif parent is not None and not class_name:
             parent.local_defs[name] = info
         elif parent is None and not class_name:
+            previous = self.a.module_defs.get(name)
+            if previous is not None and self._registers_overloads(previous.node, node):
+                self._overloaded.add(name)
+            elif not node.decorators:
+                self._overloaded.discard(name)  # a plain def after them: the implementation (`typing.overload`)
             self.a.module_defs[name] = info
         self.parent_scope_shadow(name)
         self.func_stack.append(info)
         self.scope_stack.append(scope)
         self._func_class_depth.append(len(self.class_stack))
         return True
+
+    def _registers_overloads(self, old: cst.FunctionDef, new: cst.FunctionDef) -> bool:
+        """Two module-level defs of one name under the same decorator (`@multimethod`, `@dispatch`,
+        `@plum.dispatch`): a decorator that keeps both, as overloads. (A JAX transform, `typing.overload`
+        stubs and plain redefinitions are not: the last def is the one called.)"""
+        def names(node: cst.FunctionDef) -> set[str]:
+            out = set()
+            for d in node.decorators:
+                expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+                text = dotted(expr)
+                if text is None:
+                    continue
+                q = self.scope.qualify(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+                if q is not None and (q.startswith("jax.") or q.startswith("functools.") or q in (
+                        "typing.overload", "typing_extensions.overload")):
+                    continue
+                out.add(text)
+            return out
+
+        return bool(names(old) & names(new))
 
     def _class_is_inside(self, parent: FunctionInfo | None) -> bool:
         # A class nested in a function: methods of it are still methods of that class.

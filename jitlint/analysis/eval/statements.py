@@ -220,7 +220,9 @@ class Statements(Frame):
         info.def_loop = self.loops[-1][0] if self.loops else None
         binding = self.decorated_context(info)
         value: Value = FuncValue(info, transform=binding.transform if binding else None, binding=binding)
-        if self.info is not None or info.class_name is None:
+        if self.info is None and info.parent is None and info.name in self.facts.overloaded:
+            self.env[info.name] = None  # one of several overloads: which one a call runs is not known
+        elif self.info is not None or info.class_name is None:
             self.env[info.name] = value
         if self.traced and binding is None:
             self.nested_seen.append(info)
