@@ -79,6 +79,7 @@ class ModuleFacts:
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use
         self.name_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates names
         self.size_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates array sizes
+        self.command_line_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates typed values
         # lint/exports.py: per (class, attribute), the one project class its methods assign `self.attr`
         self.attribute_classes: dict[tuple[str, str], str | None] = {}
         self._def_statements: dict[cst.FunctionDef, int] = {}  # each def -> the top-level statement around it

@@ -293,48 +293,22 @@ def part_of_call_results(loops, expr: cst.BaseExpression) -> bool:
     name = root.value
     found: list[bool] = []  # per binding inside the loop: is it (a part of) a call's result
 
-    def targets(t: cst.BaseExpression) -> bool:
-        if isinstance(t, cst.Name):
-            return t.value == name
-        if isinstance(t, (cst.Tuple, cst.List)):
-            return any(targets(el.value) for el in t.elements)
-        if isinstance(t, cst.StarredElement):
-            return targets(t.value)
-        return False
-
     class _Bindings(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if any(targets(t.target) for t in node.targets):
-                found.append(isinstance(node.value, cst.Call))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if targets(node.target):
-                found.append(isinstance(node.value, cst.Call))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if targets(node.target):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False  # (their own scopes)
+            if isinstance(node, cst.Assign):
+                if any(name in target_names(t.target) for t in node.targets):
+                    found.append(isinstance(node.value, cst.Call))
+            elif isinstance(node, cst.AnnAssign):
+                if name in target_names(node.target):
+                    found.append(isinstance(node.value, cst.Call))
+            elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr)):
+                if name in target_names(node.target):
+                    found.append(False)
+            elif isinstance(node, cst.AsName) and name in target_names(node.name):
                 found.append(False)
-
-        def visit_For(self, node: cst.For) -> None:
-            if targets(node.target):
-                found.append(False)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            if targets(node.target):
-                found.append(False)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            if targets(node.name):
-                found.append(False)
+            return True
 
     loops[0].visit(_Bindings())
     return bool(found) and all(found)
@@ -402,7 +376,64 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
     return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or iterates_sizes(a, loop)
+                or iterates_command_line(a, func, loop)
                 or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)))
+
+
+def iterates_command_line(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    """`for shape in args.shapes.split(";")`, `for n in sys.argv[1:]`: a loop over values typed on the
+    command line (an option of `parse_args()`, `sys.argv`, and lists built from them, or a literal list
+    of defaults in their place) goes over the configurations the user asked for, a handful, each a run of
+    its own: a benchmark over shapes and implementations compiles each as a new program by construction,
+    not the same work again (jax-linear-attention's benchmark scripts, fresh set AL)."""
+    return _per_loop(a.command_line_loops, a, loop,
+                     lambda a, loop, targets: _typed_values(a, func, loop.iter, 0))
+
+
+_TEXT_METHODS = {"split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "lower", "upper"}
+_SAME_ITEMS = {"list", "tuple", "sorted", "reversed", "enumerate", "set", "frozenset"}
+
+
+def _typed_values(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseExpression | None,
+                  depth: int) -> bool:
+    """Are the items of `expr` values the user typed on the command line (see iterates_command_line)?"""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, cst.Call):
+        q = a.call_names.get(expr) or _qualify(a, func, expr.func) or ""
+        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
+        if q in _SAME_ITEMS:
+            return bool(positional) and _typed_values(a, func, positional[0], depth + 1)
+        if q == "zip":
+            return bool(positional) and all(_typed_values(a, func, v, depth + 1) for v in positional)
+        if q == "filter":
+            return len(positional) == 2 and _typed_values(a, func, positional[1], depth + 1)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _TEXT_METHODS:
+            return _typed_values(a, func, expr.func.value, depth + 1)  # `args.impls.split(",")`
+        return False
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return _typed_values(a, func, expr.for_in.iter, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        return _typed_values(a, func, expr.value, depth + 1)  # `sys.argv[1:]`
+    if isinstance(expr, cst.Attribute):
+        if _qualify(a, func, expr) == "sys.argv":
+            return True
+        return isinstance(expr.value, cst.Name) and _parsed_arguments(a, func, expr.value.value)  # `args.shapes`
+    if isinstance(expr, cst.Name):
+        if _qualify(a, func, expr) == "sys.argv":
+            return True
+        values = assigned(a, func, expr.value)
+        # every value it is given: typed ones, or a literal list of defaults (`shapes = SHAPES` first)
+        return bool(values) and any(_typed_values(a, func, v, depth + 1) for v in values) and all(
+            _typed_values(a, func, v, depth + 1) or is_fixed_sweep(a, func, v) for v in values)
+    return False
+
+
+def _parsed_arguments(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> bool:
+    """Is `name` the parsed command line: `args = parser.parse_args()` (argparse's Namespace)?"""
+    values = assigned(a, func, name)
+    return bool(values) and all(isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and
+                                v.func.attr.value == "parse_args" for v in values)
 
 
 def iterates_sizes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:

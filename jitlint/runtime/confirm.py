@@ -117,8 +117,18 @@ class Observations:
         self.explained: set[tuple] = set()  # (function key, cause) pairs a static finding accounts for
         self._def_spans: dict[str, dict[int, int]] = {}
         self._call_spans: dict[str, list[tuple[int, int]]] = {}
+        self._handlers: dict[str, list[tuple[int, int, set[str]]]] = {}
 
     # ---- lookups ----------------------------------------------------------------------------
+    def _handled_lines(self, path: str, mro: list[str]) -> set[int]:
+        """The lines of `path` whose error of this class (`mro`: its class names) a `try` of the same
+        function catches: there the program did not fail, it took its `except` path."""
+        if path not in self._handlers:
+            self._handlers[path] = _try_bodies(path)
+        names = set(mro)
+        return {line for lo, hi, caught in self._handlers[path] if caught is None or caught & names
+                for line in range(lo, hi + 1)}
+
     def executed_files(self) -> list[str]:
         return sorted(self.lines)
 
@@ -386,6 +396,8 @@ class Observations:
             for e in errors:
                 if id(e) in self.used_errors or not is_jax_error(e) or path not in self.lines:
                     continue
+                if e["line"] in self._handled_lines(path, e.get("mro", [e["type"]])):
+                    continue  # raised, then handled by the function itself (`except ConcretizationTypeError:`)
                 status = _error_status([e])
                 code = codes.TRACE_ERROR
                 related = codes.related_rule(code, error_types=e.get("mro", [e["type"]]))
@@ -457,6 +469,36 @@ def _call_spans(path: str) -> list[tuple[int, int]]:
         return []
     return [(node.lineno, node.end_lineno) for node in ast.walk(tree)
             if isinstance(node, ast.Call) and node.end_lineno and node.end_lineno > node.lineno]
+
+
+def _try_bodies(path: str) -> list[tuple[int, int, set[str] | None]]:
+    """(first line, last line, the class names its handlers catch; None for a bare `except`) of every `try`
+    body in a file. (A body's lines exclude those of defs nested in it: their errors are their own.)"""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not node.body:
+            continue
+        caught: set[str] | None = set()
+        for handler in node.handlers:
+            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            for kind in kinds:
+                if kind is None:
+                    caught = None
+                elif caught is not None and isinstance(kind, (ast.Name, ast.Attribute)):
+                    caught.add(kind.id if isinstance(kind, ast.Name) else kind.attr)
+        nested = [(n.lineno, n.end_lineno) for stmt in node.body for n in ast.walk(stmt)
+                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+        lo, hi = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        if not nested:
+            out.append((lo, hi, caught))
+            continue
+        inner = {line for a, b in nested for line in range(a, (b or a) + 1)}
+        out.extend((line, line, caught) for line in range(lo, hi + 1) if line not in inner)
+    return out
 
 
 def _def_spans(path: str) -> dict[int, int]:
