@@ -24,9 +24,11 @@ def traced_in(analysis: ModuleAnalysis, expr: cst.BaseExpression, min_level: int
 
 
 def mentions_traced(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Taint | None:
-    """Does the text this expression produces show a tracer (directly, or formatted into a string)?"""
+    """Does the text this expression produces show a tracer (directly, or formatted into a string)? Not a
+    value of unknown kind: a field of a pytree jitlint cannot see into (`eqn.primitive.name` of a jaxpr an
+    interpreter walks: folx, fresh set AL) prints a Python value as often as a tracer."""
     t = traced_in(analysis, expr)
-    if t is not None:
+    if t is not None and not t.opaque:
         return t
     if isinstance(expr, cst.FormattedString):
         for part in expr.parts:

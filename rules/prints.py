@@ -33,7 +33,9 @@ class PrintTracedValue(Rule):
     what = """
         Finds `print(...)` calls inside traced code (a `jax.jit`-decorated function, a function passed
         to `jax.jit`, `vmap`, a `lax` loop body, or a helper they call) whose arguments include a traced
-        value: a non-static parameter, or anything computed from one.
+        value: a non-static parameter, or anything computed from one. Not a value of unknown kind (a field
+        of an object jitlint cannot see into, such as `eqn.primitive.name` of a jaxpr an interpreter
+        walks): it may as well be a Python value.
         """
     why = """
         `print` is a Python side effect. Under `jit` it runs once, while JAX traces the function, and
@@ -239,7 +241,8 @@ class LogTracedValue(Rule):
     confirmed_by = Confirmation(output=True)
     what = """
         Finds `logging` calls (`logging.info(...)`, `logger.warning(...)` on a logger from
-        `logging.getLogger`, `absl.logging`) inside traced code whose arguments include a traced value.
+        `logging.getLogger`, `absl.logging`) inside traced code whose arguments include a traced value
+        (not a value of unknown kind, as for JIT501).
         """
     why = """
         Like `print`, logging is a Python side effect: under `jit` it runs only while tracing, so the
