@@ -186,6 +186,10 @@ class Calls(Frame):
             return Taint(receiver.level, receiver.origin, is_bool=is_bool, is_array=True)
         if name in ("any", "all"):
             return Taint(receiver.level, receiver.origin, is_bool=True, is_array=True)
+        if name in ("get", "pop", "setdefault") and not receiver.is_array and len(expr.args) > 1:
+            # `options.get("chunk_size", CHUNK)`: the entry when the key is there, else the default (a Python
+            # int here): of unknown kind (jax-linear-attention's kernel options, fresh set AL)
+            return Taint(receiver.level, receiver.origin, opaque=True)
         if name in ("get", "copy", "values", "items", "pop", "setdefault") and not receiver.is_array:
             return dataclasses.replace(receiver, container=name in ("values", "items"), filtered=receiver.filtered)
         is_bool = receiver.is_bool and name in ("reshape", "ravel", "flatten", "squeeze", "transpose", "__invert__")
