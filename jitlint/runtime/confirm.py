@@ -117,7 +117,7 @@ class Observations:
         self.explained: set[tuple] = set()  # (function key, cause) pairs a static finding accounts for
         self._def_spans: dict[str, dict[int, int]] = {}
         self._call_spans: dict[str, list[tuple[int, int]]] = {}
-        self._handlers: dict[str, list[tuple[int, int, set[str]]]] = {}
+        self._handlers: dict[str, list[tuple[int, int, set[str] | None]]] = {}
 
     # ---- lookups ----------------------------------------------------------------------------
     def _handled_lines(self, path: str, mro: list[str]) -> set[int]:
