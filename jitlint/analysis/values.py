@@ -93,9 +93,7 @@ def _join_all(found: "list[Taint]") -> Taint:
         container=all(t.container for t in found),
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
-        # a Python container on one path and something else on another: of unknown kind
-        opaque=all(t.opaque for t in found) or any(t.container for t in found) and not all(
-            t.container for t in found),
+        opaque=all(t.opaque for t in found),
         elements=_join_elements(found),
         class_name=_one_class(found),
         mapping=all(t.mapping for t in found),
@@ -116,7 +114,7 @@ def _join2(a: Taint, b: Taint) -> Taint:
     container = a.container and b.container
     filtered = a.filtered and b.filtered
     from_constant = a.from_constant and b.from_constant
-    opaque = a.opaque and b.opaque or a.container != b.container  # (a container on one path only: unknown)
+    opaque = a.opaque and b.opaque
     mapping = a.mapping and b.mapping
     flattened = a.flattened and b.flattened
     ea, eb = a.elements, b.elements
