@@ -288,7 +288,7 @@ def part_of_call_results(loops, expr: cst.BaseExpression) -> bool:
     root = expr
     while isinstance(root, cst.Attribute):
         root = root.value
-    if not loops or not isinstance(root, cst.Name) or (root is expr and not _names_in_unpacks(loops[0], root.value)):
+    if not loops or not isinstance(root, cst.Name) or (root is expr and not _unpacks(loops[0], root.value)):
         return False
     name = root.value
     found: list[bool] = []  # per binding inside the loop: is it (a part of) a call's result
@@ -312,11 +312,6 @@ def part_of_call_results(loops, expr: cst.BaseExpression) -> bool:
 
     loops[0].visit(_Bindings())
     return bool(found) and all(found)
-
-
-def _names_in_unpacks(scope: cst.CSTNode, name: str) -> bool:
-    """Does `scope` bind `name` as a part of an unpacking?"""
-    return bool(_unpacks(scope, name))
 
 
 def _unpacks(scope: cst.CSTNode, name: str) -> list[cst.BaseExpression]:

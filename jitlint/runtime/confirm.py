@@ -118,13 +118,19 @@ class Observations:
         self._def_spans: dict[str, dict[int, int]] = {}
         self._call_spans: dict[str, list[tuple[int, int]]] = {}
         self._handlers: dict[str, list[tuple[int, int, set[str] | None]]] = {}
+        self._trees: dict[str, ast.Module | None] = {}  # each program file parsed once, for the tables above
 
     # ---- lookups ----------------------------------------------------------------------------
+    def _tree(self, path: str) -> ast.Module | None:
+        if path not in self._trees:
+            self._trees[path] = _parse(path)
+        return self._trees[path]
+
     def _handled_lines(self, path: str, mro: list[str]) -> set[int]:
         """The lines of `path` whose error of this class (`mro`: its class names) a `try` of the same
         function catches: there the program did not fail, it took its `except` path."""
         if path not in self._handlers:
-            self._handlers[path] = _try_bodies(path)
+            self._handlers[path] = _try_bodies(self._tree(path))
         names = set(mro)
         return {line for lo, hi, caught in self._handlers[path] if caught is None or caught & names
                 for line in range(lo, hi + 1)}
@@ -142,14 +148,14 @@ class Observations:
             return set()
         spans = self._def_spans.get(record.def_path)
         if spans is None:
-            spans = self._def_spans[record.def_path] = _def_spans(record.def_path)
+            spans = self._def_spans[record.def_path] = _def_spans(self._tree(record.def_path))
         return set(range(record.def_line, spans.get(record.def_line, record.def_line) + 1))
 
     def call_start(self, path: str, lo: int, hi: int) -> int:
         """The first line of the innermost call that starts above `lo` and spans lines lo..hi, else `lo`."""
         calls = self._call_spans.get(path)
         if calls is None:
-            calls = self._call_spans[path] = _call_spans(path)
+            calls = self._call_spans[path] = _call_spans(self._tree(path))
         inside = [(start, end) for start, end in calls if start < lo and end >= hi]
         return max(inside)[0] if inside else lo
 
@@ -461,22 +467,26 @@ def _finding_at(display_path: str, path: str, line: int, code: codes.RuntimeCode
     return Finding(display_path, line, col, line, max(end_col, col), code.code, message, code.severity)
 
 
-def _call_spans(path: str) -> list[tuple[int, int]]:
-    """(first line, last line) of every call written over several lines in a file."""
+def _parse(path: str) -> ast.Module | None:
+    """CPython's tree of a program file, or None where it cannot be read or parsed."""
     try:
-        tree = ast.parse(Path(path).read_bytes())
+        return ast.parse(Path(path).read_bytes())
     except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _call_spans(tree: ast.Module | None) -> list[tuple[int, int]]:
+    """(first line, last line) of every call written over several lines in a file's tree."""
+    if tree is None:
         return []
     return [(node.lineno, node.end_lineno) for node in ast.walk(tree)
             if isinstance(node, ast.Call) and node.end_lineno and node.end_lineno > node.lineno]
 
 
-def _try_bodies(path: str) -> list[tuple[int, int, set[str] | None]]:
+def _try_bodies(tree: ast.Module | None) -> list[tuple[int, int, set[str] | None]]:
     """(first line, last line, the class names its handlers catch; None for a bare `except`) of every `try`
-    body in a file. (A body's lines exclude those of defs nested in it: their errors are their own.)"""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError):
+    body in a file's tree. (A body's lines exclude those of defs nested in it: their errors are their own.)"""
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
@@ -501,11 +511,9 @@ def _try_bodies(path: str) -> list[tuple[int, int, set[str] | None]]:
     return out
 
 
-def _def_spans(path: str) -> dict[int, int]:
-    """first line (decorator or def) -> the `def` line, for every function in a file."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError):
+def _def_spans(tree: ast.Module | None) -> dict[int, int]:
+    """first line (decorator or def) -> the `def` line, for every function in a file's tree."""
+    if tree is None:
         return {}
     spans = {}
     for node in ast.walk(tree):

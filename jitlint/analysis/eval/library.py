@@ -74,29 +74,25 @@ class Library(Frame):
         self.lax_call(expr, q, arg_values)
         result = self.array_result(join(*arg_taints), in_jit, expr, q)
         carry = _CARRY_POSITION.get(q)
-        positional = [v for arg, v in zip(expr.args, arg_values) if arg.keyword is None and not arg.star]
-        by_keyword = {arg.keyword.value: v for arg, v in zip(expr.args, arg_values) if arg.keyword is not None}
-
-        def argument(position: int, keyword: str) -> Value | None:
-            return positional[position] if position < len(positional) else by_keyword.get(keyword)
-
-        if result is not None and carry is not None and argument(*carry) is not None:
+        init_value = _argument(expr, arg_values, *carry) if result is not None and carry is not None else None
+        if init_value is not None:
             # `accs, m, l = lax.fori_loop(lo, hi, body, (accs, m, l))`: the final carry has the init's
             # structure -- a tuple holding a Python list of arrays stays so (tokamax, fresh set S); an init
             # of unknown kind gives a result of unknown kind; a Python number becomes an array
-            init = value_taint(argument(*carry))
+            init = value_taint(init_value)
             if isinstance(init, Taint) and (init.container or init.opaque):
                 return _pytree_like(result, init, 0)
             return result
-        if result is not None and q == "jax.lax.scan" and argument(1, "init") is not None:
+        init_value = _argument(expr, arg_values, 1, "init") if result is not None and q == "jax.lax.scan" else None
+        if init_value is not None:
             # `carry, ys = lax.scan(body, init, xs)`: the final carry has the init's structure (a Python list
             # of arrays stays one: signax's signature levels, fresh set AK), `ys` the structure of what the
             # body returns second, each leaf stacked
-            init = value_taint(argument(1, "init"))
+            init = value_taint(init_value)
             carry_out = _pytree_like(result, init, 0) if isinstance(init, Taint) and (
                 init.container or init.opaque) else result
             ys = result
-            body_value = argument(0, "f")
+            body_value = _argument(expr, arg_values, 0, "f")
             body = body_value.info if isinstance(body_value, FuncValue) else None
             if body is not None and self.variant is not None:
                 for variant in list(body.variants.values()):  # (walked again when what it returns changes)
@@ -314,7 +310,7 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
     (lambda q: q in jaxapi.PASS_THROUGH, Library._pass_through),
     (lambda q: q.startswith("jax."), Library._other_jax),
 )
-# The positional argument whose structure a lax loop gives back (its initial carry).
+# The argument (position, keyword) whose structure a lax loop gives back (its initial carry).
 _CARRY_POSITION = {"jax.lax.fori_loop": (3, "init_val"), "jax.lax.while_loop": (2, "init_val")}
 
 # qualified name -> the handlers of its categories, in order (found once per name)
