@@ -201,6 +201,7 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     a = ctx.analysis
     wrapped = creation.wrapped
     structure: set[str] = set()  # names of structure values bound into the program
+    bound: set[str] = set()  # names a partial binds into it
     # `jax.jit(jax.grad(loss_fn))`, `jax.jit(partial(step, cfg))`: the function the transform wraps decides
     for _ in range(4):
         q = a.call_names.get(wrapped) if isinstance(wrapped, cst.Call) else None
@@ -211,8 +212,10 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
             return False
         if q in _PARTIALS:
             for arg in wrapped.args:
-                if arg.value is not first and not arg.star and describes_structure(a, creation.func, arg.value):
-                    structure |= names_read(arg.value)
+                if arg.value is not first and not arg.star:
+                    bound |= names_read(arg.value)
+                    if describes_structure(a, creation.func, arg.value):
+                        structure |= names_read(arg.value)
         wrapped = first
     if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue) and wrapped is creation.wrapped:
         infos = [creation.target.info]
@@ -229,11 +232,46 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
         structure |= {n for n in names_read(f.node.body) - set(f.params) - set(f.assignments)
                       if describes_structure(a, creation.func, cst.Name(n))}
     names |= structure | _argument_shape_inputs(a, creation)
-    if not names:
-        return False
-    loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
-    return varies_between_runs(a, creation.func, names, loop_varying, rep)
+    loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
+    if names and varies_between_runs(a, creation.func, names, loop_varying, rep):
+        return True
+    # Anything the program reads from its closure (a free name, a default `cfg=cfg`, a partial's bound
+    # argument) that changes with the items of loops over configurations (runs.sweeps_configurations: a
+    # benchmark over implementations, a test over tile sizes): one program per item by construction, and
+    # hoisting the jit with the item as an argument compiles as often, or cannot (a kernel config, an impl
+    # name). Only when every loop that repeats it is such a sweep: a count or a pass over data around it
+    # runs each item's program again.
+    if not _only_sweeps_repeat(a, creation, rep):
+        return False
+    reads = bound | set().union(*(_free_reads(f) for f in infos))
+    # a def in the loop is a new function each pass (`def fn(...)` per implementation, bound `fn=fn`)
+    loop_varying |= {f.name for f in a.functions if f.parent is creation.func and f.def_loop is not None
+                     and f.def_loop in creation.loops}
+    return bool(reads) and varies_between_runs(a, creation.func, reads, loop_varying, rep)
+
+
+def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:
+    """Every loop around the creation, and around each call on the way from the loop that repeats its
+    function, goes over configurations (seen in this file: a chain from another file is not known)."""
+    loops = [(creation.func, loop) for loop in creation.loops]
+    for node, _ in rep.steps if rep is not None else ():
+        if isinstance(node, (cst.For, cst.While, cst.CompFor)):
+            continue  # the loop that repeats it: among the loops around the call it makes, next
+        site = a.call_sites.get(node) if isinstance(node, cst.Call) else None
+        if site is None:
+            return False  # a step not seen here (another file, a call jitlint cannot place)
+        loops += [(site.func, loop) for loop in site.loops]
+    return bool(loops) and all(runs.sweeps_configurations(a, func, loop) for func, loop in loops)
+
+
+def _free_reads(info) -> set[str]:
+    """The names a def or lambda reads from outside: its body's free names and its parameters' defaults."""
+    node = info.node
+    params = node.params
+    defaults = set().union(*(names_read(p.default) for p in (*params.params, *params.kwonly_params)
+                             if p.default is not None))
+    return defaults | (names_read(node.body) - set(info.params) - set(info.assignments))
 
 
 def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:

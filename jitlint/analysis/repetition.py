@@ -20,7 +20,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import depends_on, names_read, varying_names
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo
-from jitlint.analysis.sites import CallSite
+from jitlint.analysis.sites import CallSite, call_arguments, parameters_filled
 from jitlint.source.cstwalk import descendants
 
 
@@ -68,7 +68,7 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         if info is not None and info not in found and not once_per_key(info):
             path, line = call.steps[-1][0], call.steps[-1][1]
             specs = [(keyword, star) for keyword, star, _ in call.args]
-            varying = frozenset(param for param, (_, _, value) in zip(_parameters(info, specs), call.args)
+            varying = frozenset(param for param, (_, _, value) in zip(parameters_filled(info, specs), call.args)
                                 if param is not None and value == VARIES)
             found[info] = Repetition(f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}",
                                      tuple(call.places()), varying)
@@ -172,7 +172,7 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
         site = a.call_sites.get(node)
         if site is None:
             return False
-        args = [expr for param, expr in _arguments(site, func) if param in params]
+        args = [expr for param, expr in call_arguments(site, func) if param in params]
         if not args:
             return False
         varying = loop_varying(a, site)
@@ -193,33 +193,3 @@ def loop_varying(a: ModuleFacts, site: CallSite) -> set[str]:
 
 # What a call from another file says of an argument that changes with the loop around the call.
 VARIES = ("varies",)
-
-
-def _arguments(site: CallSite, info: FunctionInfo) -> list[tuple[str, cst.BaseExpression]]:
-    """(parameter, argument) for each argument written at a call of `info` (not through `*`/`**`)."""
-    specs = [(arg.keyword.value if arg.keyword is not None else None, arg.star) for arg in site.node.args]
-    return [(param, arg.value) for param, arg in zip(_parameters(info, specs, site.callee), site.node.args)
-            if param is not None]
-
-
-def _parameters(info: FunctionInfo, specs, fv=None) -> list[str | None]:
-    """The parameter each argument of a call of `info` fills, given each as (keyword, star); None for
-    `*`/`**` arguments and extra positional ones. `fv`: the callable called (a partial's bound parameters,
-    a bound method's self)."""
-    bound = fv.bound if fv is not None else frozenset()
-    positional = [p for p in info.positional if p not in bound]
-    if info.is_method and positional and (fv is None or fv.bound_self or fv.info is not info):
-        positional = positional[1:]  # `self.m(...)`, `Class(...)` -> `__init__`: self is not an argument
-    out: list[str | None] = []
-    i = -(fv.skip_args if fv is not None else 0)
-    for keyword, star in specs:
-        if star:
-            if star == "*":
-                i = len(positional)
-            out.append(None)
-        elif keyword is not None:
-            out.append(keyword)
-        else:
-            out.append(positional[i] if 0 <= i < len(positional) else None)
-            i += 1
-    return out

@@ -25,6 +25,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.literals import argument
 from jitlint.analysis.names import dotted
+from jitlint.analysis.sites import call_arguments
 from jitlint.source.cstwalk import children, descendants, statement_part, target_names, walk_statements
 
 if TYPE_CHECKING:
@@ -40,6 +41,110 @@ def loop_iterable(loop: cst.CSTNode) -> cst.BaseExpression | None:
     if isinstance(loop, (cst.For, cst.CompFor)):
         return loop.iter
     return None  # `while`: data-driven
+
+
+_COUNTERS = {"range", "itertools.count", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"}
+_PASS_THROUGH = {"enumerate", "reversed", "list", "tuple", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"}
+
+
+def counts_passes(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    """A loop whose passes are numbered, not items: `while`, `for i in range(n)` (through `enumerate`,
+    `tqdm`), `itertools.count()`. Its passes repeat one computation on new data; a loop over items (impls,
+    configs, cases) gives each pass an item of its own."""
+    iterable = loop_iterable(loop)
+    for _ in range(4):
+        if not isinstance(iterable, cst.Call):
+            return iterable is None
+        q = a.call_names.get(iterable)
+        if q in _COUNTERS:
+            return True
+        positional = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+        if q not in _PASS_THROUGH or not positional:
+            return False
+        iterable = positional[0]
+    return False
+
+
+def sweeps_configurations(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    """A loop over items that are configurations: not numbered passes (counts_passes), and its body uses
+    an item (or what it derives from one) as an option -- the value of a keyword argument
+    (`impl=impl`, `replace(cfg, block_v=block_v)`), a function it calls, a string it compares
+    (`name == "xla"`) -- here or in a function of the module it hands the item to. Each pass then runs
+    another computation: a benchmark over implementations, a test over tile sizes (jax-linear-attention,
+    fresh set AL). An item only used as an operand (`v * s`) is data: the same program would do. A loop
+    that does not repeat the same work (a literal sweep, the command line's values) counts too."""
+    found = a.configuration_loops.get(id(loop))
+    if found is None:
+        found = a.configuration_loops[id(loop)] = isinstance(loop, (cst.For, cst.CompFor)) and (
+            not repeats_same_work(a, func, loop) or
+            not counts_passes(a, loop) and _used_as_option(a, func, _loop_scope(a, loop),
+                                                           set(target_names(loop.target)), 0))
+    return found
+
+
+def _loop_scope(a: "ModuleFacts", loop: cst.CSTNode) -> cst.CSTNode:
+    return a.comprehensions.get(loop, loop) if isinstance(loop, cst.CompFor) else loop
+
+
+def _used_as_option(a: "ModuleFacts", func: "FunctionInfo | None", scope: cst.CSTNode, names: set[str],
+                    depth: int) -> bool:
+    table = func.assignments if func is not None else a.module_assignments
+    wrappers: set[str] = set()  # derived names that are JAX wrappers of a closure over the item (`f = jit(...)`)
+    for _ in range(3):  # what the body derives from the items (`scfg = replace(cfg, block_v=block_v)`)
+        more = {name for name, exprs in table.items() if name not in names and
+                any(not isinstance(e, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and names_read_any(e, names)
+                    for e in exprs if isinstance(e, cst.BaseExpression))}
+        if not more:
+            break
+        names |= more
+        wrappers |= {name for name in more if all(isinstance(e, cst.Call) and a.call_names.get(e) in jaxapi.TRANSFORMS
+                                                  for e in table[name])}
+
+    def named(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value in names
+
+    def called(expr: cst.BaseExpression) -> bool:  # calling the jit it makes of the item is not an option
+        return named(expr) and expr.value not in wrappers
+
+    def field_of_item(expr: cst.BaseExpression) -> bool:  # `c`, `c.kind`, `c["dtype"]`, `c.get("dtype")`
+        while True:
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                expr = expr.func.value
+            elif isinstance(expr, (cst.Attribute, cst.Subscript)):
+                expr = expr.value
+            else:
+                return named(expr)
+
+    for node in descendants(scope):
+        if isinstance(node, cst.Arg) and node.keyword is not None and named(node.value):
+            return True
+        if isinstance(node, cst.Call) and called(node.func):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and named(node.func.value) and \
+                node.func.attr.value in _TEXT_TESTS:
+            return True  # `name.startswith("mimo")`: the item is a name
+        if isinstance(node, cst.Comparison):
+            sides = (node.left, *(c.comparator for c in node.comparisons))
+            # the item, or a field of it, compared with a string: a name, a kind, a dtype
+            if any(field_of_item(x) for x in sides) and \
+                    any(isinstance(x, (cst.SimpleString, cst.ConcatenatedString)) for x in sides):
+                return True
+        if depth < 2 and isinstance(node, cst.Call):
+            site = a.call_sites.get(node)
+            callee = site.callee if site is not None else None
+            if callee is None or callee.transform is not None or not isinstance(callee.info.node, cst.FunctionDef):
+                continue
+            params = {param for param, expr in call_arguments(site, callee.info) if names_read_any(expr, names)}
+            if params and _used_as_option(a, callee.info, callee.info.node.body, params, depth + 1):
+                return True
+    return False
+
+
+_TEXT_TESTS = {"startswith", "endswith", "isidentifier", "isdigit", "isalpha"}
+
+
+def names_read_any(expr: cst.CSTNode, names: set[str]) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in names for n in (expr, *descendants(expr)))
 
 
 def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.BaseExpression | None,
@@ -60,6 +165,14 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
             # rand(*shape)`): as many items as it has yields, each written out (brainevent's tests, fresh
             # set R)
             return True
+        if callee is not None and callee.transform is None and isinstance(callee.info.node, cst.FunctionDef):
+            # a function of the module that returns a sweep (`return tuple(s for s in [0, mid, end] if
+            # s <= n)`: a few window starts; jax-linear-attention's tests, fresh set AL)
+            # (not a container it fills: `batches = []`, appended to in a loop, then `return batches`)
+            returns = own_returns(callee.info)
+            if returns and all(r.value is not None and not _filled(a, callee.info, r.value) and
+                               is_fixed_sweep(a, callee.info, r.value, _depth + 1) for r in returns):
+                return True
         q = a.call_names.get(iterable) or _qualify(a, func, iterable.func)
         args = [arg.value for arg in iterable.args if arg.keyword is None]
         if q == "itertools.product":
@@ -80,6 +193,20 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
             # `{A, B, C}.difference({current})`: no more items than the literal it starts from
             return is_fixed_sweep(a, func, iterable.func.value, _depth + 1)
         return False
+    if isinstance(iterable, cst.BinaryOperation) and isinstance(iterable.operator, cst.Add):
+        # `names[shift:] + names[:shift]`, `list(A.items()) + list(B.items())`: no more items than its parts
+        return is_fixed_sweep(a, func, iterable.left, _depth + 1) and \
+            is_fixed_sweep(a, func, iterable.right, _depth + 1)
+    if isinstance(iterable, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in iterable.slice):
+        return is_fixed_sweep(a, func, iterable.value, _depth + 1)  # `(32, 64, 128)[:n]`
+    if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        # `[make(flag) for flag in (True, False)]`: one item per item of the sweeps it goes over
+        comp: cst.CompFor | None = iterable.for_in
+        while comp is not None:
+            if not is_fixed_sweep(a, func, comp.iter, _depth + 1):
+                return False
+            comp = comp.inner_for_in
+        return True
     if isinstance(iterable, cst.IfExp):  # `[200, 500] if ci else [200, 500, 1000]`
         return is_fixed_sweep(a, func, iterable.body, _depth + 1) and \
             is_fixed_sweep(a, func, iterable.orelse, _depth + 1)
@@ -101,6 +228,15 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
             is_fixed_sweep(a, where, src.value if isinstance(src, cst.AugAssign) else src, _depth + 1)
             and not (isinstance(src, cst.AugAssign) and _inside_loop(a, where, src)) for src in sources)
     return False
+
+
+def _filled(a: "ModuleFacts", func: "FunctionInfo", expr: cst.BaseExpression) -> bool:
+    """A name bound only to empty displays (`out = []`): a container the code fills."""
+    if not isinstance(expr, cst.Name):
+        return False
+    sources = assigned(a, func, expr.value)
+    return bool(sources) and all(isinstance(src, (cst.List, cst.Tuple, cst.Set, cst.Dict)) and not src.elements
+                                 for src in sources)
 
 
 def _yields_fixed_items(info: "FunctionInfo") -> bool:
@@ -371,8 +507,32 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
     return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or iterates_sizes(a, loop)
-                or iterates_command_line(a, func, loop)
-                or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)))
+                or iterates_command_line(a, func, loop) or patches_imported_state(a, func, loop)
+                or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)
+                                         or runs_on_one_pass(a, func, loop, node)))
+
+
+def patches_imported_state(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    """`for mode in modes: kernels.backend = pick(mode)`: a loop that assigns an attribute of an imported
+    module or class, or a `global` of its function, changes what traced code reads from it at trace time,
+    so each pass builds another program on purpose (a jit hoisted out of it would keep the first pass's
+    program: a stale kernel; jax-linear-attention's profilers, fresh set AL)."""
+    found = a.patching_loops.get(id(loop))
+    if found is None:
+        scope = func.scope if func is not None else a.scope
+        declared = {name.name.value for n in descendants(func.node.body) if isinstance(n, cst.Global)
+                    for name in n.names} if func is not None else set()
+
+        def global_state(t: cst.BaseExpression) -> bool:
+            if isinstance(t, cst.Name):
+                return t.value in declared
+            return isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
+                scope.lookup(t.value.value) is not None
+
+        found = a.patching_loops[id(loop)] = isinstance(loop, (cst.For, cst.While)) and any(
+            global_state(t) for n in descendants(loop.body) if isinstance(n, (cst.Assign, cst.AugAssign))
+            for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign) else [n.target]))
+    return found
 
 
 def iterates_command_line(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
@@ -448,6 +608,10 @@ def _per_loop(table: dict, a: "ModuleFacts", loop: cst.CSTNode, decide) -> bool:
 
 
 def _iterates_sizes(a: "ModuleFacts", loop: cst.For, targets: set[str]) -> bool:
+    # and what the body unpacks from an item (`m, k, n = SHAPES[name]`)
+    for node in descendants(loop.body):
+        if isinstance(node, cst.Assign) and names_read_any(node.value, targets):
+            targets |= {name for t in node.targets for name in target_names(t.target)}
     for node in descendants(loop.body):
         if not isinstance(node, cst.Call):
             continue
@@ -516,6 +680,64 @@ def _failure_regions(loop: cst.CSTNode) -> frozenset[int]:
             if orelse is not None:
                 todo.extend(orelse.body.body)
     return frozenset(found)
+
+
+def runs_on_one_pass(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`for r in range(rounds): ... if r == 0: stats = jax.jit(...)(x)`: `node` is under a test that the
+    loop's counter equals a constant (also one conjunct of an `and`; or the name a sweep of names is at,
+    `if name == "einsum"`), so it runs on one pass of the loop only (jax-linear-attention's profilers,
+    fresh set AL)."""
+    regions = a.one_pass_regions.get(id(loop))
+    if regions is None:
+        regions = a.one_pass_regions[id(loop)] = _one_pass_regions(a, func, loop)
+    return id(node) in regions
+
+
+def _counter(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> tuple[str, type] | None:
+    """The name that takes a distinct value on each pass, and the kind of constant it is compared with:
+    `i` of `for i in range(n)` or of `for i, x in enumerate(xs)` (an int), `name` of a loop over a fixed
+    sweep of names (a string)."""
+    if not isinstance(loop, cst.For):
+        return None
+    q = a.call_names.get(loop.iter) if isinstance(loop.iter, cst.Call) else None
+    target = loop.target
+    if q == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+        target, kind = target.elements[0].value, cst.Integer
+    elif q in _COUNTERS:
+        kind = cst.Integer
+    elif is_fixed_sweep(a, func, loop.iter):
+        kind = cst.SimpleString
+    else:
+        return None
+    return (target.value, kind) if isinstance(target, cst.Name) else None
+
+
+def _one_pass_regions(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> frozenset[int]:
+    found_counter = _counter(a, func, loop)
+    if found_counter is None:
+        return frozenset()
+    counter, constant = found_counter
+
+    def pins(test: cst.BaseExpression) -> bool:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return pins(test.left) or pins(test.right)
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \
+                not isinstance(test.comparisons[0].operator, cst.Equal):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        return any(isinstance(x, cst.Name) and x.value == counter for x in sides) and \
+            any(isinstance(x, constant) for x in sides)
+
+    found: set[int] = set()
+    for stmt in descendants(loop.body):
+        if isinstance(stmt, cst.If) and pins(stmt.test) and counter not in _rebound_in(loop.body):
+            found.update(id(n) for n in descendants(stmt.body))
+    return frozenset(found)
+
+
+def _rebound_in(body: cst.CSTNode) -> set[str]:
+    return {name for n in descendants(body) if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+            for t in (n.targets if isinstance(n, cst.Assign) else [n]) for name in target_names(t.target)}
 
 
 def leaves_after(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:

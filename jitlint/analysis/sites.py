@@ -63,3 +63,33 @@ class JitCreation:
     target: FuncValue | None
     loops: tuple[cst.CSTNode, ...] = ()  # every enclosing loop in the same function, outermost first
     varying: dict[str, str] = field(default_factory=dict)  # names rebound in those loops -> kind (as CallSite)
+
+
+def call_arguments(site: CallSite, info: FunctionInfo) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument) for each argument written at a call of `info` (not through `*`/`**`)."""
+    specs = [(arg.keyword.value if arg.keyword is not None else None, arg.star) for arg in site.node.args]
+    return [(param, arg.value) for param, arg in zip(parameters_filled(info, specs, site.callee), site.node.args)
+            if param is not None]
+
+
+def parameters_filled(info: FunctionInfo, specs, fv=None) -> list[str | None]:
+    """The parameter each argument of a call of `info` fills, given each as (keyword, star); None for
+    `*`/`**` arguments and extra positional ones. `fv`: the callable called (a partial's bound parameters,
+    a bound method's self)."""
+    bound = fv.bound if fv is not None else frozenset()
+    positional = [p for p in info.positional if p not in bound]
+    if info.is_method and positional and (fv is None or fv.bound_self or fv.info is not info):
+        positional = positional[1:]  # `self.m(...)`, `Class(...)` -> `__init__`: self is not an argument
+    out: list[str | None] = []
+    i = -(fv.skip_args if fv is not None else 0)
+    for keyword, star in specs:
+        if star:
+            if star == "*":
+                i = len(positional)
+            out.append(None)
+        elif keyword is not None:
+            out.append(keyword)
+        else:
+            out.append(positional[i] if 0 <= i < len(positional) else None)
+            i += 1
+    return out
