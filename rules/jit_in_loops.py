@@ -245,10 +245,12 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     if not _only_sweeps_repeat(a, creation, rep):
         return False
     reads = bound | set().union(*(_free_reads(f) for f in infos))
-    # a def in the loop is a new function each pass (`def fn(...)` per implementation, bound `fn=fn`)
-    loop_varying |= {f.name for f in a.functions if f.parent is creation.func and f.def_loop is not None
-                     and f.def_loop in creation.loops}
-    return bool(reads) and varies_between_runs(a, creation.func, reads, loop_varying, rep)
+    # a sweep's items change too here; a def in the loop is a new function each pass (`def fn(...)` per
+    # implementation, bound `fn=fn`)
+    items = {name for name, kind in creation.varying.items() if kind in ("varying", "bounded")}
+    items |= {f.name for f in a.functions if f.parent is creation.func and f.def_loop is not None
+              and f.def_loop in creation.loops}
+    return bool(reads) and varies_between_runs(a, creation.func, reads, items, rep, items=True)
 
 
 def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:

@@ -148,12 +148,12 @@ def called_free_names(a: ModuleFacts, wrapped: cst.CSTNode, own: set[str]) -> se
 
 
 def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[str], rebound: set[str],
-                        rep: Repetition | None) -> bool:
+                        rep: Repetition | None, items: bool = False) -> bool:
     """Do `names`, read in `func`, hold different values on different runs of the code reading them?
     Inside a loop: they derive from a name the loop rebinds (`rebound`). In a function that runs
     repeatedly: they derive from a parameter whose argument, at the call that repeats it (or at the calls
     on the way from the loop), derives from what that loop rebinds. A call from another file is not seen:
-    not shown to vary."""
+    not shown to vary. `items`: a sweep's items count as changing (see loop_varying)."""
     if not names:
         return False
     if rebound and any(n in rebound or any(depends_on(a, func, src, rebound) for src in runs.assigned(a, func, n))
@@ -175,19 +175,22 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
         args = [expr for param, expr in call_arguments(site, func) if param in params]
         if not args:
             return False
-        varying = loop_varying(a, site)
+        varying = loop_varying(a, site, items)
         if any(depends_on(a, site.func, expr, varying) for expr in args):
             return True
         func, names = site.func, set().union(*(names_read(expr) for expr in args))
     return False
 
 
-def loop_varying(a: ModuleFacts, site: CallSite) -> set[str]:
+def loop_varying(a: ModuleFacts, site: CallSite, items: bool = False) -> set[str]:
     """The names that hold a different value on each iteration of the loops around a call: those the loops
     rebind, and the functions defined in them (a new function object each time). Not a sweep's items: a
     data-driven loop around the sweep runs each item's program again (`for batch in data: for name, fn in
-    algorithms.items(): bench(fn, batch)` compiles each `fn` once per batch)."""
-    return varying_names(site) | {f.name for f in a.functions
+    algorithms.items(): bench(fn, batch)` compiles each `fn` once per batch). `items`: a sweep's items too
+    (where only sweeps repeat the call: each item is another program)."""
+    rebound = {name for name, kind in site.varying.items() if kind in ("varying", "bounded")} if items \
+        else varying_names(site)
+    return rebound | {f.name for f in a.functions
                                   if f.parent is site.func and f.def_loop is not None and f.def_loop in site.loops}
 
 
