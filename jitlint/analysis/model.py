@@ -82,6 +82,7 @@ class ModuleFacts:
         self.size_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates array sizes
         self.command_line_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates typed values
         self.patching_loops: dict[int, bool] = {}  # runs.py: per loop, whether it patches imported state
+        self.globals_declared: dict[int, frozenset[str]] = {}  # runs.py: per def, the names it declares `global`
         self.configuration_loops: dict[int, bool] = {}  # runs.py: per loop, whether its items are configurations
         # lint/exports.py: per (class, attribute), the one project class its methods assign `self.attr`
         self.attribute_classes: dict[tuple[str, str], str | None] = {}

@@ -519,20 +519,25 @@ def patches_imported_state(a: "ModuleFacts", func: "FunctionInfo | None", loop: 
     program: a stale kernel; jax-linear-attention's profilers, fresh set AL)."""
     found = a.patching_loops.get(id(loop))
     if found is None:
-        scope = func.scope if func is not None else a.scope
-        declared = {name.name.value for n in descendants(func.node.body) if isinstance(n, cst.Global)
-                    for name in n.names} if func is not None else set()
-
-        def global_state(t: cst.BaseExpression) -> bool:
-            if isinstance(t, cst.Name):
-                return t.value in declared
-            return isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
-                scope.lookup(t.value.value) is not None
-
-        found = a.patching_loops[id(loop)] = isinstance(loop, (cst.For, cst.While)) and any(
-            global_state(t) for n in descendants(loop.body) if isinstance(n, (cst.Assign, cst.AugAssign))
-            for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign) else [n.target]))
+        found = a.patching_loops[id(loop)] = isinstance(loop, (cst.For, cst.While)) and \
+            _patches(a, func, loop)
     return found
+
+
+def _patches(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    targets = [t for n in descendants(loop.body) if isinstance(n, (cst.Assign, cst.AugAssign))
+               for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign) else [n.target])]
+    scope = func.scope if func is not None else a.scope
+    if any(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and scope.lookup(t.value.value) is not None
+           for t in targets):
+        return True
+    if func is None:
+        return False
+    declared = a.globals_declared.get(id(func.node))
+    if declared is None:
+        declared = a.globals_declared[id(func.node)] = frozenset(
+            alias.name.value for n in descendants(func.node.body) if isinstance(n, cst.Global) for alias in n.names)
+    return any(isinstance(t, cst.Name) and t.value in declared for t in targets)
 
 
 def iterates_command_line(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
@@ -568,6 +573,11 @@ def _typed_values(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseE
         return False
     if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
         return _typed_values(a, func, expr.for_in.iter, depth + 1)
+    if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, cst.Or):
+        # `sys.argv[1:] or ["fits", "report"]`: what was typed, or the defaults in its place
+        sides = (expr.left, expr.right)
+        return any(_typed_values(a, func, x, depth + 1) for x in sides) and \
+            all(_typed_values(a, func, x, depth + 1) or is_fixed_sweep(a, func, x) for x in sides)
     if isinstance(expr, cst.Subscript):
         return _typed_values(a, func, expr.value, depth + 1)  # `sys.argv[1:]`
     if isinstance(expr, cst.Attribute):

@@ -13,6 +13,7 @@ from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint
 from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
+_TRACER_ONLY = ("jax.core.Tracer", "jax.Tracer")  # (every tracer is a jax.Array, but not every jax.Array a tracer)
 
 
 class Guards(Frame):
@@ -61,6 +62,8 @@ class Guards(Frame):
                         return False  # nor is it a NumPy array, a Python number or a container
                 elif names and all(n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES for n in names):
                     return False  # what holds tracers is no NumPy array or Python scalar (a pytree may be a list)
+        if self.traced and self._any_traced(self._tracer_test_subjects(expr)):
+            return True
         value = self.static_value(expr)
         if isinstance(value, Const):
             return bool(value.value)
@@ -216,6 +219,68 @@ class Guards(Frame):
                 and call.args[0].value.value == info.positional[0]):
             return test
         return call.with_changes(args=[call.args[0].with_changes(value=test.args[0].value), call.args[1]])
+
+    def _tracer_test_subjects(self, test: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
+        """What a test checks for being a tracer: `x` of `isinstance(x, jax.core.Tracer)`, each of `any(
+        isinstance(v, Tracer) for v in (x, info))`, the arguments of a module function whose one `return`
+        is such a test of its parameters (`_is_traced(*arrays)`), and those of such a test handed to another
+        call or joined by `or` (`_skip_on_any_rank(_is_traced(A.data) or ..., comm)`): code written to leave
+        traced values alone (jaxamg's eager checks, fresh set AM). [] when it is no such test."""
+        if depth > 3:
+            return []
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+            return self._tracer_test_subjects(test.left, depth + 1) + self._tracer_test_subjects(test.right, depth + 1)
+        if not isinstance(test, cst.Call):
+            return []
+        q = self.qualify_call_target(test.func)
+        positional = [arg.value for arg in test.args if arg.keyword is None and not arg.star]
+        if q == "isinstance" and len(test.args) == 2:
+            names = [self._type_name(t) for t in _types_of(test.args[1].value)]
+            return [test.args[0].value] if any(n in _TRACER_ONLY for n in names) else []
+        if q == "any" and len(positional) == 1 and isinstance(positional[0], cst.GeneratorExp):
+            gen = positional[0]
+            target = gen.for_in.target
+            if gen.for_in.inner_for_in is None and isinstance(target, cst.Name) and \
+                    isinstance(gen.for_in.iter, (cst.Tuple, cst.List)) and \
+                    any(isinstance(s, cst.Name) and s.value == target.value
+                        for s in self._tracer_test_subjects(gen.elt, depth + 1)):
+                return [el.value for el in gen.for_in.iter.elements if isinstance(el, cst.Element)]
+            return []
+        if isinstance(test.func, cst.Name) and self._tests_its_parameters(test.func.value):
+            # (`_is_traced(*arrays)`: the tuple it is handed stands for its items)
+            return [arg.value if not arg.star else cst.StarredElement(arg.value) for arg in test.args]
+        return [s for arg in positional for s in self._tracer_test_subjects(arg, depth + 1)]
+
+    def _tests_its_parameters(self, name: str) -> bool:
+        """A module function whose body is one `return` of a tracer test of its parameters (`def
+        _is_traced(*arrays): return any(isinstance(a, jax.core.Tracer) for a in arrays)`)."""
+        info = self.facts.module_defs.get(name)
+        if info is None or not isinstance(info.node, cst.FunctionDef):
+            return False
+        body = [s for s in info.node.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+            s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or \
+                not isinstance(body[0].body[0], cst.Return) or body[0].body[0].value is None:
+            return False
+        ret = body[0].body[0].value
+        star = info.node.params.star_arg
+        if isinstance(star, cst.Param) and isinstance(ret, cst.Call) and self.qualify_call_target(ret.func) == "any" \
+                and ret.args and isinstance(ret.args[0].value, cst.GeneratorExp):
+            gen = ret.args[0].value
+            if isinstance(gen.for_in.iter, cst.Name) and gen.for_in.iter.value == star.name.value:
+                return bool(self._tracer_test_subjects(gen.elt, 1))
+        subjects = self._tracer_test_subjects(ret, 1)
+        return bool(subjects) and all(isinstance(s, cst.Name) and s.value in info.params for s in subjects)
+
+    def _any_traced(self, subjects: list[cst.BaseExpression]) -> bool:
+        """Whether one of them holds a tracer here (of unknown kind too: then the test may be True, and the
+        code it guards is not claimed to see a tracer)."""
+        for subject in subjects:
+            starred = isinstance(subject, cst.StarredElement)
+            value = self.static_value(subject.value if starred else subject)
+            if isinstance(value, Taint) and (starred or not value.container):
+                return True
+        return False
 
     def _type_name(self, t: cst.BaseExpression) -> str | None:
         """The qualified name of an isinstance target, through a project module that re-exports a library
