@@ -217,9 +217,16 @@ class Expressions(Frame):
         saved = {name: self.env[name] for name in narrowed if name in self.env}
         for name in narrowed:
             self.env[name] = None
+        # `col.size and int(col.min()) < 0`: the right side runs only for the shapes that pass the left,
+        # as in the body of `if col.size:` (a dispatch guard: its claims hold for some inputs only)
+        shape_test = self.traced and self.reads_traced_shape(expr.left)
+        if shape_test:
+            self.dispatch_guards.append((expr.left, "shapes"))
         try:
             right = self.expr(expr.right)
         finally:
+            if shape_test:
+                self.dispatch_guards.pop()
             for name in narrowed:
                 if name in saved:
                     self.env[name] = saved[name]

@@ -85,8 +85,9 @@ class Guards(Frame):
                     len(node.args) == 1:
                 base = node.args[0].value
             if isinstance(base, cst.Name):
+                # (a traced value of unknown kind whose shape is read is an array)
                 value = self.lookup(base.value)
-                if isinstance(value, Taint) and value.is_array and not value.container:
+                if isinstance(value, Taint) and (value.is_array or value.opaque) and not value.container:
                     return True
             stack.extend(children(node))
         return False
