@@ -64,6 +64,10 @@ class Guards(Frame):
                     return False  # what holds tracers is no NumPy array or Python scalar (a pytree may be a list)
         if self.traced and self._any_traced(self._tracer_test_subjects(expr)):
             return True
+        if self.traced and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and \
+                self._tests_its_parameters(expr.func.value) is False and \
+                self._any_traced([arg.value for arg in expr.args if not arg.star]):
+            return False  # `_is_concrete(x)` of `return not isinstance(x, jax.core.Tracer)` (jaxnu, fresh set AN)
         value = self.static_value(expr)
         if isinstance(value, Const):
             return bool(value.value)
@@ -247,31 +251,36 @@ class Guards(Frame):
                         for s in self._tracer_test_subjects(gen.elt, depth + 1)):
                 return [el.value for el in gen.for_in.iter.elements if isinstance(el, cst.Element)]
             return []
-        if isinstance(test.func, cst.Name) and self._tests_its_parameters(test.func.value):
+        if isinstance(test.func, cst.Name) and self._tests_its_parameters(test.func.value) is True:
             # (`_is_traced(*arrays)`: the tuple it is handed stands for its items)
             return [arg.value if not arg.star else cst.StarredElement(arg.value) for arg in test.args]
         return [s for arg in positional for s in self._tracer_test_subjects(arg, depth + 1)]
 
-    def _tests_its_parameters(self, name: str) -> bool:
-        """A module function whose body is one `return` of a tracer test of its parameters (`def
-        _is_traced(*arrays): return any(isinstance(a, jax.core.Tracer) for a in arrays)`)."""
+    def _tests_its_parameters(self, name: str) -> bool | None:
+        """A module function whose body is one `return` of a tracer test of its parameters: True (`def
+        _is_traced(*arrays): return any(isinstance(a, jax.core.Tracer) for a in arrays)`), False for its
+        negation (`def _is_concrete(x): return not isinstance(x, jax.core.Tracer)`), else None."""
         info = self.facts.module_defs.get(name)
         if info is None or not isinstance(info.node, cst.FunctionDef):
-            return False
+            return None
         body = [s for s in info.node.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
             s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]
         if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or \
                 not isinstance(body[0].body[0], cst.Return) or body[0].body[0].value is None:
-            return False
-        ret = body[0].body[0].value
+            return None
+        ret, negated = _without_not(body[0].body[0].value)
         star = info.node.params.star_arg
         if isinstance(star, cst.Param) and isinstance(ret, cst.Call) and self.qualify_call_target(ret.func) == "any" \
                 and ret.args and isinstance(ret.args[0].value, cst.GeneratorExp):
             gen = ret.args[0].value
-            if isinstance(gen.for_in.iter, cst.Name) and gen.for_in.iter.value == star.name.value:
-                return bool(self._tracer_test_subjects(gen.elt, 1))
+            if isinstance(gen.for_in.iter, cst.Name) and gen.for_in.iter.value == star.name.value and \
+                    self._tracer_test_subjects(gen.elt, 1):
+                return not negated
+            return None
         subjects = self._tracer_test_subjects(ret, 1)
-        return bool(subjects) and all(isinstance(s, cst.Name) and s.value in info.params for s in subjects)
+        if subjects and all(isinstance(s, cst.Name) and s.value in info.params for s in subjects):
+            return not negated
+        return None
 
     def _any_traced(self, subjects: list[cst.BaseExpression]) -> bool:
         """Whether one of them holds a tracer here (of unknown kind too: then the test may be True, and the
