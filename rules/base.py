@@ -142,9 +142,6 @@ class Rule:
     invalid: ClassVar[tuple[str, ...]]  # invalid[0] is the docs' "Example"
     valid: ClassVar[tuple[str, ...]]  # valid[0] is the docs' "Use instead"
     fixable: ClassVar[bool] = False
-    # Off unless selected by its own code (or `ALL`): a rule whose findings are mostly true but harmless
-    # (ruff's rules outside the default set; the catalogue's OPT_IN, read by Config.is_enabled).
-    default_enabled: ClassVar[bool] = True
     # What the fix does: (before, after) sources; `before` is reported with a fix, applying the fixes
     # (unsafe ones too) gives exactly `after`, which is no longer reported (tests run them; docs show them).
     fix_examples: ClassVar[tuple[tuple[str, str], ...]] = ()
@@ -184,9 +181,7 @@ class Rule:
                                                      "exists, none is offered: see Fix below)")
                                                     if cls.fixable and cls.no_fix_examples else
                                                     "  \n**Fix:** available (`jitlint check --fix`)" if cls.fixable
-                                                    else "") +
-            ("" if cls.default_enabled else f"  \n**Default:** off: select it by its code (`--extend-select "
-                                            f"{cls.code}`, or `extend-select = [\"{cls.code}\"]` in the config)"),
+                                                    else ""),
             "",
             "## What it does",
             _para(cls.what),

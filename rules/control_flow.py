@@ -362,9 +362,6 @@ class LoopOverTracedArray(Rule):
     name = "python-loop-over-traced-array"
     summary = "A Python `for` over a traced array is unrolled into the compiled program"
     severity = Severity.INFO
-    # Off by default: of 41 findings on fresh projects independent readers judged 2 true, 17 true but
-    # harmless (a few fixed taps, one per mesh axis) and 22 false (a Python list jitlint took for an array).
-    default_enabled = False
     confirmed_by = Confirmation(unrolled=True)
     what = """
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)

@@ -9,7 +9,7 @@ settings) and resolving `jitlint rule QUERY` need only codes and names, so they 
 
 from __future__ import annotations
 
-from jitlint.catalog.codes import CODES, OPT_IN  # noqa: F401 - OPT_IN: read by Config
+from jitlint.catalog.codes import CODES
 
 NOT_LINTED = "JIT000"
 NAMES: dict[str, str] = {code: entry[0] for code, entry in CODES.items()}

@@ -76,6 +76,3 @@ CODES: dict[str, tuple[str, str, str, str]] = {
     'JIT907': ('tracer-printed', 'runtime', 'warning',
                'a traced value was printed or logged at trace time'),
 }
-
-# Rules off unless selected by their own code (or ALL): Rule.default_enabled
-OPT_IN: frozenset[str] = frozenset(['JIT409'])

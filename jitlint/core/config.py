@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from jitlint.catalog import CODES, OPT_IN, unknown_selectors
+from jitlint.catalog import CODES, unknown_selectors
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
@@ -77,15 +77,11 @@ class Config:
                 if self._path_matches(path, pattern):
                     per_file = max(per_file, _longest_prefix(code, codes))
         enabled = False
-        opt_in = code in OPT_IN
         for selection in self.selections():
-            enablers = selection.enablers()
-            selected = _longest_prefix(code, enablers)
+            selected = _longest_prefix(code, selection.enablers())
             ignored = _longest_prefix(code, selection.ignore)
             if selection.select is not None or selected or ignored:
                 enabled = selected > max(ignored, per_file)
-                if opt_in and enabled:  # a family (`JIT4`) does not turn it on: its code or `ALL` does
-                    enabled = code in enablers or "ALL" in enablers
         return enabled
 
     def selections(self) -> tuple[Selection, ...]:

@@ -91,9 +91,6 @@ def catalog_source() -> str:
         lines.append(f"    {code!r}: ({name!r}, {kind!r}, {severity!r},")
         lines.append(f"               {summary!r}),")
     lines.append("}")
-    opt_in = sorted(r.code for r in all_rules() if not r.default_enabled)
-    lines += ["", "# Rules off unless selected by their own code (or ALL): Rule.default_enabled",
-              f"OPT_IN: frozenset[str] = frozenset({opt_in!r})"]
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from jitlint import __version__
-from jitlint.catalog import OPT_IN
 from jitlint.core.config import Config, ConfigError, check_selectors, find_root, load_config
 
 if TYPE_CHECKING:
@@ -45,11 +44,8 @@ def _config_from_options(options: argparse.Namespace) -> Config:
         # configured excludes apply as with --force-exclude. Without a config, flake8's --exclude decides.
         config = load_config(path).with_overrides(force_exclude=True)
         check_selectors(config, f"{path}: ")  # the same codes are valid as for `jitlint check`
-    # flake8 selects and ignores, so the project must report every jitlint code -- but an opt-in rule
-    # only where flake8's own selection names its code, as `jitlint check` does.
-    named = {code for option in ("select", "extend_select") for code in (getattr(options, option, None) or ())}
-    return config.with_overrides(select=("ALL",), extend_select=(), ignore=tuple(sorted(OPT_IN - named)),
-                                 per_file_ignores=())
+    # flake8 selects and ignores, so the project must report every jitlint code.
+    return config.with_overrides(select=("ALL",), extend_select=(), ignore=(), per_file_ignores=())
 
 
 class JitlintChecker:

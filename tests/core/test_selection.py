@@ -76,24 +76,3 @@ def test_the_command_prints_the_warning_and_obeys_the_flag(tmp_path, run_jitlint
     cancelled = run_jitlint("check", "--select", "JIT101", "--ignore", "JIT101", "train.py", cwd=tmp_path)
     assert cancelled.returncode == 0
     assert "warning: `JIT101` selects no rule: every code it matches is ignored" in cancelled.stderr
-
-
-@pytest.mark.parametrize("table, flags, enabled", [
-    ("", {}, False),  # the default selection ("JIT") leaves an opt-in rule off
-    ('select = ["JIT4"]\n', {}, False),  # so does its family
-    ('extend-select = ["JIT409"]\n', {}, True),  # its own code turns it on
-    ("", {"extend_select": ("JIT409",)}, True),
-    ('select = ["ALL"]\n', {}, True),
-    ('select = ["ALL"]\n', {"ignore": ("JIT409",)}, False),
-    ('extend-select = ["JIT409"]\n', {"select": ("JIT4",)}, False),  # a later selection of the family only
-])
-def test_an_opt_in_rule_is_on_only_where_its_code_or_all_selects_it(tmp_path, table, flags, enabled):
-    config = _config(tmp_path, table, **flags)
-    assert config.is_enabled("JIT409") is enabled
-    assert config.is_enabled("JIT401") is not (flags.get("ignore") == ("JIT401",))  # its neighbours as before
-
-
-def test_opt_in_rules_are_the_rules_off_by_default():
-    from jitlint.catalog import OPT_IN
-    from jitlint.rules.registry import all_rules
-    assert OPT_IN == {r.code for r in all_rules() if not r.default_enabled} == {"JIT409"}

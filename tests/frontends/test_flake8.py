@@ -44,19 +44,6 @@ BAD_LOGGING = textwrap.dedent("""\
     """)
 
 
-LOOP_OVER_TRACED = """import jax
-import jax.numpy as jnp
-
-
-@jax.jit
-def total(x):
-    out = 0.0
-    for row in jnp.ravel(x):
-        out = out + row
-    return out
-"""
-
-
 def flake8_exe() -> str:
     exe = Path(sys.executable).with_name("flake8")
     assert exe.exists(), "flake8 is not installed next to this interpreter; run `pip install -e .[dev]`"
@@ -136,7 +123,7 @@ def both_tools_on_fixtures(tmp_path_factory):
     targets = {fixture: _without_noqa(fixture, folder) for fixture in fixture_files()}
     paths = [str(p) for p in targets.values()]
     # --isolated on both: the project's own settings (e.g. setup.cfg excluding tests/fixtures) stay out.
-    f8 = flake8("--isolated", "--select", "JIT,JIT409", *paths, cwd=ROOT)  # (JIT409 is on only where named)
+    f8 = flake8("--isolated", "--select", "JIT", *paths, cwd=ROOT)
     assert f8.returncode in (0, 1), f8.stdout + f8.stderr
     jl = subprocess.run([jitlint_exe(), "check", "--isolated", "--select", "ALL", "--format", "json", *paths],
                         cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -160,7 +147,7 @@ def test_flake8_sees_calls_into_other_files(project):
     """Cross-file findings (a static parameter defined in another file) need the project index; the
     plugin builds it from the files flake8 is asked to check, so flake8 reports them like jitlint."""
     folder = ROOT / "tests" / "fixtures" / "projects" / project
-    f8 = flake8("--isolated", "--select", "JIT,JIT409", ".", cwd=folder)
+    f8 = flake8("--isolated", "--select", "JIT", ".", cwd=folder)
     jl = subprocess.run([jitlint_exe(), "check", "--isolated", "--select", "ALL", "--format", "json", "."],
                         cwd=folder, capture_output=True, text=True, timeout=300)
     from_jitlint = {(str(Path(f["path"])), f["line"], f["col"], f["code"]) for f in json.loads(jl.stdout)}
@@ -205,14 +192,6 @@ def test_extend_select(tmp_path):
     assert codes(result) == {"F401", "JIT501"}
     result = flake8("--select", "F", "--extend-select", "JIT502", "bad.py", cwd=tmp_path)
     assert codes(result) == {"F401"}
-
-
-def test_an_opt_in_code_is_off_until_its_code_is_selected(tmp_path):
-    """JIT409 is off by default in flake8 as in `jitlint check`: a family selector leaves it off."""
-    write(tmp_path, "loop.py", LOOP_OVER_TRACED)
-    assert codes(flake8("loop.py", cwd=tmp_path)) == set()
-    assert codes(flake8("--select", "JIT4", "loop.py", cwd=tmp_path)) == set()
-    assert codes(flake8("--extend-select", "JIT409", "loop.py", cwd=tmp_path)) == {"JIT409"}
 
 
 def test_ignore_and_extend_ignore(tmp_path):
