@@ -13,8 +13,8 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.repetition import called_free_names, repetitions, varies_between_runs
-from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs
+from jitlint.analysis.repetition import called_free_names, loop_varying, repetitions, varies_between_runs
+from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs, varying_names
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
@@ -233,8 +233,7 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
                       if describes_structure(a, creation.func, cst.Name(n))}
     names |= structure | _argument_shape_inputs(a, creation)
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
-    loop_varying = {name for name, kind in creation.varying.items() if kind == "varying"}
-    if names and varies_between_runs(a, creation.func, names, loop_varying, rep):
+    if names and varies_between_runs(a, creation.func, names, varying_names(creation), rep):
         return True
     # Anything the program reads from its closure (a free name, a default `cfg=cfg`, a partial's bound
     # argument) that changes with the items of loops over configurations (runs.sweeps_configurations: a
@@ -245,11 +244,8 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     if not _only_sweeps_repeat(a, creation, rep):
         return False
     reads = bound | set().union(*(_free_reads(f) for f in infos))
-    # a sweep's items change too here; a def in the loop is a new function each pass (`def fn(...)` per
-    # implementation, bound `fn=fn`)
-    items = {name for name, kind in creation.varying.items() if kind in ("varying", "bounded")}
-    items |= {f.name for f in a.functions if f.parent is creation.func and f.def_loop is not None
-              and f.def_loop in creation.loops}
+    # a sweep's items change too here, and a def in the loop is a new function each pass (`fn=fn`)
+    items = loop_varying(a, creation, items=True)
     return bool(reads) and varies_between_runs(a, creation.func, reads, items, rep, items=True)
 
 

@@ -20,7 +20,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import depends_on, names_read, varying_names
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo
-from jitlint.analysis.sites import CallSite, call_arguments, parameters_filled
+from jitlint.analysis.sites import CallSite, JitCreation, call_arguments, parameters_filled
 from jitlint.source.cstwalk import descendants
 
 
@@ -182,8 +182,9 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
     return False
 
 
-def loop_varying(a: ModuleFacts, site: CallSite, items: bool = False) -> set[str]:
-    """The names that hold a different value on each iteration of the loops around a call: those the loops
+def loop_varying(a: ModuleFacts, site: "CallSite | JitCreation", items: bool = False) -> set[str]:
+    """The names that hold a different value on each iteration of the loops around a call (or a jit
+    creation: it keeps the same loop records): those the loops
     rebind, and the functions defined in them (a new function object each time). Not a sweep's items: a
     data-driven loop around the sweep runs each item's program again (`for batch in data: for name, fn in
     algorithms.items(): bench(fn, batch)` compiles each `fn` once per batch). `items`: a sweep's items too

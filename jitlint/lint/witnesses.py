@@ -31,8 +31,9 @@ def with_witnesses(analysis, reports):
             report = dataclasses.replace(report, severity=Severity.WARNING)
         elif severity is Severity.ERROR and (on_the_way is not None or guard is not None or caught is not None):
             # An error the witness cannot make certain -- every path to it passes a test the walk could not
-            # decide, it sits under an undecided test of shapes or types, or a `try` handles it -- is not
-            # stated at all: of 19 such findings (then info) on fresh code, independent readers found 1 true.
+            # decide, it sits under an undecided test of shapes or types, or a broad `try` handles it -- is not
+            # stated. (When they were info, most labelled ones were false -- gwfast's 19, jaxamg's -- but not
+            # all: autopdex's JIT601s behind `if solver_backend == "jax":`, fresh set N, were true.)
             continue
         out.append((rule, report))
         steps.append(found)

@@ -212,13 +212,9 @@ class Guards(Frame):
                 and not test.args[0].keyword and not test.args[0].star and isinstance(test.args[0].value, cst.Name)):
             return test
         info = self.facts.module_defs.get(test.func.value)
-        body = info.node.body.body if info is not None and isinstance(info.node, cst.FunctionDef) else ()
-        statements = [s for s in body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
-            s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]  # (docstring)
-        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) or not info.positional:
+        call = _sole_return(info)
+        if call is None or not info.positional:
             return test
-        ret = statements[0].body[0]
-        call = ret.value if isinstance(ret, cst.Return) else None
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance"
                 and len(call.args) == 2 and isinstance(call.args[0].value, cst.Name)
                 and call.args[0].value.value == info.positional[0]):
@@ -261,14 +257,10 @@ class Guards(Frame):
         _is_traced(*arrays): return any(isinstance(a, jax.core.Tracer) for a in arrays)`), False for its
         negation (`def _is_concrete(x): return not isinstance(x, jax.core.Tracer)`), else None."""
         info = self.facts.module_defs.get(name)
-        if info is None or not isinstance(info.node, cst.FunctionDef):
+        value = _sole_return(info)
+        if value is None:
             return None
-        body = [s for s in info.node.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
-            s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]
-        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or \
-                not isinstance(body[0].body[0], cst.Return) or body[0].body[0].value is None:
-            return None
-        ret, negated = _without_not(body[0].body[0].value)
+        ret, negated = _without_not(value)
         star = info.node.params.star_arg
         if isinstance(star, cst.Param) and isinstance(ret, cst.Call) and self.qualify_call_target(ret.func) == "any" \
                 and ret.args and isinstance(ret.args[0].value, cst.GeneratorExp):
@@ -395,6 +387,18 @@ class Guards(Frame):
 
 _CONTAINER_TYPES = frozenset({"list", "tuple", "dict", "set", "type", "collections.abc.Callable",
                               "typing.Callable"})
+
+
+def _sole_return(info) -> cst.BaseExpression | None:
+    """What a module def returns when its body (past a docstring) is one `return <value>` line."""
+    if info is None or not isinstance(info.node, cst.FunctionDef):
+        return None
+    body = [s for s in info.node.body.body if not (isinstance(s, cst.SimpleStatementLine) and isinstance(
+        s.body[0], cst.Expr) and isinstance(s.body[0].value, cst.SimpleString))]  # (docstring)
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or \
+            not isinstance(body[0].body[0], cst.Return):
+        return None
+    return body[0].body[0].value
 
 
 def _without_not(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
