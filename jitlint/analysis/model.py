@@ -69,6 +69,7 @@ class ModuleFacts:
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._literals: dict[str, cst.BaseExpression] | None = None  # (see module_literals)
         self._class_node_cache: dict[str, cst.ClassDef] | None = None
+        self._aux_field_cache: dict[str, frozenset[str]] = {}
         # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
         self.apply_fn_classes: set[str] = set()
         # (class, attribute) -> the function or object `self.attribute = ...` stores (None: several)
@@ -329,6 +330,8 @@ class ModuleFacts:
             return table.get(attr, table.get("*"))
         if class_name not in self._class_nodes():
             return None
+        if attr in self._aux_fields(class_name):
+            return "static"
         declared = self.declared_fields(class_name).get(attr)
         if declared is not None:
             return self._declared_field_kind(declared, filtered)
@@ -428,6 +431,24 @@ class ModuleFacts:
                 and self.framework_of(value.func.value) == "nnx":
             return ("subtree", value.func.value)
         return None
+
+    def _aux_fields(self, class_name: str) -> frozenset[str]:
+        """The attributes a `register_pytree_node_class` class's `tree_flatten` puts in its aux data
+        (`return children, int(self.nl)`): JAX keeps them as the Python values they are, static under every
+        transform, and rebuilds the object with them (measured on JAX 0.10.2: `if op.nl > 0:` runs under
+        jit). Empty for other classes."""
+        cache = self._aux_field_cache
+        if class_name not in cache:
+            cache[class_name] = frozenset()
+            node = self._class_nodes().get(class_name)
+            registered = node is not None and any(
+                self.qualify_text(dotted(d.decorator) or "") == "jax.tree_util.register_pytree_node_class"
+                for d in node.decorators)
+            flatten = next((s for s in node.body.body if isinstance(s, cst.FunctionDef)
+                            and s.name.value == "tree_flatten"), None) if registered else None
+            if flatten is not None and flatten.params.params:
+                cache[class_name] = _aux_attributes(flatten)
+        return cache[class_name]
 
     def declared_fields(self, class_name: str) -> dict[str, cst.AnnAssign]:
         """The annotated fields a local class declares in its body (`w: jax.Array`), in order."""
@@ -596,3 +617,21 @@ def _static_metadata(arg: cst.Arg | None) -> bool:
         pairs = [(Const(a.keyword.value), literal_const(a.value)) for a in value.args if a.keyword is not None]
     return any(k == Const("static") and v == Const(True) or k == Const("pytree_node") and v == Const(False)
                for k, v in pairs)
+
+
+def _aux_attributes(flatten: cst.FunctionDef) -> frozenset[str]:
+    """`self.X` read by the aux half of what `tree_flatten` returns on its one `return children, aux`
+    (the names it returns followed to their one assignment in the method)."""
+    me = flatten.params.params[0].name.value
+    returns = [n for n in descendants(flatten.body) if isinstance(n, cst.Return)]
+    if len(returns) != 1 or not isinstance(returns[0].value, cst.Tuple) or len(returns[0].value.elements) != 2:
+        return frozenset()
+    aux = returns[0].value.elements[1].value
+    if isinstance(aux, cst.Name):
+        sources = [n.value for n in descendants(flatten.body) if isinstance(n, cst.Assign) and len(n.targets) == 1
+                   and isinstance(n.targets[0].target, cst.Name) and n.targets[0].target.value == aux.value]
+        if len(sources) != 1:
+            return frozenset()
+        aux = sources[0]
+    return frozenset(n.attr.value for n in descendants(aux) if isinstance(n, cst.Attribute)
+                     and isinstance(n.value, cst.Name) and n.value.value == me)

@@ -18,7 +18,7 @@ from jitlint.analysis.contexts import Context
 from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
-from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join
+from jitlint.analysis.values import ARRAY_MODULES, NOT_NONE, Const, KnownTruth, ModuleRef, NotNone, Taint, join
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -164,8 +164,15 @@ class FunctionInfo:
         self.jit_binding: JitBinding | None = None  # set when a jit decorator wraps this def
 
     def default_const(self, name: str) -> Const | None:
-        """The default of parameter `name` when it is a literal Python constant."""
-        return literal_const(self._default_exprs.get(name))
+        """The default of parameter `name` when it is a literal Python constant or an array module
+        (`xp=jnp`)."""
+        expr = self._default_exprs.get(name)
+        const = literal_const(expr)
+        if const is None and isinstance(expr, (cst.Name, cst.Attribute)):
+            q = self.scope.qualify(expr)
+            if q in ARRAY_MODULES:
+                return Const(ModuleRef(q))
+        return const
 
     @property
     def params(self) -> list[str]:

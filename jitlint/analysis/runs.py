@@ -1002,15 +1002,25 @@ def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node:
     scoring function, fresh set O) -- directly or through a name."""
     if func is None or not isinstance(func.node, cst.FunctionDef):
         return False
-    names = {name for name, exprs in func.assignments.items() if creation_node in exprs}
+    names = {name for name, exprs in func.assignments.items() if any(_holds(e, creation_node) for e in exprs)}
     code = a.module.code_for_node
     for node, unset in _assignments(func.node.body):
         value = node.value
-        if value is creation_node or isinstance(value, cst.Name) and value.value in names:
+        if _holds(value, creation_node) or isinstance(value, cst.Name) and value.value in names:
             for target in node.targets:
                 t = target.target
                 if isinstance(t, cst.Subscript) or _outlives_call(func, t) and code(t) in unset(code):
                     return True
+    return False
+
+
+def _holds(value: cst.BaseExpression, node: cst.CSTNode) -> bool:
+    """`value` is `node`, or a tuple/list literal with it among its elements (`hit = (consts, jax.jit(...),
+    treedef)` stored in the cache as one entry: jax-numerical-operators' march cache, fresh set AO)."""
+    if value is node:
+        return True
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return any(_holds(el.value, node) for el in value.elements)
     return False
 
 

@@ -17,7 +17,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import (JOINED, MAX_VARIANTS, FunctionInfo, TraceEdge, Value, Variant, merge_values,
                                      value_taint, variant_key)
 from jitlint.analysis.scheduler import ContextStart
-from jitlint.analysis.values import TRACED, Const, KnownTruth, NotNone, Taint, join
+from jitlint.analysis.values import TRACED, Const, KnownTruth, ModuleRef, NotNone, Taint, join
 
 MAX_SETTLE_DEPTH = 6  # callees walked at once, nested; deeper call chains fall back to the worklist
 
@@ -172,12 +172,13 @@ class Solver:
         if traces_constants and not info.traces_constants:
             info.traces_constants = True
             every = True
-        truths: dict[str, KnownTruth | NotNone] = {}
+        truths: dict[str, KnownTruth | NotNone | Const] = {}
         if closure:
             for name, value in closure.items():
-                if isinstance(value, (KnownTruth, NotNone)):
-                    # what this branch decided (`if nbrs is None: return ...` before `lax.cond(..., fn, ...)`):
-                    # part of this context, not of every one
+                if isinstance(value, (KnownTruth, NotNone)) or isinstance(value, Const) and \
+                        isinstance(value.value, ModuleRef):
+                    # what this branch decided (`if nbrs is None: return ...` before `lax.cond(..., fn, ...)`),
+                    # the array module a caller chose (`xp`): part of this context, not of every one
                     truths[name] = value
                     continue
                 if name not in info.closure:
@@ -197,11 +198,10 @@ class Solver:
         return variant
 
     def _variant(self, info: FunctionInfo, params: dict[str, Value],
-                 truths: dict[str, KnownTruth | NotNone] | None = None) -> tuple[Variant, bool]:
+                 truths: dict[str, KnownTruth | NotNone | Const] | None = None) -> tuple[Variant, bool]:
         key = variant_key(info.params, params)
         if truths:
-            key = (*key, ("closure", tuple(sorted((n, t.truth if isinstance(t, KnownTruth) else "not-none")
-                                                  for n, t in truths.items()))))
+            key = (*key, ("closure", tuple(sorted((n, _closure_fact(t)) for n, t in truths.items()))))
         variant = info.variants.get(key)
         if variant is None and len(info.variants) >= MAX_VARIANTS:
             key = JOINED
@@ -249,3 +249,12 @@ def _rule_params(primal: FunctionInfo, rule: FunctionInfo, role: str, params: di
     values = tuple(params.get(p) if isinstance(params.get(p), Taint) else None for p in primal.positional)
     return {first: Taint(TRACED, first, container=True, elements=values or None),
             second: Taint(TRACED, second, container=True)}
+
+
+def _closure_fact(value: KnownTruth | NotNone | Const) -> object:
+    """What a context-specific closure value contributes to its context's key."""
+    if isinstance(value, KnownTruth):
+        return value.truth
+    if isinstance(value, Const):
+        return value.value.name
+    return "not-none"

@@ -161,6 +161,18 @@ class Const:
 
 
 @dataclass(frozen=True)
+class ModuleRef:
+    """An array module as a value (`def f(x, xp=jnp)`, `xp is np`): the value of a `Const`, named by its
+    qualified name; two are the same object exactly when the names are."""
+
+    name: str
+
+
+# The array modules code passes around as a backend (`xp`), by qualified name.
+ARRAY_MODULES = frozenset({"numpy", "jax.numpy", "scipy", "jax.scipy"})
+
+
+@dataclass(frozen=True)
 class NotNone:
     """A static Python value known not to be None (past `if x is None: return`), its value otherwise unknown."""
 

@@ -234,6 +234,25 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=(value, grads))
 
 
+def _last_star(specs) -> int:
+    return max((k for k, (_, star) in enumerate(specs) if star == "*"), default=-1)
+
+
+def _tail_after_star(info: FunctionInfo, positional: list[str], specs) -> int:
+    """How many positional parameters the plain arguments after the last `*c` fill, counted from the end:
+    `rows(*c, g, int(k))` of `def rows(a, b, g, k)` binds `g` and `k` whatever `c` holds, when every
+    positional parameter is required and there is no `*args` (the call runs only if the counts add up);
+    0 when that is not certain."""
+    last = _last_star(specs)
+    if last < 0 or info.vararg or any(p in info.defaults for p in positional):
+        return 0
+    after = specs[last + 1:]
+    if any(star for _, star in after):
+        return 0
+    count = sum(1 for keyword, _ in after if keyword is None)
+    return count if count <= len(positional) else 0
+
+
 def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values, params: dict[str, Value],
                    skip_args: int = 0) -> dict[str, Value]:
     """Parameter -> value for a call passing `arg_values`, each written as `specs` says ((keyword, star));
@@ -242,6 +261,7 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
     passed are their values."""
     i = -skip_args
     extra: list[Taint | None] = []  # what the positional arguments past the named ones hold, in order
+    tail = _tail_after_star(info, positional, specs)
     for (keyword, star), value in zip(specs, arg_values):
         taint = value_taint(value)
         passed = value if isinstance(value, (Const, NotNone, KnownTruth)) else taint
@@ -251,11 +271,11 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
             elif info.kwarg:
                 params[info.kwarg] = join(params.get(info.kwarg), as_container(taint))
         elif star == "*":
-            for p in positional[max(i, 0):]:
+            for p in positional[max(i, 0):len(positional) - tail]:
                 params[p] = taint
             if info.vararg:
                 params[info.vararg] = as_container(taint)
-            i = len(positional)
+            i = len(positional) - tail
         elif star == "**":
             # `**kw` fills named parameters (and `**kwargs`), never `*args`; which ones it fills is the
             # mapping's keys, unknown here: a parameter may keep its default, so what it holds is not

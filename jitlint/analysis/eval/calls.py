@@ -45,8 +45,11 @@ class Calls(Frame):
         arg_values: list[Value] = []
         for arg in expr.args:
             acls = arg.value.__class__
-            if acls is cst.Lambda or acls is cst.Name:
+            if acls is cst.Lambda:
                 arg_values.append(self.value(arg.value))
+            elif acls is cst.Name:
+                v = self.value(arg.value)
+                arg_values.append(self.module_ref(arg.value) if v is None else v)  # (`f(x, np)`: the module)
             elif acls is cst.Call:
                 t = self.expr(arg.value)
                 arg_values.append(self.last_call_value if self.last_call_value is not None else t)

@@ -11,7 +11,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import JOINED, FuncValue, FunctionInfo, Value, Variant, merge_values
 from jitlint.analysis.scheduler import Scheduler
 from jitlint.analysis.sites import Site
-from jitlint.analysis.values import TRACED, KnownTruth, Taint
+from jitlint.analysis.values import ARRAY_MODULES, TRACED, Const, KnownTruth, ModuleRef, Taint
 
 
 class Frame:
@@ -96,6 +96,14 @@ class Frame:
                     return None  # module code never runs under trace
                 return v
         return None
+
+    def module_ref(self, expr: cst.Name) -> Const | None:
+        """An array module named as imported (`np`, `jnp`), not rebound here: the module as a value."""
+        info = self.info
+        if info is not None and (expr.value in info.params or expr.value in info.assignments):
+            return None
+        q = self.scope.qualify(expr)
+        return Const(ModuleRef(q)) if q in ARRAY_MODULES else None
 
     def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
         """The qualified name of a called expression: imported names, or builtins by bare name."""

@@ -9,7 +9,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
-from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint
+from jitlint.analysis.values import Const, KnownTruth, ModuleRef, NotNone, Taint
 from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
@@ -122,6 +122,9 @@ class Guards(Frame):
         left, right = self.static_value(expr.left), self.static_value(expr.comparisons[0].comparator)
         if isinstance(op, (cst.Is, cst.IsNot)):
             if isinstance(left, Const) and isinstance(right, Const):
+                if isinstance(left.value, ModuleRef) and isinstance(right.value, ModuleRef):
+                    same = left.value == right.value  # `xp is np` with `xp=jnp`: a different module
+                    return same if isinstance(op, cst.Is) else not same
                 if left.value is not None and right.value is not None:
                     return None  # `is` between other constants is an implementation detail
                 same = left.value is right.value
@@ -193,7 +196,8 @@ class Guards(Frame):
         if isinstance(expr, cst.Name):
             if expr.value in ("True", "False", "None"):
                 return literal_const(expr)
-            return self.lookup(expr.value)
+            value = self.lookup(expr.value)
+            return self.module_ref(expr) if value is None else value
         if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].star and \
                 expr.args[0].keyword is None and isinstance(expr.args[0].value, cst.Name) and \
                 self.qualify_call_target(expr.func) == "len":

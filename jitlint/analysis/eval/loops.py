@@ -66,16 +66,36 @@ class Loops(Frame):
         # (`range(n)`) is data-driven, whatever its bound.
         kind = "bounded" if runs.is_fixed_sweep(self.facts, self.info, node.iter) else "varying"
         self.loops.append((node, {name: kind for name in target_names(node.target)}))
+        entry = self.live
         for _ in self.loop_passes():
             before = dict(self.env)
             self.binding_loop_target = True  # the loop's own binding: its kind is the one set above
             self.assign_element(node.target, element, node.iter)
             self.binding_loop_target = False
+            self.live = entry  # (a first pass that left does not stop the second)
             self.suite(node.body)
+            completes = self.live
             self.env = merge_env(before, self.env)
         self.loops.pop()
+        if not completes and self._runs_every_item(node):
+            # `for name, arr in (("pos", pos), ("mom", mom)): if isinstance(arr, Tracer): raise ...` with a
+            # traced `pos`: that item raises, so nothing after the loop runs here (jax-numerical-operators'
+            # host-only `_prep`, fresh set AO)
+            self.live = False
+            return True
+        self.live = entry
         if node.orelse is not None:
             self.suite(node.orelse.body)
+        return None
+
+    def _runs_every_item(self, node: cst.For) -> bool:
+        """Does the body run for each item of a literal, non-empty tuple or list, never leaving the loop by
+        `break` or skipping by `continue`? Then a body that leaves on every path, walked once with the
+        items' join (a tracer test decided by the items holding tracers), leaves at one of them."""
+        items = node.iter
+        if not isinstance(items, (cst.Tuple, cst.List)) or not items.elements or node.orelse is not None:
+            return False
+        return not any(isinstance(el, cst.StarredElement) for el in items.elements) and not _jumps(node.body)
 
     def comprehension(self, expr) -> Taint | None:
         saved = dict(self.env)
@@ -137,6 +157,16 @@ class Loops(Frame):
                 continue
             stack.extend(node.children)
         return True
+
+
+def _jumps(node: cst.CSTNode) -> bool:
+    """A `break` or `continue` of this loop (not of a loop or def nested in it)."""
+    for child in node.children:
+        if isinstance(child, (cst.Break, cst.Continue)):
+            return True
+        if not isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)) and _jumps(child):
+            return True
+    return False
 
 
 def _assignment_kind(source: cst.CSTNode | None) -> str:

@@ -38,10 +38,10 @@ class Statements(Frame):
             method = _STMT_METHODS[cls] = getattr(type(self), "stmt_" + cls.__name__, None)
         if method is not None:
             live = self.live
-            method(self, node)
-            if cls is not cst.If:
+            exact = method(self, node)
+            if cls is not cst.If and not exact:
                 # a loop may run no iteration, a `with` may swallow the exception, a `try` catch it:
-                # only an `if` is followed exactly
+                # only an `if` (and a loop whose first item already leaves: stmt_For) is followed exactly
                 self.live = live
 
     def suite(self, suite: cst.BaseSuite) -> None:
