@@ -249,6 +249,23 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     return bool(reads) and varies_between_runs(a, creation.func, reads, items, rep, items=True)
 
 
+def _options_follow_items(ctx: RuleContext, creation: JitCreation) -> bool:
+    """`for device in (cpu, *gpus): f = jax.jit(step, device=device)`: the jit's own options read what
+    changes with the items of loops over configurations (and only such loops repeat it), so each pass
+    asks for a different program (another device, other static arguments) and the re-wrap is how to get
+    it (booz-xform-jax's per-device test, fresh set AO)."""
+    a = ctx.analysis
+    node = creation.node
+    if not isinstance(node, cst.Call):
+        return False
+    reads = set().union(*(names_read(arg.value) for arg in node.args if arg.keyword is not None))
+    if not reads:
+        return False
+    rep = repetitions(a).get(creation.func) if creation.func is not None else None
+    return _only_sweeps_repeat(a, creation, rep) and \
+        varies_between_runs(a, creation.func, reads, loop_varying(a, creation, items=True), rep, items=True)
+
+
 def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:
     """Every loop around the creation, and around each call on the way from the loop that repeats its
     function, goes over configurations (seen in this file: a chain from another file is not known)."""
@@ -434,7 +451,8 @@ class JitOfFreshFunction(Rule):
                 continue
             place = _where_repeated(ctx, creation, repeated)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
-                                                         _only_called_in_traces(ctx, creation)):
+                                                         _only_called_in_traces(ctx, creation)) or \
+                    _options_follow_items(ctx, creation):
                 continue
             what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],
                                                                    transform=creation.transform)
@@ -569,8 +587,8 @@ class JitRewrapInLoop(Rule):
             place = _where_repeated(ctx, creation, repeated, stable=True)
             if place is None or runs.wrapper_reused(ctx.analysis, creation.func, creation.node, creation.loops):
                 continue  # (a re-wrap costs per creation: nothing piles up where each wrapper is used many times)
-            if _compiles_every_call(ctx, creation):
-                continue  # a compile per call dwarfs the re-wrap; hoisting saves nothing (JIT301 says why)
+            if _compiles_every_call(ctx, creation) or _options_follow_items(ctx, creation):
+                continue  # a compile per call (JIT301 says why) or per item dwarfs the re-wrap
             yield Report(creation.node, self.message(kind[0], transform=creation.transform, what=kind[1], place=place,
                                                      overhead=self.messages["overhead"],
                                                      remedy=self.messages["memoize" if _options_vary(creation) else

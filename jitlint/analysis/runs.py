@@ -770,9 +770,13 @@ def _leaving_regions(loop: cst.CSTNode) -> frozenset[int]:
 
     def block(statements, own: bool) -> None:
         statements = list(statements)
+        # from which statement on the block leaves on every path: it ends by leaving, and nothing after
+        # goes on to the next pass (`rest = run(...); history = ...; if stored: return rest; return
+        # merged`: jax-numerical-operators' one-shot recursion after a remesh, fresh set AO)
+        ends_leaving = bool(statements) and leaves(statements[-1], own)
         for i, stmt in enumerate(statements):
             if isinstance(stmt, cst.SimpleStatementLine):
-                if leaves(stmt, own) or i + 1 < len(statements) and leaves(statements[i + 1], own):
+                if leaves(stmt, own) or ends_leaving and not any(_continues(later) for later in statements[i + 1:]):
                     found.update(id(n) for n in _descendants_in_body(stmt))
                 continue
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -783,6 +787,11 @@ def _leaving_regions(loop: cst.CSTNode) -> frozenset[int]:
 
     block(loop.body.body, True)
     return frozenset(found)
+
+
+def _continues(stmt: cst.CSTNode) -> bool:
+    """A `continue` of the loop around `stmt` (not of a loop nested in it)."""
+    return any(isinstance(n, cst.Continue) for n in _descendants_in_body(stmt))
 
 
 def _descendants_in_body(root: cst.CSTNode):

@@ -180,6 +180,8 @@ class Calls(Frame):
             return None
         if name in _CONCRETIZING_METHODS:
             return None  # concretizes (a rule reports it); the Python value is static afterwards
+        if name in jaxapi.HOST_METHODS:
+            return None  # a scipy.sparse/pandas object's: host data, never a tracer
         if name in ("keys",):
             return None
         if name in ("items", "values"):

@@ -296,6 +296,13 @@ ARRAY_ATTRIBUTES = frozenset(ARRAY_METHODS | {
     "get", "apply", "mul",
 })
 
+# Methods of host containers that no JAX array has and whose objects cannot hold a tracer: scipy.sparse
+# formats (`A.tocsr()`, `A.toarray()`) and pandas conversions. Measured on JAX 0.10.2: `scipy.sparse
+# .csr_matrix(tracer)` raises ValueError under jit, so a sparse matrix reached in traced code holds concrete
+# data, and what these methods give is host data too (jax-numerical-operators' peec incidence, fresh set AO).
+HOST_METHODS = frozenset({"tocsr", "tocsc", "tocoo", "todense", "toarray", "tolil", "todok", "tobsr", "to_numpy",
+                          "getnnz", "count_nonzero", "eliminate_zeros"})
+
 # Functions (by last name component) whose result is a boolean array; dtypes that are boolean.
 BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "logical_and", "logical_or",
               "logical_not", "logical_xor", "greater", "greater_equal", "less", "less_equal", "equal",
