@@ -43,6 +43,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 from jitlint.core.finding import LINE_BREAK, Finding, Severity
+from jitlint.source import newer_syntax
 from jitlint.source.python import syntax_error
 
 SUFFIX = ".ipynb"
@@ -278,6 +279,13 @@ def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
     c = Cell(number, text, python, magic=magic, skipped=skipped, dedented=dedented, indent=indent)
     if skipped is None:
         exc = compile_cell(python, f"<cell {number}>")
+        if isinstance(exc, SyntaxError):
+            # valid Python of a newer version (a 3.12 f-string in a notebook run on 3.12): the cell is not
+            # analysed, and its JIT000 says why, at info (nothing in the code is wrong)
+            blanked, newer = newer_syntax.downlevel(python, exc)
+            if newer is not None or blanked is not None:
+                exc = newer or newer_syntax.NewerSyntax("type parameters or a `type` alias", "3.12",
+                                                        exc.lineno or 1, exc.offset or 1)
         if exc is not None:
             e = syntax_error(exc)
             e["col"] += c.shift(e["line"])
@@ -384,7 +392,7 @@ class Notebook:
             if c.error is not None:
                 e = c.error
                 out.append(Finding(path, e["line"], e["col"], e["end_line"], e["end_col"], code,
-                                   e["message"], Severity.ERROR, cell=c.number))
+                                   e["message"], Severity(e.get("severity", "error")), cell=c.number))
         return out
 
     def map_result(self, result, error_code: str):

@@ -146,6 +146,8 @@ def syntax_error(exc: Exception, text: str | None = None) -> dict:
     severity = "error"
     if isinstance(exc, SyntaxError):  # (valid syntax of a newer Python says so itself: never "syntax error")
         message = exc.msg if isinstance(exc, newer_syntax.NewerSyntax) else f"syntax error: {exc.msg}"
+        if isinstance(exc, newer_syntax.NewerSyntax):
+            severity = "info"  # valid Python, only not analysed here: nothing in the code is wrong
         line, col = exc.lineno or 1, max(exc.offset or 1, 1)
         if text is not None and _template_line(text, line):
             # a code generator's Jinja template named `.py` (braincell's NMODL templates, fresh set R):
