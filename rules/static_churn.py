@@ -20,7 +20,7 @@ from jitlint.analysis.facade import FuncValue, InstanceValue
 from jitlint.analysis.literals import kwarg, positional_args
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
-from jitlint.source.cstwalk import children
+from jitlint.source.cstwalk import children, target_names
 
 from ._calls import callee_name, is_python_scalar, jitted_calls, repeated_functions, static_arguments
 
@@ -59,6 +59,36 @@ class _ChangingStaticArg(Rule):
         if uses:
             return cls.message("structural use", uses=uses)
         return trace_it
+
+
+def _sets_output_shape(ctx: RuleContext, site, param: str) -> bool:
+    """The jitted function uses `param` as a shape or a slice bound: a different value is a different
+    program that no traced argument or bucket could give (`padded[:vocab_size]` returns that many rows)."""
+    uses = _structural_uses(ctx, site, param) or ""
+    return "a shape" in uses or "a slice bound" in uses
+
+
+def _field_of_item(a, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """The value is a field of the loop's item (`spec.vocab_size`, also through a name bound to it, `vocab_size
+    = spec.vocab_size`, or arithmetic on it), the loop walking objects rather than counting: a property of
+    that item, not of a step (jax-tpu-embedding's per-table unstacking, fresh set AP: vocabulary sizes and widths per table)."""
+    if isinstance(expr, cst.Name) and depth < 2:
+        sources = runs.assigned(a, site.func, expr.value)
+        return len(sources) == 1 and _field_of_item(a, site, sources[0], depth + 1)
+    if isinstance(expr, cst.BinaryOperation):  # `spec.padded_vocab_size // num_cores`
+        return _field_of_item(a, site, expr.left, depth) or _field_of_item(a, site, expr.right, depth)
+    root = expr
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if root is expr or not isinstance(root, cst.Name):
+        return False
+    return any(isinstance(loop, (cst.For, cst.CompFor)) and root.value in target_names(loop.target)
+               and not _counts(a, loop.iter) for loop in site.loops)
+
+
+def _counts(a, iterable: cst.BaseExpression) -> bool:
+    q = a.call_names.get(iterable) if isinstance(iterable, cst.Call) else None
+    return q in ("range", "enumerate", "itertools.count")
 
 
 def _structural_uses(ctx: RuleContext, site, param: str) -> str | None:
@@ -207,6 +237,8 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 continue  # reported by the more specific JIT302/JIT303
             if _changes_with_passed_shapes(ctx, site, arg.expr, varying):
                 continue  # new only with a new shape of another argument, which compiles anyway
+            if _field_of_item(a, site, arg.expr) and _sets_output_shape(ctx, site, arg.param):
+                continue  # each item's own shape (a table's size): one program per item, by construction
             if isinstance(arg.expr, cst.Name) and runs.unpacked_from_call(a, site.func, arg.expr.value) is not None \
                     or runs.part_of_call_results(site.loops, arg.expr):
                 continue  # a part of what a call returns each pass: how many values it takes is that call's

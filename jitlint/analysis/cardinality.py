@@ -335,7 +335,11 @@ def describes_structure(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: 
 # `np.random.randn(n, r)`), or (position, keyword) of the shape argument.
 _SHAPE_ARGS = {
     **{f"{m}.{f}": (0, "shape") for m in ("numpy", "jax.numpy") for f in ("zeros", "ones", "empty", "full")},
+    # `np.arange(npix(nside))`, `jnp.linspace(0, 1, n)`, `np.eye(n)`: what the shape is made of
+    **{f"{m}.{f}": "all" for m in ("numpy", "jax.numpy") for f in ("arange", "eye", "identity", "tri")},
+    **{f"{m}.{f}": (2, "num") for m in ("numpy", "jax.numpy") for f in ("linspace", "logspace", "geomspace")},
     "numpy.random.randn": "all", "numpy.random.rand": "all",
+    "numpy.random.random": (0, "size"), "numpy.random.randint": (2, "size"),
     **{f"numpy.random.{f}": (2, "size") for f in ("normal", "uniform")},
     **{f"jax.random.{f}": (1, "shape") for f in ("normal", "uniform", "bernoulli", "categorical", "gumbel")},
 }
@@ -354,13 +358,16 @@ def shape_inputs(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
         if spec is not None:
             shape = argument(expr, *spec)
             return names_read(shape) if shape is not None else set()
-        # `device_put(W)`, `jnp.asarray(W)`, `W.astype(...)`: the shape of what it is given
-        inner = positional[0] if positional else (expr.func.value if isinstance(expr.func, cst.Attribute) else None)
-        return shape_inputs(a, func, inner, depth) if inner is not None else set()
+        # `device_put(W)`, `jnp.asarray(W)`, `W.astype(...)`: the shape of what it is given; of another call,
+        # of any of its arguments (`pix2ang(nside, np.arange(npix(nside)))` returns arrays of that length)
+        inner = positional or ([expr.func.value] if isinstance(expr.func, cst.Attribute) else [])
+        return set().union(*(shape_inputs(a, func, v, depth) for v in inner))
     if isinstance(expr, cst.BinaryOperation):
         return shape_inputs(a, func, expr.left, depth) | shape_inputs(a, func, expr.right, depth)
-    if isinstance(expr, cst.Name) and depth < 2:
-        return set().union(*(shape_inputs(a, func, src, depth + 1) for src in runs.assigned(a, func, expr.value)))
+    if isinstance(expr, cst.Name) and depth < 3:
+        # (`ras, decs = pix2ang(np.arange(n))`: a part of what a call returns)
+        sources = runs.assigned(a, func, expr.value) or runs.unpacked_sources(a, func, expr.value)
+        return set().union(*(shape_inputs(a, func, src, depth + 1) for src in sources))
     return set()
 
 

@@ -404,15 +404,20 @@ def unpacked_from_call(a: "ModuleFacts", func: "FunctionInfo | None", name: str)
     """`init_fn, step_fn = minimize.fire_descent(...)`: the one call whose result `name` is unpacked from,
     in the innermost function binding `name` as seen from `func` (or the module), when that is its only
     binding there; else None."""
+    found = unpacked_sources(a, func, name)
+    return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
+
+
+def unpacked_sources(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> list[cst.BaseExpression]:
+    """The values `name` is unpacked from (`a, name = value`), in the innermost function binding it as seen
+    from `func` (or the module), when it is bound only so there; else []."""
     f = func
     while True:
         if f is not None and (name in f.params or name in f.assignments):
-            return None  # a parameter, or bound to a value jitlint knows (not only unpacked)
+            return []  # a parameter, or bound to a value jitlint knows (not only unpacked)
         found = _unpacks(f.node if f is not None else a.module, name)
-        if found:
-            return found[0] if len(found) == 1 and isinstance(found[0], cst.Call) else None
-        if f is None:
-            return None
+        if found or f is None:
+            return found
         f = f.parent
 
 
