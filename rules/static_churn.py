@@ -71,7 +71,7 @@ def _sets_output_shape(ctx: RuleContext, site, param: str) -> bool:
 def _field_of_item(a, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
     """The value is a field of the loop's item (`spec.vocab_size`, also through a name bound to it, `vocab_size
     = spec.vocab_size`, or arithmetic on it), the loop walking objects rather than counting: a property of
-    that item, not of a step (jax-tpu-embedding's per-table unstacking, fresh set AP: vocabulary sizes and widths per table)."""
+    that item, not of a step (jax-tpu-embedding's per-table unstacking, fresh set AP: each table's sizes)."""
     if isinstance(expr, cst.Name) and depth < 2:
         sources = runs.assigned(a, site.func, expr.value)
         return len(sources) == 1 and _field_of_item(a, site, sources[0], depth + 1)
@@ -87,6 +87,7 @@ def _field_of_item(a, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
 
 
 def _counts(a, iterable: cst.BaseExpression) -> bool:
+    """A loop that counts (`range`, `enumerate`'s index, `itertools.count`) rather than walking objects."""
     q = a.call_names.get(iterable) if isinstance(iterable, cst.Call) else None
     return q in ("range", "enumerate", "itertools.count")
 

@@ -36,8 +36,9 @@ class Variant:
     # a call of it does not return, so what follows the call is not run there.
     never_returns: bool = False
     # What the branch the function was traced from decided of its closure's names (`lax.while_loop(cond,
-    # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there), by name.
-    closure: dict[str, KnownTruth] = field(default_factory=dict)
+    # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there; not None past `if
+    # nbrs is None: return`), and the array module a caller chose (`xp`), by name.
+    closure: dict[str, KnownTruth | NotNone | Const] = field(default_factory=dict)
 
 
 def variant_key(params: list[str], values: dict[str, Value]) -> tuple:

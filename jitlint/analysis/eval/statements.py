@@ -41,7 +41,8 @@ class Statements(Frame):
             exact = method(self, node)
             if cls is not cst.If and not exact:
                 # a loop may run no iteration, a `with` may swallow the exception, a `try` catch it:
-                # only an `if` (and a loop whose first item already leaves: stmt_For) is followed exactly
+                # only an `if` (and a loop over literal items whose body always leaves: stmt_For) is
+                # followed exactly
                 self.live = live
 
     def suite(self, suite: cst.BaseSuite) -> None:
