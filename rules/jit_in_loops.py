@@ -266,6 +266,16 @@ def _options_follow_items(ctx: RuleContext, creation: JitCreation) -> bool:
         varies_between_runs(a, creation.func, reads, loop_varying(a, creation, items=True), rep, items=True)
 
 
+def _argument_shapes_vary(ctx: RuleContext, creation: JitCreation) -> bool:
+    """The arrays the wrapper is called with where it is made change shape between the runs (`block =
+    np.zeros((rows.size, 3))` with `rows` rebuilt per channel): each run compiles for its new shape, hoisted
+    or not, so a re-wrap costs nothing beside it (jax-nufft's per-case plans, fresh set AQ)."""
+    a = ctx.analysis
+    names = _argument_shape_inputs(a, creation)
+    rep = repetitions(a).get(creation.func) if creation.func is not None else None
+    return bool(names) and varies_between_runs(a, creation.func, names, varying_names(creation), rep)
+
+
 def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:
     """Every loop around the creation, and around each call on the way from the loop that repeats its
     function, goes over configurations (seen in this file: a chain from another file is not known)."""
@@ -587,8 +597,9 @@ class JitRewrapInLoop(Rule):
             place = _where_repeated(ctx, creation, repeated, stable=True)
             if place is None or runs.wrapper_reused(ctx.analysis, creation.func, creation.node, creation.loops):
                 continue  # (a re-wrap costs per creation: nothing piles up where each wrapper is used many times)
-            if _compiles_every_call(ctx, creation) or _options_follow_items(ctx, creation):
-                continue  # a compile per call (JIT301 says why) or per item dwarfs the re-wrap
+            if _compiles_every_call(ctx, creation) or _options_follow_items(ctx, creation) or \
+                    _argument_shapes_vary(ctx, creation):
+                continue  # a compile per call (JIT301 says why), per item or per new shape dwarfs the re-wrap
             yield Report(creation.node, self.message(kind[0], transform=creation.transform, what=kind[1], place=place,
                                                      overhead=self.messages["overhead"],
                                                      remedy=self.messages["memoize" if _options_vary(creation) else
