@@ -1294,7 +1294,24 @@ def only_used_by_nested(a: "ModuleFacts", func: "FunctionInfo | None", creation_
         if not names:
             return False
     return all(uses.reads.get(n, 0) == 0 for n in names) and \
-        any(n in _names_of_nested_reads(func) for n in names)
+        any(n in _names_of_nested_reads(func) for n in names) and not _calls_its_readers(func, names)
+
+
+def _calls_its_readers(func: "FunctionInfo", names: set[str]) -> bool:
+    """The function itself calls a nested def or lambda that reads one of `names` (`dev = lambda a:
+    _devfn(a)` then `z = dev(x)`): the wrapper runs on every run of the function after all (jax-morpho's
+    per-point developer, fresh set AQ's recall sample)."""
+    readers: set[str] = set()
+    for node in descendants(func.node.body):
+        if isinstance(node, cst.FunctionDef) and names & {n.value for n in descendants(node.body)
+                                                          if isinstance(n, cst.Name)}:
+            readers.add(node.name.value)
+    for name, exprs in func.assignments.items():
+        if any(isinstance(e, cst.Lambda) and names & {n.value for n in descendants(e.body) if isinstance(n, cst.Name)}
+               for e in exprs):
+            readers.add(name)
+    return bool(readers) and any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in readers
+                                 for n in _walk(func.node.body))
 
 
 def _names_of_nested_reads(func: "FunctionInfo") -> set[str]:
