@@ -241,12 +241,15 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     # hoisting the jit with the item as an argument compiles as often, or cannot (a kernel config, an impl
     # name). Only when every loop that repeats it is such a sweep: a count or a pass over data around it
     # runs each item's program again.
-    if not _only_sweeps_repeat(a, creation, rep):
-        return False
-    reads = bound | set().union(*(_free_reads(f) for f in infos))
-    # a sweep's items change too here, and a def in the loop is a new function each pass (`fn=fn`)
-    items = loop_varying(a, creation, items=True)
-    return bool(reads) and varies_between_runs(a, creation.func, reads, items, rep, items=True)
+    return _changes_with_sweep_items(a, creation, rep, bound | set().union(*(_free_reads(f) for f in infos)))
+
+
+def _changes_with_sweep_items(a, creation: JitCreation, rep, reads: set[str]) -> bool:
+    """Something in `reads` changes with the items of the loops over configurations that alone repeat the
+    creation: one program per item by construction. (A sweep's items change too here, and a def in the
+    loop is a new function each pass, `fn=fn`.)"""
+    return bool(reads) and _only_sweeps_repeat(a, creation, rep) and \
+        varies_between_runs(a, creation.func, reads, loop_varying(a, creation, items=True), rep, items=True)
 
 
 def _options_follow_items(ctx: RuleContext, creation: JitCreation) -> bool:
@@ -259,11 +262,8 @@ def _options_follow_items(ctx: RuleContext, creation: JitCreation) -> bool:
     if not isinstance(node, cst.Call):
         return False
     reads = set().union(*(names_read(arg.value) for arg in node.args if arg.keyword is not None))
-    if not reads:
-        return False
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
-    return _only_sweeps_repeat(a, creation, rep) and \
-        varies_between_runs(a, creation.func, reads, loop_varying(a, creation, items=True), rep, items=True)
+    return _changes_with_sweep_items(a, creation, rep, reads)
 
 
 def _argument_shapes_vary(ctx: RuleContext, creation: JitCreation) -> bool:

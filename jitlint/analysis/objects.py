@@ -18,7 +18,7 @@ from jitlint.analysis.contexts import Context
 from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
-from jitlint.analysis.values import ARRAY_MODULES, NOT_NONE, Const, KnownTruth, ModuleRef, NotNone, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join, module_const
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -170,9 +170,7 @@ class FunctionInfo:
         expr = self._default_exprs.get(name)
         const = literal_const(expr)
         if const is None and isinstance(expr, (cst.Name, cst.Attribute)):
-            q = self.scope.qualify(expr)
-            if q in ARRAY_MODULES:
-                return Const(ModuleRef(q))
+            return module_const(self.scope.qualify(expr))
         return const
 
     @property

@@ -796,7 +796,12 @@ def _leaving_regions(loop: cst.CSTNode) -> frozenset[int]:
 
 def _continues(stmt: cst.CSTNode) -> bool:
     """A `continue` of the loop around `stmt` (not of a loop nested in it)."""
-    return any(isinstance(n, cst.Continue) for n in _descendants_in_body(stmt))
+    return jumps(stmt, (cst.Continue,))
+
+
+def jumps(node: cst.CSTNode, kinds: tuple = (cst.Break, cst.Continue)) -> bool:
+    """A `break` or `continue` (of `kinds`) of the loop around `node`, not of a loop or def nested in it."""
+    return any(isinstance(n, kinds) for n in _descendants_in_body(node))
 
 
 def _descendants_in_body(root: cst.CSTNode):

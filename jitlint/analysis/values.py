@@ -172,6 +172,11 @@ class ModuleRef:
 ARRAY_MODULES = frozenset({"numpy", "jax.numpy", "scipy", "jax.scipy"})
 
 
+def module_const(qualified: str | None) -> "Const | None":
+    """The array module a qualified name denotes, as a value (`jnp` -> jax.numpy), else None."""
+    return Const(ModuleRef(qualified)) if qualified in ARRAY_MODULES else None
+
+
 @dataclass(frozen=True)
 class NotNone:
     """A static Python value known not to be None (past `if x is None: return`), its value otherwise unknown."""

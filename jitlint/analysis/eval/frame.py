@@ -11,7 +11,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import JOINED, FuncValue, FunctionInfo, Value, Variant, merge_values
 from jitlint.analysis.scheduler import Scheduler
 from jitlint.analysis.sites import Site
-from jitlint.analysis.values import ARRAY_MODULES, TRACED, Const, KnownTruth, ModuleRef, Taint
+from jitlint.analysis.values import TRACED, Const, KnownTruth, Taint, module_const
 
 
 class Frame:
@@ -102,8 +102,7 @@ class Frame:
         info = self.info
         if info is not None and (expr.value in info.params or expr.value in info.assignments):
             return None
-        q = self.scope.qualify(expr)
-        return Const(ModuleRef(q)) if q in ARRAY_MODULES else None
+        return module_const(self.scope.qualify(expr))
 
     def qualify_call_target(self, func: cst.BaseExpression) -> str | None:
         """The qualified name of a called expression: imported names, or builtins by bare name."""

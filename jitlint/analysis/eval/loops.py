@@ -95,7 +95,7 @@ class Loops(Frame):
         items = node.iter
         if not isinstance(items, (cst.Tuple, cst.List)) or not items.elements or node.orelse is not None:
             return False
-        return not any(isinstance(el, cst.StarredElement) for el in items.elements) and not _jumps(node.body)
+        return not any(isinstance(el, cst.StarredElement) for el in items.elements) and not runs.jumps(node.body)
 
     def comprehension(self, expr) -> Taint | None:
         saved = dict(self.env)
@@ -157,16 +157,6 @@ class Loops(Frame):
                 continue
             stack.extend(node.children)
         return True
-
-
-def _jumps(node: cst.CSTNode) -> bool:
-    """A `break` or `continue` of this loop (not of a loop or def nested in it)."""
-    for child in node.children:
-        if isinstance(child, (cst.Break, cst.Continue)):
-            return True
-        if not isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)) and _jumps(child):
-            return True
-    return False
 
 
 def _assignment_kind(source: cst.CSTNode | None) -> str:
