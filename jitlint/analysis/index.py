@@ -431,9 +431,15 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
                         assigned.setdefault(n.id, []).append(value if t is n and cls is not ast.AugAssign else None)
         elif cls in _COMPOUND:
             if cls is ast.For or cls is ast.AsyncFor:
-                for n in walk((node.target,)):
-                    if isinstance(n, ast.Name):
-                        assigned.setdefault(n.id, []).append(None)
+                items = node.iter.elts if isinstance(node.iter, (ast.List, ast.Tuple)) else ()
+                if isinstance(node.target, ast.Name) and items and all(
+                        isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in items):
+                    # `for thresh in [64, 60, ...]`: the target holds one of those numbers
+                    assigned.setdefault(node.target.id, []).extend(items)
+                else:
+                    for n in walk((node.target,)):
+                        if isinstance(n, ast.Name):
+                            assigned.setdefault(n.id, []).append(None)
             elif cls is ast.With or cls is ast.AsyncWith:
                 for item in node.items:
                     for n in walk((item.optional_vars,)):  # (None: nothing)

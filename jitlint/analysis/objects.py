@@ -35,6 +35,9 @@ class Variant:
     # Every path of the body raises in this context (`if isinstance(x, jax.core.Tracer): raise ...` first):
     # a call of it does not return, so what follows the call is not run there.
     never_returns: bool = False
+    # Every `return` of the body gives a value known not to be None (`n + 1`, `int(c)`, a non-None
+    # constant) and no path falls off its end: a call of it is not None there (`if p is None: p = pick(n)`).
+    returns_not_none: bool = False
     # What the branch the function was traced from decided of its closure's names (`lax.while_loop(cond,
     # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there; not None past `if
     # nbrs is None: return`), and the array module a caller chose (`xp`), by name.
@@ -260,7 +263,10 @@ def merge_values(old: Value, new: Value) -> Value:
             isinstance(other, Const) and other.value is not None
         return NOT_NONE if known else None
     if isinstance(old, Const) and isinstance(new, Const):
-        return old if old == new else None  # two different constants: static, value unknown
+        if old == new:
+            return old
+        # two different constants: static, value unknown (not None when neither is)
+        return NOT_NONE if old.value is not None and new.value is not None else None
     if isinstance(old, Const) or isinstance(new, Const):
         return None if (old is None or new is None) else (new if not isinstance(new, Const) else old)
     return new if new is not None else old

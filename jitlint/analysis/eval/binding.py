@@ -15,7 +15,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.eval.library import as_container, pytree_output
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import Const, KnownTruth, NotNone, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join
 
 
 class Binding(Frame):
@@ -72,6 +72,9 @@ class Binding(Frame):
             if variant.returns_known and variant.never_returns and self.traced:
                 self.live = False  # it raises whenever called so: the statements after this one are not run
             if variant.returns_known:  # walked in this context: None means a Python value
+                if variant.return_taint is None and variant.returns_not_none and fv.derivative is None and \
+                        self.last_call_value is None:
+                    self.last_call_value = NOT_NONE  # (`p = pick(n)` after `if p is None:`: decides `p is None`)
                 return _derivative_result(fv, variant.return_taint, arg_taints)
         return dataclasses.replace(any_arg, container=False, is_array=False, opaque=True,
                                    flattened=False) if any_arg else None

@@ -56,6 +56,8 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
         node = info.node
         if isinstance(node, cst.Lambda):
             self.returns.append(self.expr(node.body))
+            if not self.never_none(node.body, self.returns[-1]):
+                self.may_return_none = True
         else:
             self.block(node.body.body)
         if self.traced:
@@ -63,8 +65,11 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             variant = self.variant
             variant.returns_known = True
             never = not self.live and not self.returned and not isinstance(node, cst.Lambda)
-            if ret != variant.return_taint or never != variant.never_returns:
+            # (a body that can end without `return` gives None there)
+            not_none = self.returned and not self.may_return_none and not (self.live and not isinstance(node, cst.Lambda))
+            if ret != variant.return_taint or never != variant.never_returns or not_none != variant.returns_not_none:
                 variant.return_taint, variant.never_returns = ret, never
+                variant.returns_not_none = not_none
                 self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
             # Nested defs defined under trace but not called here still run under trace when used (stored,
             # handed on, decorated). No call is seen, so the one context that can be stated is the call that

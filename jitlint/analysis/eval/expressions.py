@@ -11,7 +11,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value
-from jitlint.analysis.values import TRACED, Const, Taint, join
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, NotNone, Taint, join
 
 # Node classes tested on every binary operation. (Class tests here and in the other hot paths rather than
 # isinstance: libcst's concrete node classes have no subclasses, and isinstance against them goes through
@@ -38,7 +38,7 @@ class Expressions(Frame):
             return FuncValue(info)
         if cls is cst.Name:
             v = self.lookup(expr.value)
-            if isinstance(v, (FuncValue, InstanceValue, Const)):
+            if isinstance(v, (FuncValue, InstanceValue, Const, NotNone)):
                 return v
         const = literal_const(expr)
         if const is not None:
@@ -50,6 +50,31 @@ class Expressions(Frame):
                 return produced
             return taint
         return self.expr(expr)
+
+    def never_none(self, expr: cst.BaseExpression, taint: Taint | None) -> bool:
+        """Is the value of `expr`, just evaluated to `taint`, known not to be None? What arithmetic, a
+        comparison, a display or a conversion builtin gives; a name or call whose value is known; an
+        array or a pytree holding tracers. (A value of unknown code may be None.)"""
+        if isinstance(taint, Taint) and (taint.is_array or not taint.opaque):
+            return True
+        cls = expr.__class__
+        if cls in _NEVER_NONE_NODES or cls is cst.UnaryOperation:
+            return True
+        if cls is cst.Name:
+            if expr.value in ("True", "False"):
+                return True
+            value = self.lookup(expr.value) if expr.value != "None" else Const(None)
+        elif cls is cst.Call:
+            q = self.qualify_call_target(expr.func)
+            if q in _NEVER_NONE_CALLS:
+                return True
+            kind = self.facts.imported_kind
+            if q is not None and "." in q and kind is not None and kind(q) in ("returns scalar", "returns array"):
+                return True  # another project file's function whose every return is a number or an array
+            value = self.last_call_value  # (set by the call just evaluated, the outermost)
+        else:
+            return False
+        return isinstance(value, (NotNone, FuncValue, InstanceValue)) or isinstance(value, Const) and value.value is not None
 
     def expr(self, expr: cst.BaseExpression) -> Taint | None:
         cls = expr.__class__
@@ -358,6 +383,9 @@ class Expressions(Frame):
                     # written there, not the join of the whole list (`row` is a Python int)
                     return tuple(join(*(self._taint_of(r.elements[i].value) for r in rows))
                                  for i in range(widths.pop()))
+            consts = [literal_const(r) for r in rows]
+            if len(rows) == len(iterable.elements) and all(c is not None and c.value is not None for c in consts):
+                return NOT_NONE  # `for order in (8, 6, 4)`: a Python value, never None
         if isinstance(iterable, (cst.Dict, cst.DictComp)) or isinstance(iterable, cst.Name) and self.info is not None \
                 and iterable.value == self.info.kwarg:
             return None  # iterating a dict (`**kwargs` is one) gives its keys: Python strings here
@@ -437,3 +465,15 @@ def _literal_index(expr: cst.Subscript) -> int | None:
     if isinstance(value, cst.Integer):
         return sign * int(value.evaluated_value)
     return None
+
+
+# What never evaluates to None: arithmetic, comparisons, displays, literals (`return n + 1`).
+_NEVER_NONE_NODES = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                               cst.FormattedString, cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp,
+                               cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.Comparison,
+                               cst.BinaryOperation})
+# Builtins whose result is never None.
+_NEVER_NONE_CALLS = frozenset({"int", "float", "bool", "str", "len", "round", "abs", "tuple", "list", "dict", "set",
+                               "frozenset", "sorted", "range", "max", "min", "sum", "divmod", "pow", "repr",
+                               "isinstance", "math.floor", "math.ceil", "math.sqrt", "math.prod", "math.log",
+                               "math.log2", "math.exp"})

@@ -42,6 +42,7 @@ class Frame:
         # a `return` was reached on some path.
         self.live = True
         self.returned = False
+        self.may_return_none = False  # a `return` whose value may be None was reached (`returns_not_none`)
         # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
         self.narrowed: frozenset[str] = frozenset()
         # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).

@@ -69,7 +69,12 @@ class Statements(Frame):
             self.assign(node.target, join(old, new), node)
         elif isinstance(node, cst.Return):
             if node.value is not None:
-                self.returns.append(self.expr(node.value))
+                returned = self.expr(node.value)
+                self.returns.append(returned)
+                if not self.never_none(node.value, returned):
+                    self.may_return_none = True
+            else:
+                self.may_return_none = True
             self.returned, self.live = True, False
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
