@@ -22,7 +22,7 @@ from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
-from jitlint.source.cstwalk import descendants
+from jitlint.source.cstwalk import descendants, target_names
 
 from ._calls import repeated_functions
 
@@ -217,6 +217,8 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
                     if describes_structure(a, creation.func, arg.value):
                         structure |= names_read(arg.value)
         wrapped = first
+    if isinstance(wrapped, cst.Name) and _function_changes_each_pass(a, creation, wrapped.value):
+        return True
     if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue) and wrapped is creation.wrapped:
         infos = [creation.target.info]
     elif isinstance(wrapped, cst.Name):
@@ -242,6 +244,35 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     # name). Only when every loop that repeats it is such a sweep: a count or a pass over data around it
     # runs each item's program again.
     return _changes_with_sweep_items(a, creation, rep, bound | set().union(*(_free_reads(f) for f in infos)))
+
+
+def _function_changes_each_pass(a, creation: JitCreation, name: str) -> bool:
+    """The function wrapped is itself what each pass changes: the item of a loop over functions (`for
+    kernel in kernels: jax.jit(jax.vmap(kernel))`), or a value each pass derives from the last one
+    (`fn = jax.jacfwd(fn)`: one derivative order higher). Each wrapper compiles another function, once;
+    hoisting the jit cannot save a compile (MSMJax's and virtual-casing-jax's tests, fresh set AR). Only
+    where every loop around the creation changes it so, and nothing repeats the enclosing function: an
+    outer pass over data, or a caller in a loop, compiles each function again."""
+    if not creation.loops or creation.func is None or repetitions(a).get(creation.func) is not None:
+        return False
+    if any(isinstance(f.node, cst.FunctionDef) and f.name == name and f.parent is creation.func for f in a.functions):
+        return False  # a def in the loop: a new function object of the same code each pass
+    carried = runs.assigned(a, creation.func, name)
+    for loop in creation.loops:
+        if isinstance(loop, (cst.For, cst.CompFor)) and name in target_names(loop.target):
+            if not runs.counts_passes(a, loop):
+                continue  # the loop's item: another function each pass
+            return False
+        # bound in this loop from what it held before (`fn = transform(fn)`) on every assignment in it
+        inside = [src for src in carried if _within(src, loop)]
+        if not inside or not all(isinstance(src, cst.BaseExpression) and runs.names_read_any(src, {name})
+                                 for src in inside):
+            return False
+    return True
+
+
+def _within(node: cst.CSTNode, scope: cst.CSTNode) -> bool:
+    return any(n is node for n in descendants(scope))
 
 
 def _changes_with_sweep_items(a, creation: JitCreation, rep, reads: set[str]) -> bool:
