@@ -519,7 +519,8 @@ class EagerSizelessIntoJit(Rule):
         Finds calls of a jitted function, in a data-driven loop (or a function called from one), passed
         the result of `jnp.unique`, `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, one-argument
         `jnp.where` (and the like) computed eagerly, without `size=`, from values that change between
-        iterations -- directly, indexed (`jnp.nonzero(m)[0]`) or through a name.
+        iterations -- directly, indexed (`jnp.nonzero(m)[0]`) or through a name. Reported at that
+        size-less call, where `size=` goes.
         """
     why = """
         Outside `jit` these functions work, and their output is as long as the number of matches, which
@@ -603,7 +604,8 @@ class EagerSizelessIntoJit(Rule):
                     place = self.message("repeated", func=site.func.name, why=repeated[site.func])
                 short = ctx.short(call, 40)
                 value = self.message("through", name=name, call=short) if name else self.message("direct", call=short)
-                yield Report(arg.expr, self.message("size", value=value, place=place, jitted=callee_name(sig)))
+                # at the call without `size=`: where the fix goes, however far it is from the jitted call
+                yield Report(call, self.message("size", value=value, place=place, jitted=callee_name(sig)))
 
 
 def _sizeless_source(a, site, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.Call, str | None] | None:
