@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -32,6 +32,8 @@ case "$set_name" in
   Y) PINS="neuralgcm==1.2.2 e3x==1.0.2 lagrangebench==0.0.1 muax==0.0.2.8.3 sepes==0.12.1 pytreeclass==0.9.2";;
   Z) PINS="mpi4jax==0.9.1.post2 tree-math==0.2.1 qujax==0.2.3 treescope==0.1.10 funsor==0.4.8 jax-tqdm==0.4.0 kheperax==0.2.0 phiflow==3.4.0 tf2jax==0.3.8 emlp==1.0.3 jaxkern==0.0.5 quimb==1.16.0";;
   AA) PINS="cleanrl==0.4.8 edward2==0.0.2 pytensor==3.0.7 tensorly==0.10.0 elegy==0.5.0 simple-pytree==0.2.2 jaxtorch==0.6.0 cvxpylayers==1.2.0 jax2torch==0.0.7 torch2jax==0.1.0 jax-dataclasses==1.6.3 lorax==0.94.86";;
+  AT) PINS="phasespace-jax==2.0.1 transformer-engine-jax==2.20.2 stories-jax==0.1.1 jaxdpopt==0.0.1 paxjaxlib==0.2.1 teneva-ht-jax==0.1.2 colab-gradiob-jax==1.0.4 jax-mcp==0.1.0 mamba2-jax==1.1.2 jax-relax==0.2.9 jax-qnn==0.1.0 MLGeometry-JAX==2.2.2 mlp-gpt-jax==0.0.20 myriad-jax==0.2.0 flaxx==0.0.3 grgrjax==0.4.8 omnibias-jax==0.4.0 jax-verify==1.0 jaxgsa==1.3.1 jax-neuron==1.0 jax-rrtmgp==0.5.0 jax-quant-finance==0.0.1 apljax==0.0.1 JAX-lenstronomy==0.0.1rc1 clm-ml-jax==0.1.0";;
+  AS) PINS="rheojax==0.7.1 jaxtra==0.0.2 jaxbook==0.0.1 madjax==0.0.1 jax-cdft==0.0.2 pytorch2jax==0.1.0 jaxed==0.0.1 jax-spcs-kinematics==0.0.1 jax-datetime==0.1.2 neurojax==0.0.1 amjax==0.0.3 jaxgb==0.2.2 cuquantum-python-jax-cu12==0.0.7 jax-mda==0.0.1.dev0 jaxflow==0.1.5.dev0 jax-shape-tracker==0.1.1 jaxpole==0.0.3 stringjax==0.1.0 PaLM-jax==0.1.2";;
   AR) PINS="nano-moe-jax==0.1.0 mwa-jaxbeam==0.2.0 caujax==0.1.1 nasimjax==0.1.0 jax-nca==0.1.2 easyjax==0.1.3 jaxdp==0.4.0 jaxbessel==0.2.0 fttjax==0.1.1 jax-random-projections==1.0.1 saltjax==0.2.0 pinnsjax==0.0.2 jax-geometric==0.0.1 tesseract-jax==0.5.1 MSMJax==2026.3.1 flaxon-ai==0.1.1 jax-apiutils==0.2.0a6 jax-optix==0.1.10 jaxctx==1.2.0 virtual-casing-jax==0.0.17 decijax==0.0.1 jaxrwkvkernel==0.0.0";;
   AQ) PINS="symjax==0.5.0 rng-jax==0.0.4 jax-nufft==0.2.0 jaxson==0.1.8 jaxlem==0.1.8 mam4-jax==0.5.1 jaxtro==0.0.2 jax-hpc-profiler==0.3.4 jax-ik==0.4 tbats-jax==0.1.1 cryojax-eo==0.3.2 jax-bandflux==1.0.0 jaxviz==0.1.4 jax-vocos==0.0.10 jaxloudnorm==0.3.2 jaxpolylog==0.4.0 jax-bitempered-loss==0.0.2 jax-morpho==0.3.0";;
   AP) PINS="evorl-jax==0.1.1 jax2sympy==0.0.2 pdmp-jax==0.1.1 jax-causal==0.1.0 hijax==0.1.0 jaxion==0.0.13 jax-tpu-embedding==0.2.0 resnet-jax==0.0.1 jax-chmc==0.0.7 flapjax==1.3.13 local-attention-flax==0.0.2 BOJax==0.0.0 mixed-precision-for-JAX==0.1.8 continuation-jax==0.0.7 jaxformers==0.0.1.dev1 dejaxvu==0.0.2 flax-addons==0.1.1 jax-lorax==0.3.1 jaxparrow==1.1.1 healjax==0.2.3";;
