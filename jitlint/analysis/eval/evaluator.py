@@ -65,8 +65,9 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             variant = self.variant
             variant.returns_known = True
             never = not self.live and not self.returned and not isinstance(node, cst.Lambda)
-            # (a body that can end without `return` gives None there)
-            not_none = self.returned and not self.may_return_none and not (self.live and not isinstance(node, cst.Lambda))
+            # (a lambda gives its expression; a def whose end is reachable gives None there)
+            ends = isinstance(node, cst.Lambda) or self.returned and not self.live
+            not_none = ends and not self.may_return_none
             if ret != variant.return_taint or never != variant.never_returns or not_none != variant.returns_not_none:
                 variant.return_taint, variant.never_returns = ret, never
                 variant.returns_not_none = not_none
