@@ -244,9 +244,11 @@ class Expressions(Frame):
             self.env[name] = None
         # `col.size and int(col.min()) < 0`: the right side runs only for the shapes that pass the left,
         # as in the body of `if col.size:` (a dispatch guard: its claims hold for some inputs only)
-        shape_test = self.traced and self.reads_traced_shape(expr.left)
+        # (`grid is None and jnp.any(...)`: what the callers pass decides it, as a test of a type)
+        shape_test = self.traced and (self.reads_traced_shape(expr.left) and "shapes" or
+                                      self.tests_type(expr.left) and "types")
         if shape_test:
-            self.dispatch_guards.append((expr.left, "shapes"))
+            self.dispatch_guards.append((expr.left, shape_test))
         try:
             right = self.expr(expr.right)
         finally:
@@ -257,7 +259,14 @@ class Expressions(Frame):
                     self.env[name] = saved[name]
                 else:
                     self.env.pop(name, None)
-        self.record(expr)
+        # (the test's own truth, too, is taken of the right side only where the left holds)
+        if shape_test and is_and:
+            self.dispatch_guards.append((expr.left, shape_test))
+        try:
+            self.record(expr)
+        finally:
+            if shape_test and is_and:
+                self.dispatch_guards.pop()
         return join(left, right)
 
     def expr_Comparison(self, expr: cst.Comparison) -> Taint | None:

@@ -11,7 +11,7 @@ from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import JOINED, FuncValue, FunctionInfo, Value, Variant, merge_values
 from jitlint.analysis.scheduler import Scheduler
 from jitlint.analysis.sites import Site
-from jitlint.analysis.values import TRACED, Const, KnownTruth, Taint, module_const
+from jitlint.analysis.values import TRACED, Const, KnownTruth, NotNone, Taint, module_const
 
 
 class Frame:
@@ -151,8 +151,9 @@ class Frame:
     def closure_for(self, callee: FunctionInfo) -> dict[str, Value] | None:
         """What a call or trace of `callee` from here passes of the names it reads from enclosing code: this
         body's closure and environment when `callee` is defined here; else only what a guard here decided
-        (`KnownTruth`) of names that `callee` and this body both read from a def enclosing them both (a
-        lambda in the `else` of `if verbose:` calling a sibling helper that tests `verbose`)."""
+        (`KnownTruth`, `NotNone`) of names that `callee` and this body both read from a def enclosing them
+        both (a lambda in the `else` of `if verbose:` calling a sibling helper that tests `verbose`; a scan
+        body built where `grid` is set calling a sibling step that passes `grid` on)."""
         if self.info is None:
             return None
         if callee.parent is self.info:
@@ -163,7 +164,7 @@ class Frame:
         if outer is None:
             return None
         own = self.info.params
-        truths = {n: v for n, v in self.closure().items() if isinstance(v, KnownTruth) and n not in own
+        truths = {n: v for n, v in self.closure().items() if isinstance(v, (KnownTruth, NotNone)) and n not in own
                   and n not in self.info.assignments}
         return truths or None
 

@@ -44,6 +44,8 @@ class Guards(Frame):
                 if isinstance(target, Const):
                     return hasattr(target.value, attr.value)
             return None
+        if isinstance(expr, cst.Comparison) and self.traced:
+            expr = self._exact_type_test(expr) or expr  # `type(a) is np.ndarray`: as `isinstance` says of tracers
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             return self._static_comparison(expr)
         if isinstance(expr, cst.Call) and self.traced:
@@ -97,13 +99,30 @@ class Guards(Frame):
         return False
 
     def tests_type(self, test: cst.BaseExpression) -> bool:
-        """Whether a test dispatches on the type of a parameter (`isinstance(sig, np.ndarray)`): when it stays
-        undecided, which branch runs depends on what callers pass (an eager caller's NumPy array, a traced
-        caller's tracer). A module constant's type is not the callers' to choose."""
+        """Whether a test dispatches on the type of a parameter (`isinstance(sig, np.ndarray)`, and `grid is
+        None`: NoneType or another): when it stays undecided, which branch runs depends on what callers pass
+        (an eager caller's NumPy array, a traced caller's tracer; a caller that fills an optional parameter
+        or leaves it out). A module constant's type is not the callers' to choose."""
         params = set(self.info.params) if self.info is not None else set()
         return any(isinstance(node, cst.Call) and self.qualify_call_target(node.func) == "isinstance" and
                    node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params
-                   for node in descendants(test))
+                   or _none_test_of(node) in params
+                   for node in (test, *descendants(test)))
+
+    def _exact_type_test(self, test: cst.Comparison) -> cst.Call | None:
+        """`type(x) is T` / `type(x) == T` with T a type no tracer is an instance of, as `isinstance(x, T)`:
+        what that says of tracers holds of it too (False for one; in its body `x` is none). jaxgsa's
+        `to_device`, fresh set AT: `np.asarray` behind `type(a) is np.ndarray` never sees a tracer."""
+        if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, (cst.Is, cst.Equal)):
+            return None
+        left = test.left
+        if not (isinstance(left, cst.Call) and self.qualify_call_target(left.func) == "type" and
+                len(left.args) == 1 and left.args[0].keyword is None and not left.args[0].star):
+            return None
+        target = test.comparisons[0].comparator
+        if not self._never_a_tracer(self._type_name(target)):
+            return None
+        return cst.Call(cst.Name("isinstance"), [cst.Arg(left.args[0].value), cst.Arg(target)])
 
     def truth_narrowing(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
         """`if verbose:` / `if not verbose:` on a static name whose value is unknown: the name, and its truth
@@ -150,7 +169,18 @@ class Guards(Frame):
 
     def none_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """Names a test proves are not None: `x` in the else branch of `if x is None` (and in the body of
-        `if x is not None`), for a static name whose value is not otherwise known."""
+        `if x is not None`), for a static name whose value is not otherwise known. Also through a flag bound
+        once to such a test (`diff_mode = grid is not None` ... `if diff_mode:`; clm-ml-jax's diff mode, fresh
+        set AT: the traced scan is built in that branch, where `grid` is set)."""
+        flag, negated = _without_not(test)
+        if isinstance(flag, cst.Name) and flag is not test or isinstance(test, cst.Name):
+            sources = (self.info.assignments if self.info is not None else self.facts.module_assignments).get(
+                flag.value, [])
+            if len(sources) == 1 and isinstance(sources[0], cst.Comparison) and _none_test_of(sources[0]) and \
+                    not (self.info is not None and _none_test_of(sources[0]) in self.info.assignments):
+                body, orelse = self.none_narrowing(sources[0])
+                return (orelse, body) if negated else (body, orelse)
+            return [], []
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             return [], []
         op = test.comparisons[0].operator
@@ -211,7 +241,10 @@ class Guards(Frame):
 
     def _type_predicate(self, test: cst.BaseExpression) -> cst.BaseExpression:
         """`is_traced(x)` of a module function whose body is `return isinstance(value, jax.core.Tracer)`:
-        that `isinstance` test, of `x` (else the test itself)."""
+        that `isinstance` test, of `x`; `type(x) is np.ndarray`: `isinstance(x, np.ndarray)` (else the test
+        itself)."""
+        if isinstance(test, cst.Comparison):
+            return self._exact_type_test(test) or test
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and len(test.args) == 1
                 and not test.args[0].keyword and not test.args[0].star and isinstance(test.args[0].value, cst.Name)):
             return test
@@ -428,3 +461,17 @@ def _types_of(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.Tuple):
         return [el.value for el in expr.elements if isinstance(el, cst.Element)]
     return [expr] if isinstance(expr, (cst.Name, cst.Attribute)) else []
+
+
+def _none_test_of(test: cst.CSTNode) -> str | None:
+    """`x` of `x is None` / `x is not None` (either way round), else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(right, cst.Name) and right.value == "None" and isinstance(left, cst.Name):
+        return left.value
+    if isinstance(left, cst.Name) and left.value == "None" and isinstance(right, cst.Name):
+        return right.value
+    return None
+
