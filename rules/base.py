@@ -32,6 +32,8 @@ class Report:
     message: str
     fix: "FixSpec | None" = None
     severity: Severity | None = None  # overrides the rule's default
+    # Steps after the rule's witness, (node, text): where the value reported goes (JIT605's jitted call)
+    related: tuple = ()
 
 
 @dataclass(frozen=True)

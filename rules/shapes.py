@@ -604,8 +604,10 @@ class EagerSizelessIntoJit(Rule):
                     place = self.message("repeated", func=site.func.name, why=repeated[site.func])
                 short = ctx.short(call, 40)
                 value = self.message("through", name=name, call=short) if name else self.message("direct", call=short)
-                # at the call without `size=`: where the fix goes, however far it is from the jitted call
-                yield Report(call, self.message("size", value=value, place=place, jitted=callee_name(sig)))
+                # at the call without `size=`: where the fix goes, however far it is from the jitted call (a
+                # step of the witness, where the run sees the compiles)
+                yield Report(call, self.message("size", value=value, place=place, jitted=callee_name(sig)),
+                             related=((site.node, f"passed to jitted `{callee_name(sig)}` here"),))
 
 
 def _sizeless_source(a, site, expr: cst.BaseExpression, depth: int = 0) -> tuple[cst.Call, str | None] | None:

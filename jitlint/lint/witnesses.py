@@ -36,5 +36,5 @@ def with_witnesses(analysis, reports):
             # all: autopdex's JIT601s behind `if solver_backend == "jax":`, fresh set N, were true.)
             continue
         out.append((rule, report))
-        steps.append(found)
+        steps.append([*found, *report.related])
     return out, steps

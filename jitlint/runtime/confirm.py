@@ -243,6 +243,12 @@ class Observations:
                                      traces=len(traced.traces) if traced else None)
         if evidence.retraces:
             wanted = evidence.retraces
+            if not any(r.retraces_for(wanted) for r in records):
+                # a value reported where it is made (JIT605's size-less call): its witness ends at the call
+                # of the jitted function that compiles again
+                for step in finding.witness:
+                    if norm(step.path) == path and not lo <= step.line <= hi:
+                        records = records + self.functions_at(path, step.line, step.line)
             best = max(records, key=lambda r: len(r.retraces_for(wanted)), default=None)
             if best is not None and best.retraces_for(wanted):
                 for cause in wanted:
