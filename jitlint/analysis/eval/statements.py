@@ -129,6 +129,7 @@ class Statements(Frame):
                 self.dispatch_guards.pop()
 
     def _if_branches(self, node: cst.If) -> None:
+        earlier = self._same_test(node.test)
         before = dict(self.env)
         live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
@@ -147,9 +148,13 @@ class Statements(Frame):
         if truth is not None:
             self.env[truth[0]] = KnownTruth(truth[1])
         self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
+        if earlier is not None:
+            self._as_before(earlier, 0)
         self.suite(node.body)
         after_body, live_after_body = self.env, self.live
         self.env, self.live = dict(before), live
+        if earlier is not None:
+            self._as_before(earlier, 1)
         for name in static_in_else:
             self.env[name] = None
         for name in not_none_in_else:
@@ -171,7 +176,30 @@ class Statements(Frame):
         if node.orelse is not None and not isinstance(node.orelse, cst.If) and _leaves(node.orelse.body):
             self.env = after_body
             return
-        self.env = merge_env(after_body, self.env)
+        after_else = self.env
+        self.env = merge_env(after_body, after_else)
+        changed = {name for name in (*after_body, *after_else)
+                   if after_body.get(name) != before.get(name) or after_else.get(name) != before.get(name)}
+        if changed:
+            self.tests_seen.append((node.test, {name: self.env.get(name) for name in _test_names(node.test)},
+                                    ({n: after_body.get(n) for n in changed}, {n: after_else.get(n) for n in changed}),
+                                    {n: self.env.get(n) for n in changed}))
+
+    def _same_test(self, test: cst.BaseExpression):
+        """An earlier undecided `if` of the same condition, its names holding what they held there (`if
+        acclim_type == 0:` binding a Python float, else a traced one; later `if acclim_type == 0:` using it):
+        the same branch runs, with what that branch bound (clm-ml-jax's photosynthesis, fresh set AT)."""
+        for seen, reads, branches, merged in reversed(self.tests_seen):
+            if all(self.env.get(name) == value for name, value in reads.items()) and seen.deep_equals(test):
+                return branches, merged
+        return None
+
+    def _as_before(self, earlier, branch: int) -> None:
+        """In a branch of a test seen before: the names that branch bound then, where not bound since."""
+        branches, merged = earlier
+        for name, value in branches[branch].items():
+            if self.env.get(name) == merged[name]:
+                self.env[name] = value
 
     def stmt_With(self, node: cst.With) -> None:
         eager = constants = False
@@ -359,3 +387,15 @@ def _leaves(block: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         return bool(last.body) and isinstance(last.body[-1], _EXITS)
     return False
+
+
+def _test_names(test: cst.BaseExpression) -> set[str]:
+    """The names a test reads."""
+    out, stack = set(), [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.add(node.value)
+        stack.extend(node.children)
+    return out
+
