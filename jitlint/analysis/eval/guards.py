@@ -173,7 +173,7 @@ class Guards(Frame):
         once to such a test (`diff_mode = grid is not None` ... `if diff_mode:`; clm-ml-jax's diff mode, fresh
         set AT: the traced scan is built in that branch, where `grid` is set)."""
         flag, negated = _without_not(test)
-        if isinstance(flag, cst.Name) and flag is not test or isinstance(test, cst.Name):
+        if isinstance(flag, cst.Name):
             sources = (self.info.assignments if self.info is not None else self.facts.module_assignments).get(
                 flag.value, [])
             if len(sources) == 1 and isinstance(sources[0], cst.Comparison) and _none_test_of(sources[0]) and \
@@ -181,22 +181,13 @@ class Guards(Frame):
                 body, orelse = self.none_narrowing(sources[0])
                 return (orelse, body) if negated else (body, orelse)
             return [], []
-        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-            return [], []
-        op = test.comparisons[0].operator
-        left, right = test.left, test.comparisons[0].comparator
-        if not isinstance(op, (cst.Is, cst.IsNot)):
-            return [], []
-        if isinstance(right, cst.Name) and right.value == "None" and isinstance(left, cst.Name):
-            name = left.value
-        elif isinstance(left, cst.Name) and left.value == "None" and isinstance(right, cst.Name):
-            name = right.value
-        else:
+        name = _none_test_of(test)
+        if name is None:
             return [], []
         if self.lookup(name) is not None:
             return [], []  # a tracer, a constant, a function: the value itself already says it
         names = [name, *self._aliases(name, test)]
-        return (names, []) if isinstance(op, cst.IsNot) else ([], names)
+        return (names, []) if isinstance(test.comparisons[0].operator, cst.IsNot) else ([], names)
 
     def _aliases(self, name: str, test: cst.BaseExpression) -> list[str]:
         """Names bound to the same object at `test`: `nbrs = neighbors` (the assignment of `nbrs` that

@@ -390,7 +390,8 @@ def _leaves(block: cst.BaseSuite) -> bool:
 
 
 def _test_names(test: cst.BaseExpression) -> set[str]:
-    """The names a test reads."""
+    """The names a test reads (and its attribute names: harmless where they only key a comparison). The
+    analysis layer cannot use jitlint.analysis.cardinality's `names_read`: that module reads the model."""
     out, stack = set(), [test]
     while stack:
         node = stack.pop()
