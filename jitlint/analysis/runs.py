@@ -1308,12 +1308,10 @@ def _calls_its_readers(func: "FunctionInfo", names: set[str]) -> bool:
     per-point developer, fresh set AQ's recall sample)."""
     readers: set[str] = set()
     for node in descendants(func.node.body):
-        if isinstance(node, cst.FunctionDef) and names & {n.value for n in descendants(node.body)
-                                                          if isinstance(n, cst.Name)}:
+        if isinstance(node, cst.FunctionDef) and names_read_any(node.body, names):
             readers.add(node.name.value)
     for name, exprs in func.assignments.items():
-        if any(isinstance(e, cst.Lambda) and names & {n.value for n in descendants(e.body) if isinstance(n, cst.Name)}
-               for e in exprs):
+        if any(isinstance(e, cst.Lambda) and names_read_any(e.body, names) for e in exprs):
             readers.add(name)
     return bool(readers) and any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in readers
                                  for n in _walk(func.node.body))

@@ -61,9 +61,9 @@ class Expressions(Frame):
         if cls in _NEVER_NONE_NODES or cls is cst.UnaryOperation:
             return True
         if cls is cst.Name:
-            if expr.value in ("True", "False"):
-                return True
-            value = self.lookup(expr.value) if expr.value != "None" else Const(None)
+            if expr.value in ("True", "False", "None"):
+                return expr.value != "None"
+            value = self.lookup(expr.value)
         elif cls is cst.Call:
             q = self.qualify_call_target(expr.func)
             if q in _NEVER_NONE_CALLS:

@@ -45,9 +45,9 @@ class Frame:
         self.may_return_none = False  # a `return` whose value may be None was reached (`returns_not_none`)
         # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
         self.narrowed: frozenset[str] = frozenset()
-        # Undecided `if` tests walked, with what each branch bound (Statements._same_test): a later test of the
-        # same condition takes the same branch.
-        self.tests_seen: list = []
+        # Undecided `if` tests walked, by the names they read, with what each branch bound
+        # (Statements._same_test): a later test of the same condition takes the same branch.
+        self.tests_seen: dict[frozenset[str], list] = {}
         # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).
         self.dispatch_guards: list[tuple[cst.BaseExpression, str]] = []  # (test, "shapes" | "types")
         # Every test around the statement walked that the walk could not decide, innermost last: a call

@@ -107,7 +107,7 @@ class Guards(Frame):
         return any(isinstance(node, cst.Call) and self.qualify_call_target(node.func) == "isinstance" and
                    node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params
                    or _none_test_of(node) in params
-                   for node in (test, *descendants(test)))
+                   for node in descendants(test))
 
     def _exact_type_test(self, test: cst.Comparison) -> cst.Call | None:
         """`type(x) is T` / `type(x) == T` with T a type no tracer is an instance of, as `isinstance(x, T)`:

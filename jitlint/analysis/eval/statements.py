@@ -129,7 +129,8 @@ class Statements(Frame):
                 self.dispatch_guards.pop()
 
     def _if_branches(self, node: cst.If) -> None:
-        earlier = self._same_test(node.test)
+        test_names = _test_names(node.test)
+        earlier = self._same_test(node.test, test_names)
         before = dict(self.env)
         live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
@@ -181,15 +182,16 @@ class Statements(Frame):
         changed = {name for name in (*after_body, *after_else)
                    if after_body.get(name) != before.get(name) or after_else.get(name) != before.get(name)}
         if changed:
-            self.tests_seen.append((node.test, {name: self.env.get(name) for name in _test_names(node.test)},
-                                    ({n: after_body.get(n) for n in changed}, {n: after_else.get(n) for n in changed}),
-                                    {n: self.env.get(n) for n in changed}))
+            self.tests_seen.setdefault(test_names, []).append(
+                (node.test, {name: self.env.get(name) for name in test_names},
+                 ({n: after_body.get(n) for n in changed}, {n: after_else.get(n) for n in changed}),
+                 {n: self.env.get(n) for n in changed}))
 
-    def _same_test(self, test: cst.BaseExpression):
+    def _same_test(self, test: cst.BaseExpression, test_names: frozenset[str]):
         """An earlier undecided `if` of the same condition, its names holding what they held there (`if
         acclim_type == 0:` binding a Python float, else a traced one; later `if acclim_type == 0:` using it):
         the same branch runs, with what that branch bound (clm-ml-jax's photosynthesis, fresh set AT)."""
-        for seen, reads, branches, merged in reversed(self.tests_seen):
+        for seen, reads, branches, merged in reversed(self.tests_seen.get(test_names, ())):
             if all(self.env.get(name) == value for name, value in reads.items()) and seen.deep_equals(test):
                 return branches, merged
         return None
@@ -389,7 +391,7 @@ def _leaves(block: cst.BaseSuite) -> bool:
     return False
 
 
-def _test_names(test: cst.BaseExpression) -> set[str]:
+def _test_names(test: cst.BaseExpression) -> frozenset[str]:
     """The names a test reads (and its attribute names: harmless where they only key a comparison). The
     analysis layer cannot use jitlint.analysis.cardinality's `names_read`: that module reads the model."""
     out, stack = set(), [test]
@@ -398,5 +400,5 @@ def _test_names(test: cst.BaseExpression) -> set[str]:
         if isinstance(node, cst.Name):
             out.add(node.value)
         stack.extend(node.children)
-    return out
+    return frozenset(out)
 
