@@ -18,6 +18,7 @@ import libcst as cst
 from jitlint.analysis.cardinality import names_read
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
+from jitlint.source.cstwalk import children
 
 from ._helpers import certain_tracer, condition_nodes, describe, membership_tested, traced_in, truth_tested, where
 
@@ -464,7 +465,7 @@ def _carry_changes_shape(a, loop: cst.For) -> bool:
                 if isinstance(node, cst.Assign) else ({node.target.value} if isinstance(node.target, cst.Name) else set())
             if targets & names_read(node.value):
                 return True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return False
 
 

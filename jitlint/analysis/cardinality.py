@@ -28,7 +28,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.literals import argument, evaluated, literal_const
-from jitlint.source.cstwalk import descendants, target_names
+from jitlint.source.cstwalk import children, descendants, target_names
 
 if TYPE_CHECKING:
     from jitlint.analysis.facade import CallSite, FunctionInfo, ModuleAnalysis
@@ -50,7 +50,7 @@ def names_read(expr: cst.CSTNode) -> set[str]:
             return
         if isinstance(node, cst.Lambda):
             return
-        for child in node.children:
+        for child in children(node):
             walk(child)
 
     walk(expr)
@@ -143,7 +143,7 @@ def hashes_by_value(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.
             if not (isinstance(node.value, cst.Call) and a.call_names.get(node.value) in jaxapi.VALUE_HASHED_RESULTS):
                 return False  # bound to something else too
             found = True
-        stack.extend(node.children)
+        stack.extend(children(node))
     return found
 
 
@@ -193,7 +193,7 @@ def _attribute_targets(body: cst.CSTNode):
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             yield from (t for t in targets if isinstance(t, cst.Attribute))
-        stack.extend(node.children)
+        stack.extend(children(node))
 
 
 def _chunk_length(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Call) -> bool:

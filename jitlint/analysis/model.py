@@ -22,7 +22,7 @@ from jitlint.analysis.objects import FunctionInfo, JitBinding, TraceEdge, Value,
 from jitlint.analysis.qualnames import canonical
 from jitlint.analysis.sites import CallSite, JitCreation, Site
 from jitlint.analysis.values import Const, Taint
-from jitlint.source.cstwalk import TopLevel, descendants, walk_statements
+from jitlint.source.cstwalk import TopLevel, children, descendants, walk_statements
 
 
 class ModuleFacts:
@@ -140,7 +140,7 @@ class ModuleFacts:
                 while stack:
                     n = stack.pop()
                     index[id(n)] = info
-                    stack.extend(n.children)
+                    stack.extend(children(n))
             self._function_of = index
         return self._function_of.get(id(node))
 

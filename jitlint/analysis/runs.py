@@ -433,49 +433,42 @@ def part_of_call_results(loops, expr: cst.BaseExpression) -> bool:
         return False
     name = root.value
     found: list[bool] = []  # per binding inside the loop: is it (a part of) a call's result
-
-    class _Bindings(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                return False  # (their own scopes)
-            if isinstance(node, cst.Assign):
-                if any(name in target_names(t.target) for t in node.targets):
-                    found.append(isinstance(node.value, cst.Call))
-            elif isinstance(node, cst.AnnAssign):
-                if name in target_names(node.target):
-                    found.append(isinstance(node.value, cst.Call))
-            elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr)):
-                if name in target_names(node.target):
-                    found.append(False)
-            elif isinstance(node, cst.AsName) and name in target_names(node.name):
+    stack: list[cst.CSTNode] = [loops[0]]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # (their own scopes)
+        if isinstance(node, cst.Assign):
+            if any(name in target_names(t.target) for t in node.targets):
+                found.append(isinstance(node.value, cst.Call))
+        elif isinstance(node, cst.AnnAssign):
+            if name in target_names(node.target):
+                found.append(isinstance(node.value, cst.Call))
+        elif isinstance(node, (cst.AugAssign, cst.For, cst.NamedExpr)):
+            if name in target_names(node.target):
                 found.append(False)
-            return True
-
-    loops[0].visit(_Bindings())
+        elif isinstance(node, cst.AsName) and name in target_names(node.name):
+            found.append(False)
+        stack.extend(children(node))
     return bool(found) and all(found)
 
 
 def _unpacks(scope: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """The values unpacked into `name` (`a, name = value`) by the statements of `scope` itself."""
     found: list[cst.BaseExpression] = []
-
-    class _Unpacks(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is scope  # not the statements of nested defs
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Assign(self, node: cst.Assign) -> None:
+    stack: list[cst.CSTNode] = [scope]
+    while stack:  # the statements only, in order: no assignment statement lives in an expression
+        node = stack.pop()
+        cls = node.__class__
+        if cls is cst.Assign:
             for t in node.targets:
                 if isinstance(t.target, (cst.Tuple, cst.List)) and any(
                         isinstance(el.value, cst.Name) and el.value.value == name for el in t.target.elements):
                     found.append(node.value)
-
-    scope.visit(_Unpacks())
+            continue
+        if cls is cst.ClassDef or (cls is cst.FunctionDef and node is not scope):
+            continue  # not the statements of nested defs and classes
+        stack.extend(reversed([c for c in children(node) if statement_part(c.__class__)]))
     return found
 
 

@@ -667,6 +667,8 @@ class _PlacingBuilder(_Builder):
 def _normalized_identifiers(tree: ast.Module, text: str) -> bool:
     """Whether an identifier of the text may be spelt otherwise than in CPython's tree: a word that NFKC
     changes (in a string or a comment, mostly) whose normal form is one of the tree's names."""
+    if unicodedata.is_normalized("NFKC", text):
+        return False  # (one pass in C: most non-ASCII files hold no word NFKC changes)
     changed = set()
     for word in set(_NON_ASCII_WORD.findall(text)):
         normal = unicodedata.normalize("NFKC", word)

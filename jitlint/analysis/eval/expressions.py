@@ -12,6 +12,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value
 from jitlint.analysis.values import NOT_NONE, TRACED, Const, NotNone, Taint, join
+from jitlint.source.cstwalk import children
 
 # Node classes tested on every binary operation. (Class tests here and in the other hot paths rather than
 # isinstance: libcst's concrete node classes have no subclasses, and isinstance against them goes through
@@ -96,7 +97,7 @@ class Expressions(Frame):
 
     def generic_expr(self, expr: cst.CSTNode) -> Taint | None:
         found = []
-        for child in expr.children:
+        for child in children(expr):
             if isinstance(child, cst.BaseExpression):
                 found.append(self.expr(child))
         return join(*found)

@@ -11,7 +11,7 @@ from jitlint.analysis import runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import merge_env
 from jitlint.analysis.values import Taint
-from jitlint.source.cstwalk import target_names
+from jitlint.source.cstwalk import children, target_names
 
 # Loops nested deeper than this walk inner loops once in their first pass (Loops.loop_passes): the
 # work is then 2**6 * depth rather than 2**depth (18 loops: 19 s), and code nested no deeper is unchanged.
@@ -155,7 +155,7 @@ class Loops(Frame):
             if isinstance(node, cst.Attribute):
                 stack.append(node.value)
                 continue
-            stack.extend(node.children)
+            stack.extend(children(node))
         return True
 
 

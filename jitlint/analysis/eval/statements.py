@@ -11,6 +11,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
 from jitlint.analysis.values import NOT_NONE, KnownTruth, Taint, join
+from jitlint.source.cstwalk import descendants
 
 # Each statement class's transfer function, looked up once per class rather than by name on every node.
 _STMT_METHODS: dict[type, object] = {}
@@ -394,11 +395,5 @@ def _leaves(block: cst.BaseSuite) -> bool:
 def _test_names(test: cst.BaseExpression) -> frozenset[str]:
     """The names a test reads (and its attribute names: harmless where they only key a comparison). The
     analysis layer cannot use jitlint.analysis.cardinality's `names_read`: that module reads the model."""
-    out, stack = set(), [test]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            out.add(node.value)
-        stack.extend(node.children)
-    return frozenset(out)
+    return frozenset(node.value for node in descendants(test) if node.__class__ is cst.Name)
 
