@@ -22,7 +22,7 @@ from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Report, Rule, RuleContext
 
-from jitlint.source.cstwalk import descendants, target_names
+from jitlint.source.cstwalk import children, descendants, target_names
 
 from ._calls import repeated_functions
 
@@ -510,16 +510,17 @@ class JitRewrapInLoop(Rule):
     severity = Severity.INFO
     confirmed_by = Confirmation(rewrap=True, retraces=frozenset({"new_function"}))
     what = """
-        Finds `jax.jit(f)` of a stable function re-created inside a data-driven loop or a function called
-        from one: a module-level or imported function, a function built once before the loop, a function
+        Finds `jax.jit(f)` of a stable function re-created inside a data-driven loop, or in a helper that
+        only wraps and calls it (`return jax.jit(f)(x)`) called from one: a module-level or imported function, a function built once before the loop, a function
         field of a NamedTuple of functions (a Haiku `Transformed`, an optax `GradientTransformation`, a
         BlackJAX algorithm), a bound method under `equinox.filter_jit` (equal to the last one while the
         object is the same), or an attribute `obj.f` of an object jitlint cannot see (a function field or a
         bound method: either way at least a re-wrap). Silent where the cost does not pile up per call: a
         wrapper bound to a name and then called in a loop that does not re-create it, handed to a nested
         function or lambda, or returned (made once, used many times); a wrapped object rebound on every
-        iteration (nothing to hoist); and a call whose static argument changes every iteration (it
-        compiles every time, hoisted or not: JIT301).
+        iteration (nothing to hoist); a call whose static argument changes every iteration (it
+        compiles every time, hoisted or not: JIT301); and a function that does other work besides (a
+        loop, other calls) and is called from a loop: one re-wrap per call is noise next to that work.
         """
     why = """
         Wrappers of the same function share one compile cache, so this does not recompile -- but every
@@ -628,6 +629,8 @@ class JitRewrapInLoop(Rule):
             place = _where_repeated(ctx, creation, repeated, stable=True)
             if place is None or runs.wrapper_reused(ctx.analysis, creation.func, creation.node, creation.loops):
                 continue  # (a re-wrap costs per creation: nothing piles up where each wrapper is used many times)
+            if place != "inside a loop" and not _wraps_and_calls_only(creation):
+                continue  # one re-wrap per call of a function doing other work too: noise next to that work
             if _compiles_every_call(ctx, creation) or _options_follow_items(ctx, creation) or \
                     _argument_shapes_vary(ctx, creation):
                 continue  # a compile per call (JIT301 says why), per item or per new shape dwarfs the re-wrap
@@ -636,6 +639,30 @@ class JitRewrapInLoop(Rule):
                                                      remedy=self.messages["memoize" if _options_vary(creation) else
                                                                           "hoist"]),
                          fix=_hoist_fix(ctx, creation) if place == "inside a loop" else None)
+
+
+def _wraps_and_calls_only(creation: JitCreation) -> bool:
+    """A helper whose work is the re-wrapped call (`return jax.jit(f)(x)`, jax#2515): no loop, and no call
+    but the creation and the calls of what it creates. Repeated through its callers, the extra dispatch
+    per call piles up there as in a loop; a function that also computes (another jitted call, array
+    setup, a loop) pays one re-wrap per call next to that work (fresh sets AD, AR: reviewed as noise)."""
+    func, made = creation.func, creation.node
+    if func is None:
+        return False
+    aliases = {name for name, sources in func.assignments.items() if sources and all(v is made for v in sources)}
+    stack: list[cst.CSTNode] = list(children(func.node.body))
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is cst.FunctionDef or cls is cst.ClassDef or cls is cst.Lambda:
+            continue
+        if cls is cst.For or cls is cst.While or isinstance(node, cst.BaseComp):
+            return False
+        if cls is cst.Call and node is not made and node.func is not made and not (
+                node.func.__class__ is cst.Name and node.func.value in aliases):
+            return False
+        stack.extend(children(node))
+    return True
 
 
 def _compiles_every_call(ctx: RuleContext, creation: JitCreation) -> bool:
