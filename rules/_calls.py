@@ -238,6 +238,11 @@ def built_per_call(site: CallSite, expr: cst.BaseExpression, value, repeated: di
             return "iteration"
         if isinstance(value, FuncValue) and value.info.parent is site.func and site.func is not None:
             if value.info.def_loop is not None and site.loop is not None:
+                if value.info.def_loop is not site.loop and value.info.def_loop in site.loops:
+                    # defined on each pass of an outer loop, called in the inner ones: the same object
+                    # for every call of one outer pass, so no call misses the cache for it (qjax's
+                    # per-size energy function, fresh set AV); the outer pass changes what is compiled
+                    return None
                 return "iteration"
             return "call" if per_call else None
         if site.func is not None and name in site.func.assignments and per_call:

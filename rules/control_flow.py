@@ -18,7 +18,7 @@ import libcst as cst
 from jitlint.analysis.cardinality import names_read
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
-from jitlint.source.cstwalk import children
+from jitlint.source.cstwalk import children, descendants
 
 from ._helpers import certain_tracer, condition_nodes, describe, membership_tested, traced_in, truth_tested, where
 
@@ -430,18 +430,47 @@ def _keyed_entry(a, func, expr: cst.BaseExpression) -> bool:
     per-layer parameters, jaxdsp's per-filter states: fresh set AD; jaxbo's per-output `params_list =
     kwargs["params"]`, fresh set AE): a Python loop over Python items. A name bound only to such entries is
     one too."""
+    if isinstance(expr, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in expr.slice):
+        return _keyed_entry(a, func, expr.value)  # `params["weights"][:-1]`: a slice of the subtree
     if isinstance(expr, cst.Name) and func is not None and expr.value in func.assignments \
             and expr.value not in func.params:
-        sources = func.assignments[expr.value]
-        return bool(sources) and expr.value not in func.unpacked and all(
-            isinstance(src, cst.Subscript) and _keyed_entry(a, func, src) for src in sources)
+        sources = func.assignments[expr.value] if expr.value not in func.unpacked else \
+            _unpacked_items(func, expr.value)
+        return bool(sources) and all(isinstance(src, cst.Subscript) and _keyed_entry(a, func, src)
+                                     for src in sources)
     if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
             and isinstance(expr.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))):
         return False
     if func is not None and isinstance(expr.value, cst.Name) and expr.value.value == func.kwarg:
         return True  # `kwargs["params"]`: an argument itself, of any kind
     base = traced_in(a, expr.value)
-    return base is not None and not base.container and not base.is_array
+    if base is None:
+        return False
+    # Read by a string key, it is no array whatever its flags say; a container is a dict the function
+    # built (its entries are what it stored), unless it is a parameter (`params: dict`: a pytree argument).
+    return not base.container or (func is not None and isinstance(expr.value, cst.Name)
+                                  and expr.value.value in func.params)
+
+
+def _unpacked_items(func, name: str) -> list[cst.BaseExpression]:
+    """The items `name` takes from displays unpacked into it (`weights, biases = p["w"], p["b"]`); [] when
+    one of its unpackings is from anything else."""
+    found = []
+    for node in descendants(func.node.body):
+        if node.__class__ is not cst.Assign:
+            continue
+        for t in node.targets:
+            if not isinstance(t.target, (cst.Tuple, cst.List)):
+                continue
+            names = [el.value.value if isinstance(el.value, cst.Name) else None for el in t.target.elements]
+            if name not in names:
+                continue
+            value = node.value
+            if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(names) or any(
+                    isinstance(el, cst.StarredElement) for el in (*value.elements, *t.target.elements)):
+                return []
+            found.append(value.elements[names.index(name)].value)
+    return found
 
 
 # Products whose result is longer than either factor: a value carried through a loop by one of these has

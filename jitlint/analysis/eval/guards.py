@@ -345,13 +345,22 @@ class Guards(Frame):
         if isinstance(test, cst.BooleanOperation):
             return _combined(test, self.isinstance_narrowing)
         test, negate = _without_not(test)
-        subject = self._imported_tracer_test(test)
+        subject = self._imported_tracer_test(test) or self._array_attribute_test(test)
         if isinstance(subject, cst.Name) and isinstance(self.lookup(subject.value), Taint):
             return ([subject.value], []) if negate else ([], [subject.value])  # not a tracer where it fails
         test = self._isinstance_of_name(test)
         if test is None:
             return [], []
         return self._split_by_type(test, test.args[0].value.value, negate)
+
+    def _array_attribute_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`x` of `hasattr(x, "shape")` (an attribute every traced array has): where it fails, `x` is no
+        traced array (jax-flash-attn2's `get_strides`, taking an array or its shape: fresh set AV)."""
+        if not (isinstance(test, cst.Call) and len(test.args) == 2 and not any(a.star or a.keyword for a in test.args)
+                and self.qualify_call_target(test.func) == "hasattr"):
+            return None
+        attr = literal_const(test.args[1].value)
+        return test.args[0].value if attr is not None and attr.value in jaxapi.STATIC_ATTRS else None
 
     def _isinstance_of_name(self, test: cst.BaseExpression) -> cst.Call | None:
         """`isinstance(x, T)` (or a module tracer test standing for one) of a name holding tracers."""
