@@ -53,6 +53,9 @@ class Frame:
         # Every test around the statement walked that the walk could not decide, innermost last: a call
         # under one traces its callee only on the branch the test takes (TraceEdge.guard).
         self.open_guards: list[cst.BaseExpression] = []
+        # What the branches around the statement walked decided of tests that read only the process
+        # environment (`'DEBUG' in os.environ`): (Guards.switch_key, truth), handed to what is traced here.
+        self.switch_truths: list[tuple[str, bool]] = []
         self.context: Context | None = info.contexts[0] if info and info.contexts else None
         self.level = max((t.level for t in variant.params.values() if isinstance(t, Taint)),
                          default=TRACED) if variant else TRACED

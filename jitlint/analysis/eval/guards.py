@@ -14,6 +14,16 @@ from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
 _TRACER_ONLY = ("jax.core.Tracer", "jax.Tracer")  # (every tracer is a jax.Array, but not every jax.Array a tracer)
+_ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
+_SWITCH_NODES = frozenset({cst.Comparison, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Call,
+                           cst.UnaryOperation})
+
+
+def switch_key(test: cst.BaseExpression) -> str:
+    """The key of an environment test in a traced body's closure (Guards.switch_atoms): its structure, the
+    same wherever the test is written (no name holds spaces or quotes, so it is no variable's name)."""
+    return "?" + repr([(n.__class__.__name__, n.value if isinstance(getattr(n, "value", None), str) else None)
+                       for n in descendants(test)])
 
 
 class Guards(Frame):
@@ -21,6 +31,10 @@ class Guards(Frame):
 
     def static_truth(self, expr: cst.BaseExpression) -> bool | None:
         """The truth value of a test decided by Python constants, or None when it depends on the run."""
+        if self.variant is not None and self.variant.closure and self._reads_environment_only(expr):
+            known = self.variant.closure.get(switch_key(expr))
+            if isinstance(known, KnownTruth):
+                return known.truth  # decided where this body was traced from (`else` of the same switch)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             inner = self.static_truth(expr.expression)
             return None if inner is None else not inner
@@ -352,6 +366,45 @@ class Guards(Frame):
         if test is None:
             return [], []
         return self._split_by_type(test, test.args[0].value.value, negate)
+
+    def switch_atoms(self, test: cst.BaseExpression, negate: bool = False) -> list[tuple[str, bool]]:
+        """What `test` holding (failing, `negate`) decides of tests that read only the process environment:
+        `'A' in os.environ or 'B' in os.environ` failing fails each. bqskit-qfactor-jax jits its sweep in the
+        `else` of `if 'NO_JIT' in os.environ or 'PRINT_LOSS' in os.environ:`, so under that jit its `if
+        'PRINT_LOSS' in os.environ:` debug loop never runs (fresh set AV)."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negate = test.expression, not negate
+        if isinstance(test, cst.BooleanOperation):
+            if isinstance(test.operator, cst.Or) is not negate:
+                return []  # `a or b` holding (`a and b` failing) decides neither part
+            return self.switch_atoms(test.left, negate) + self.switch_atoms(test.right, negate)
+        if self._reads_environment_only(test):
+            return [(switch_key(test), not negate)]
+        return []
+
+    def _reads_environment_only(self, test: cst.BaseExpression) -> bool:
+        """A test of the process environment (`'X' in os.environ`, `os.getenv("X") == "1"`): nothing in it
+        but `os.environ`/`os.getenv`, literals and operators."""
+        found = False
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            cls = node.__class__
+            if cls is cst.Attribute or cls is cst.Name:
+                q = self.qualify_call_target(node)
+                if q in _ENVIRONMENT:
+                    found = True
+                    continue
+                if cls is cst.Name:
+                    if node.value not in ("None", "True", "False"):
+                        return False
+                    continue
+                stack.append(node.value)  # `os.environ.get`: its base
+                continue
+            if isinstance(node, cst.BaseExpression) and cls not in _SWITCH_NODES:
+                return False
+            stack.extend(children(node))
+        return found
 
     def _array_attribute_test(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """`x` of `hasattr(x, "shape")` (an attribute every traced array has): where it fails, `x` is no

@@ -152,7 +152,11 @@ class Statements(Frame):
         self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
         if earlier is not None:
             self._as_before(earlier, 0)
+        switches = self.switch_atoms(node.test)
+        depth = len(self.switch_truths)
+        self.switch_truths.extend(switches)
         self.suite(node.body)
+        del self.switch_truths[depth:]
         after_body, live_after_body = self.env, self.live
         self.env, self.live = dict(before), live
         if earlier is not None:
@@ -164,11 +168,13 @@ class Statements(Frame):
         if truth is not None:
             self.env[truth[0]] = KnownTruth(not truth[1])
         self.narrowed = narrowed.union(items_in_else) if items_in_else else narrowed
+        self.switch_truths.extend(self.switch_atoms(node.test, negate=True))
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
             else:
                 self.suite(node.orelse.body)
+        del self.switch_truths[depth:]
         self.narrowed = narrowed
         self.live = self.live or live_after_body
         # A branch that always returns or raises (`if x is None: return ...`) does not flow on: what follows

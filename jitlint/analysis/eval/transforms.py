@@ -15,7 +15,7 @@ from jitlint.analysis.literals import kwarg, literal_ints, literal_strs, positio
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.sites import JitCreation
-from jitlint.analysis.values import GRAD_TRACED, TRACED, Taint
+from jitlint.analysis.values import GRAD_TRACED, TRACED, KnownTruth, Taint
 from jitlint.source.cstwalk import descendants
 
 Chain = list[tuple[str, cst.Call | None]]  # the transforms applied to a function, outermost first
@@ -227,6 +227,8 @@ class Transforms(Frame):
         context = Context(ContextKind(first.kind), transform=outer_q, decorated=decorated,
                           traces_constants=traces_constants, filtered=filtered or graph_nodes)
         closure = self.closure_for(info)
+        if self.switch_truths:  # the environment switches the branch it is traced from decided
+            closure = {**(closure or {}), **{key: KnownTruth(truth) for key, truth in self.switch_truths}}
         self.scheduler.request(info, context, params, closure, traces_constants,
                                self._entry(info, node, decorated, outer_q))
         if not restart:
