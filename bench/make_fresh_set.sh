@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Download and unpack one fresh set's pinned source distributions (bench/fresh-sets.md).
-#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV DEST
+#   usage: bench/make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV|AW DEST
 set -uo pipefail
-set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV DEST}
+set_name=${1:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV|AW DEST}; dest=${2:?usage: make_fresh_set.sh A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P|Q|R|S|T|U|V|W|X|Y|Z|AA|AB|AC|AD|AE|AF|AG|AH|AI|AJ|AK|AL|AM|AN|AO|AP|AQ|AR|AS|AT|AU|AV|AW DEST}
 PIP=${PIP:-python3 -m pip}
 case "$set_name" in
   A) PINS="kfac-jax==0.0.8 flowmc==0.6.4 coix==0.1.0 jaxfit==0.0.5 mujoco-mjx==3.17.0 dopamine-rl==4.1.2";;
@@ -32,6 +32,7 @@ case "$set_name" in
   Y) PINS="neuralgcm==1.2.2 e3x==1.0.2 lagrangebench==0.0.1 muax==0.0.2.8.3 sepes==0.12.1 pytreeclass==0.9.2";;
   Z) PINS="mpi4jax==0.9.1.post2 tree-math==0.2.1 qujax==0.2.3 treescope==0.1.10 funsor==0.4.8 jax-tqdm==0.4.0 kheperax==0.2.0 phiflow==3.4.0 tf2jax==0.3.8 emlp==1.0.3 jaxkern==0.0.5 quimb==1.16.0";;
   AA) PINS="cleanrl==0.4.8 edward2==0.0.2 pytensor==3.0.7 tensorly==0.10.0 elegy==0.5.0 simple-pytree==0.2.2 jaxtorch==0.6.0 cvxpylayers==1.2.0 jax2torch==0.0.7 torch2jax==0.1.0 jax-dataclasses==1.6.3 lorax==0.94.86";;
+  AW) PINS="clapeyron-jax==0.0.9 bojaxns==1.1.1 Djax==0.8.6 dasjax==0.0.3 flaxer==0.0.12 jaxbm==0.1.0 jax-chacha-prng==1.4.3 jaxlib-neuron==1.0 jaxmdp==0.1.0 nanome-jax==2.0.11 jax-monitoring==0.1.1 jax-grover==0.2.1 jaxscape==0.0.13 jaxfne==0.5.8 nflojax==0.1.1 cuquantum-python-jax==0.0.7 jax-quantity==0.3.2 jaxrie==19 jaxDiversity==0.0.2 equinox-server==0.3 matlab4jax==0.1.6 transformer-in-transformer-flax==0.0.2 jax-jynx==0.3.1 prosail-jax==0.1.0 jaxpy==0.0.0 oncequinox==0.1.0 jaxlint==0.1.0a1 jax-enums==0.1.2";;
   AV) PINS="jax-ddp==0.1.0 jax2onnx==0.17.1 miniml-jax==0.11.0 jax-gnn==0.0.2 jaxnnls==1.0.1 mamba3-jax==1.0.1 bqskit-qfactor-jax==1.0.1 JaxPyTree==0.0.0 qjax==0.2.0 cliete-cjax==1.2.1 flaxnet==0.0.1a0 essm-jax==1.0.2 bbob-jax==2.1.0 strix-halo-jax==0.1.1 jax-solar==0.1.1 jax-flash-attn2==0.0.3 flax-utils==0.0.1a0 jaxfvld==0.1.0 kaljax==0.0.0 jax-grid-search==0.2.1 jaxdlm==0.0.2 jaxga==0.0.2 mlip_jax==0.0.0 jaxai==0.1.0 jax-ai-assistant==1.1.3";;
   AU) PINS="cyscat-jax==0.1.0 jax-models==0.0.5 flash-attention-jax==0.3.1 adv-jax-math==1.3 ninjax==3.6.3 jax-russell==0.2.0 fpt-jax==0.2.0 autodiscjax==0.4.1 jax-smi==1.0.4 stringjax-tools==0.1.0 bidirectional-cross-attention-jax==0.0.2 pytest-jax-bench==0.5.0 scikit-jax==0.0.2 jax-progress==0.1.0 mess-jax==0.1.2 jaxkd-cuda==0.0.0 jaxrk==0.1.1 jaxmod==0.4.0 JaxNRSur==1.0.0 jaxpurify==0.0.2 jaxid==0.2 vijax==0.0.3 jax-bidirectional-tree-rake-compress==0.3.6";;
   AT) PINS="phasespace-jax==2.0.1 transformer-engine-jax==2.20.2 stories-jax==0.1.1 jaxdpopt==0.0.1 paxjaxlib==0.2.1 teneva-ht-jax==0.1.2 colab-gradiob-jax==1.0.4 jax-mcp==0.1.0 mamba2-jax==1.1.2 jax-relax==0.2.9 jax-qnn==0.1.0 MLGeometry-JAX==2.2.2 mlp-gpt-jax==0.0.20 myriad-jax==0.2.0 flaxx==0.0.3 grgrjax==0.4.8 omnibias-jax==0.4.0 jax-verify==1.0 jaxgsa==1.3.1 jax-neuron==1.0 jax-rrtmgp==0.5.0 jax-quant-finance==0.0.1 apljax==0.0.1 JAX-lenstronomy==0.0.1rc1 clm-ml-jax==0.1.0";;
