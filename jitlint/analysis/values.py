@@ -55,10 +55,15 @@ class Taint:
     # keeps the Python values it was given (measured on JAX 0.10.2), so only a flattened one has traced
     # scalar fields.
     flattened: bool = False
+    # For a dict display with string keys (`{"targets": t, "key": k}`): the key of each position of
+    # `elements`, so `given["targets"]` is what was stored there, not every entry's join.
+    keys: "tuple[str, ...] | None" = None
 
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
             object.__setattr__(self, "elements", None)  # only a container has positions
+        if self.keys is not None and (self.elements is None or len(self.elements) != len(self.keys)):
+            object.__setattr__(self, "keys", None)
         if self.mapping and not self.container:
             object.__setattr__(self, "mapping", False)
 
@@ -94,7 +99,8 @@ def _join_all(found: "list[Taint]") -> Taint:
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
-        elements=_join_elements(found),
+        elements=_join_elements(found) if len({t.keys for t in found}) == 1 else None,
+        keys=found[0].keys if len({t.keys for t in found}) == 1 else None,
         class_name=_one_class(found),
         mapping=all(t.mapping for t in found),
         flattened=all(t.flattened for t in found),
@@ -119,7 +125,7 @@ def _join2(a: Taint, b: Taint) -> Taint:
     flattened = a.flattened and b.flattened
     ea, eb = a.elements, b.elements
     elements = None
-    if container and ea is not None and eb is not None and len(ea) == len(eb):
+    if container and ea is not None and eb is not None and len(ea) == len(eb) and a.keys == b.keys:
         elements = tuple(join(x, y) for x, y in zip(ea, eb))
     ca, cb = a.class_name, b.class_name
     class_name = cb if ca is None else ca if cb is None or cb == ca else None
@@ -130,7 +136,8 @@ def _join2(a: Taint, b: Taint) -> Taint:
         return a
     return Taint(level=top.level, origin=top.origin, is_bool=is_bool, is_array=is_array, container=container,
                  filtered=filtered, from_constant=from_constant, opaque=opaque, elements=elements,
-                 class_name=class_name, mapping=mapping, flattened=flattened)
+                 class_name=class_name, mapping=mapping, flattened=flattened,
+                 keys=a.keys if elements is not None else None)
 
 
 def _one_class(taints) -> str | None:

@@ -177,6 +177,11 @@ class Expressions(Frame):
             return dataclasses.replace(base, container=False, is_bool=False)
         if not base.is_array and any(isinstance(el.slice, cst.Slice) for el in expr.slice):
             return dataclasses.replace(base, elements=None)  # `layers[:-1]`: a slice of a container
+        if base.keys is not None and base.mapping and len(expr.slice) == 1 and \
+                isinstance(expr.slice[0].slice, cst.Index) and expr.slice[0].slice.value.__class__ is cst.SimpleString:
+            key = literal_const(expr.slice[0].slice.value)
+            if key is not None and key.value in base.keys:
+                return base.elements[base.keys.index(key.value)]  # what the dict display stored there
         position = _literal_index(expr)
         if base.elements is not None and position is not None and -len(base.elements) <= position < len(base.elements):
             return base.elements[position]  # `jax.tree.flatten(x)[0]`: what is known of that position
@@ -342,16 +347,23 @@ class Expressions(Frame):
         return dataclasses.replace(found, container=True, is_array=False, is_bool=False) if found else None
 
     def expr_Dict(self, expr: cst.Dict) -> Taint | None:
-        found = []
+        found, keys = [], []
         for el in expr.elements:
             if isinstance(el, cst.DictElement):
                 self.expr(el.key)
                 found.append(self.expr(el.value))
+                key = literal_const(el.key) if el.key.__class__ is cst.SimpleString else None
+                keys.append(key.value if key is not None and isinstance(key.value, str) else None)
             elif isinstance(el, cst.StarredDictElement):
                 found.append(self.expr(el.value))
+                keys.append(None)
         joined = join(*found)
-        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False, elements=None,
-                                   mapping=True) if joined else None
+        if joined is None:
+            return None
+        # string keys, each once: what each entry holds (`{"targets": t, "key": k}["targets"]` is `t`)
+        exact = None not in keys and len(set(keys)) == len(keys)
+        return dataclasses.replace(joined, container=True, is_array=False, is_bool=False, mapping=True,
+                                   elements=tuple(found) if exact else None, keys=tuple(keys) if exact else None)
 
     def expr_Lambda(self, expr: cst.Lambda) -> None:
         info = self.facts.lambda_info(expr, self.info, self.scope)

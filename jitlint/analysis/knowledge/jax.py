@@ -101,7 +101,7 @@ STATIC_FUNCS = {
     "jax.numpy.result_type", "jax.numpy.iinfo", "jax.numpy.finfo", "jax.numpy.promote_types",
     "jax.numpy.can_cast", "jax.numpy.isdtype", "numpy.shape", "numpy.ndim", "numpy.size",
     "numpy.issubdtype", "numpy.dtype", "numpy.result_type", "numpy.iinfo", "numpy.finfo",
-    "jax.dtypes.issubdtype", "jax.dtypes.result_type", "jax.dtypes.canonicalize_dtype",
+    "jax.dtypes.issubdtype", "jax.dtypes.result_type", "jax.dtypes.canonicalize_dtype", "jax.lax.dtype",
     "jax.devices", "jax.local_devices", "jax.device_count", "jax.local_device_count",
     "jax.process_index", "jax.process_count", "jax.default_backend",
     "jax.eval_shape", "jax.ShapeDtypeStruct", "jax.tree_util.tree_structure", "jax.tree.structure",
