@@ -552,12 +552,27 @@ def forwarded(a: ModuleAnalysis, site: CallSite, expr: cst.BaseExpression, depth
     for outer in a.call_sites.values():
         if outer.callee is None or outer.callee.info is not func:
             continue
+        if _traces_its_parameter(a, outer, func, param):
+            continue  # `jax.vmap(run)(x, sizes)`, a call of a jitted `run`: it hands on a tracer (JIT306)
         found = _argument_for(outer, func, param)
         if found is None:
             continue
         arg_expr, value = found
         yield outer, arg_expr, value, func.name
         yield from forwarded(a, outer, arg_expr, depth + 1)
+
+
+def _traces_its_parameter(a: ModuleAnalysis, outer: CallSite, func: FunctionInfo, param: str) -> bool:
+    """Does this call of `func` trace `param` (a transform applied at the call, or `func` decorated by a
+    jit that does not make `param` static)? Then `param` holds a tracer, not the value passed."""
+    if isinstance(outer.node.func, cst.Call) and a.call_names.get(outer.node.func) in jaxapi.TRANSFORMS:
+        return True
+    decorators = getattr(func.node, "decorators", ())
+    for binding in a.bindings.values():
+        if binding.target is func and any(binding.node is d or binding.node is d.decorator for d in decorators):
+            static = binding.static_params()
+            return static is not None and param not in static
+    return False
 
 
 def _argument_for(site: CallSite, info: FunctionInfo, param: str):

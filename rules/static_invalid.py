@@ -17,7 +17,7 @@ from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, Rul
 from jitlint.source.cstwalk import children
 
 from ._calls import callee_name, forwarded, jitted_method_calls, static_arguments
-from ._helpers import builtin_usable
+from ._helpers import builtin_usable, certain_tracer, describe, where
 
 
 class UnhashableStaticArg(Rule):
@@ -342,6 +342,74 @@ def _hashable_fix(ctx: RuleContext, sig, arg) -> FixSpec | None:
         return None
     safe = known and _only_read(ctx, _callee(ctx, sig), arg.param, ordered)
     return FixSpec(title, (Replace(expr, replacement),), Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
+class TracedStaticArg(Rule):
+    code = "JIT306"
+    name = "traced-static-arg"
+    summary = "A traced value passed to a static parameter of a jitted function raises ValueError"
+    severity = Severity.ERROR
+    raises = ("ValueError",)
+    what = """
+        Finds calls, inside traced code, of a jitted function that pass a traced value to one of its
+        static parameters (`static_argnums`/`static_argnames`): a jitted helper called from another
+        jitted function with an argument of the outer one (jaxus's `get_f_number_mask(..., f_number)`).
+        """
+    why = """
+        A jitted function called while another is traced is traced into the outer program, but its
+        static arguments are still hashed to pick the program. A tracer cannot be hashed, so the call
+        raises `ValueError: Non-hashable static arguments are not supported` (`unhashable type:
+        'DynamicJaxprTracer'`, measured on JAX 0.10.2) the first time the outer function is traced.
+        """
+    instead_note = "Make the value static in the outer function too, or make the parameter a traced one."
+    invalid = (
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        @partial(jax.jit, static_argnums=(1,))
+        def mask(x, f_number):
+            return x * jnp.arctan(0.5 / f_number)
+
+        @jax.jit
+        def beamform(x, f_number):
+            return mask(x, f_number).sum()
+        """,
+    )
+    valid = (
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        @partial(jax.jit, static_argnums=(1,))
+        def mask(x, f_number):
+            return x * jnp.arctan(0.5 / f_number)
+
+        @partial(jax.jit, static_argnums=(1,))
+        def beamform(x, f_number):
+            return mask(x, f_number).sum()
+        """,
+    )
+
+    messages = {
+        "passed": "traced value {value} is passed to static parameter `{param}` of jitted `{callee}` {where}: "
+                  "a tracer cannot be hashed, so the call raises ValueError; make `{param}` static in the "
+                  "caller too, or traced in `{callee}`",
+    }
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for site, sig, arg in static_arguments(ctx):
+            if not site.traced:
+                continue
+            traced = certain_tracer(a, arg.expr)
+            place = a.sites.get(site.node)
+            if traced is None or place is None or traced.origin in place.func.defaults:
+                continue  # (a parameter with a Python default: the traced call may leave it a Python value)
+            yield Report(arg.expr, self.message("passed", value=describe(ctx, arg.expr, traced, place),
+                                                param=arg.param, callee=callee_name(sig), where=where(place)))
 
 
 class InvalidStaticSpec(Rule):

@@ -29,6 +29,8 @@ CODES: dict[str, tuple[str, str, str, str]] = {
                'A list, dict, set or array passed as a static argument raises ValueError'),
     'JIT305': ('invalid-static-argnums', 'static', 'error',
                "`static_argnums`/`static_argnames` that do not match the function's parameters"),
+    'JIT306': ('traced-static-arg', 'static', 'error',
+               'A traced value passed to a static parameter of a jitted function raises ValueError'),
     'JIT401': ('if-on-traced-value', 'static', 'error',
                '`if`/`elif`/`while` on a traced value raises TracerBoolConversionError'),
     'JIT402': ('assert-on-traced-value', 'static', 'error',
