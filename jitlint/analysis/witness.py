@@ -176,13 +176,34 @@ def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) 
         def visit_Try(self, n: cst.Try) -> bool:
             nonlocal found
             if not found and _holds(n.body, node):
-                kinds = [k for k in (_catches(h.type, scope, caught) for h in n.handlers) if k is not None]
+                kinds = [k for k in (_catches(_handled(facts, h.type), scope, caught) for h in n.handlers)
+                         if k is not None]
                 if kinds:
                     found = "jax" if "jax" in kinds else "broad"
             return not found
 
     (info.node if info is not None else facts.module).visit(_Tries())
     return found
+
+
+def _handled(facts: ModuleFacts, kind: cst.BaseExpression | None, depth: int = 0) -> cst.BaseExpression | None:
+    """The exception classes an `except` names, as a display where it names a module-level constant built
+    from one (`except _TRACER_ERRORS:` of `_TRACER_ERRORS = tuple(_errors)`, `_errors = [TypeError,
+    jax.errors.ConcretizationTypeError]`: xpcsjax's array-hash helper, fresh set AZ). Appending to such a
+    list only adds classes, so its display's classes are caught at least."""
+    if depth > 3 or kind is None:
+        return kind
+    if isinstance(kind, cst.Call) and isinstance(kind.func, cst.Name) and kind.func.value in ("tuple", "list") \
+            and len(kind.args) == 1 and not kind.args[0].star and kind.args[0].keyword is None:
+        return _handled(facts, kind.args[0].value, depth + 1)
+    if isinstance(kind, cst.Name):
+        values = facts.module_assignments.get(kind.value, [])
+        if len(values) == 1 and isinstance(values[0], (cst.Tuple, cst.List, cst.Call, cst.Name)):
+            resolved = _handled(facts, values[0], depth + 1)
+            if isinstance(resolved, (cst.Tuple, cst.List)):
+                return cst.Tuple([cst.Element(el.value) for el in resolved.elements
+                                  if isinstance(el, cst.Element)])
+    return kind
 
 
 def _catches(kind: cst.BaseExpression | None, scope, caught: set[str]) -> str | None:
