@@ -495,12 +495,13 @@ def _try_bodies(tree: ast.Module | None) -> list[tuple[int, int, set[str] | None
     if tree is None:
         return []
     out = []
+    constants = _module_constants(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try) or not node.body:
             continue
         caught: set[str] | None = set()
         for handler in node.handlers:
-            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            kinds = _handler_classes(handler.type, constants) if handler.type is not None else [None]
             for kind in kinds:
                 if kind is None:
                     caught = None
@@ -515,6 +516,33 @@ def _try_bodies(tree: ast.Module | None) -> list[tuple[int, int, set[str] | None
         inner = {line for a, b in nested for line in range(a, (b or a) + 1)}
         out.extend((line, line, caught) for line in range(lo, hi + 1) if line not in inner)
     return out
+
+
+def _module_constants(tree: ast.Module) -> dict[str, ast.expr]:
+    """Names the module binds once, at its top level, to their values."""
+    seen: dict[str, list[ast.expr]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            seen.setdefault(stmt.targets[0].id, []).append(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            seen.setdefault(stmt.target.id, []).append(stmt.value)
+    return {name: values[0] for name, values in seen.items() if len(values) == 1}
+
+
+def _handler_classes(kind: ast.expr, constants: dict[str, ast.expr], depth: int = 0) -> list[ast.expr]:
+    """The class expressions an `except` names, through a module constant built from a display
+    (`_TRACE_ERRORS = tuple(_errors)`, `_errors = [TypeError, ...]`), as the static side reads it
+    (jitlint.analysis.witness._handled: appending to the list only adds classes)."""
+    if isinstance(kind, (ast.Tuple, ast.List)):
+        return [k for el in kind.elts for k in _handler_classes(el, constants, depth + 1)]
+    if depth < 4 and isinstance(kind, ast.Call) and isinstance(kind.func, ast.Name) and \
+            kind.func.id in ("tuple", "list") and len(kind.args) == 1 and not kind.keywords:
+        return _handler_classes(kind.args[0], constants, depth + 1)
+    if depth < 4 and isinstance(kind, ast.Name) and kind.id in constants:
+        value = constants[kind.id]
+        if isinstance(value, (ast.Tuple, ast.List, ast.Call, ast.Name)):
+            return _handler_classes(value, constants, depth + 1)
+    return [kind]
 
 
 def _def_spans(tree: ast.Module | None) -> dict[int, int]:
