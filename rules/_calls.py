@@ -567,12 +567,10 @@ def _traces_its_parameter(a: ModuleAnalysis, outer: CallSite, func: FunctionInfo
     jit that does not make `param` static)? Then `param` holds a tracer, not the value passed."""
     if isinstance(outer.node.func, cst.Call) and a.call_names.get(outer.node.func) in jaxapi.TRANSFORMS:
         return True
-    decorators = getattr(func.node, "decorators", ())
-    for binding in a.bindings.values():
-        if binding.target is func and any(binding.node is d or binding.node is d.decorator for d in decorators):
-            static = binding.static_params()
-            return static is not None and param not in static
-    return False
+    if func.jit_binding is None:
+        return False
+    static = func.jit_binding.static_params()
+    return static is not None and param not in static
 
 
 def _argument_for(site: CallSite, info: FunctionInfo, param: str):

@@ -90,6 +90,7 @@ def _join_all(found: "list[Taint]") -> Taint:
     else:
         return first
     first = max(found, key=lambda t: t.level)
+    same_keys = len({t.keys for t in found}) == 1
     return Taint(
         level=first.level,
         origin=first.origin,
@@ -99,8 +100,8 @@ def _join_all(found: "list[Taint]") -> Taint:
         filtered=all(t.filtered for t in found),
         from_constant=all(t.from_constant for t in found),
         opaque=all(t.opaque for t in found),
-        elements=_join_elements(found) if len({t.keys for t in found}) == 1 else None,
-        keys=found[0].keys if len({t.keys for t in found}) == 1 else None,
+        elements=_join_elements(found) if same_keys else None,
+        keys=found[0].keys if same_keys else None,
         class_name=_one_class(found),
         mapping=all(t.mapping for t in found),
         flattened=all(t.flattened for t in found),
