@@ -82,8 +82,57 @@ def _field_of_item(a, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
         root = root.value
     if root is expr or not isinstance(root, cst.Name):
         return False
-    return any(isinstance(loop, (cst.For, cst.CompFor)) and root.value in target_names(loop.target)
-               and not _counts(a, loop.iter) for loop in site.loops)
+    return any(isinstance(loop, (cst.For, cst.CompFor)) and root.value in _item_names(a, loop) for loop in site.loops)
+
+
+def _item_names(a, loop: cst.For | cst.CompFor) -> set[str]:
+    """The names a loop binds to the objects it walks: all of its target's, none of a counting loop's but
+    the items `enumerate` pairs with its index (`for i, frame in enumerate(reader)`: `frame`)."""
+    iterable = loop.iter
+    while isinstance(iterable, cst.Call) and iterable.args and a.call_names.get(iterable) not in (
+            "range", "enumerate", "itertools.count", "zip"):
+        iterable = iterable.args[0].value  # `tqdm(enumerate(reader))`: a progress bar around the iterable
+    if not _counts(a, iterable):
+        return set(target_names(loop.target))
+    if a.call_names.get(iterable) == "enumerate" and isinstance(loop.target, (cst.Tuple, cst.List)) and \
+            len(loop.target.elements) == 2:
+        return set(target_names(loop.target.elements[1].value))
+    return set()
+
+
+def _describes_passed_slice(ctx: RuleContext, site, expr: cst.BaseExpression) -> bool:
+    """`for start, end, count in batches: f(x[start:end], count)`: the static and the bounds of a slice passed
+    in the same call are parts of one loop item, a description of one batch, so its value is new only with a
+    new batch, whose slice has its own shape (a full batch and a remainder: a few programs, each compiled for
+    its shape anyway). jaxlogit's `num_panels` per batch, fresh set AZ."""
+    if not isinstance(expr, cst.Name):
+        return False
+    groups = [group for loop in site.loops if isinstance(loop, (cst.For, cst.CompFor))
+              for group in _item_groups(loop.target, _counts(ctx.analysis, loop.iter))]
+    for item in groups:
+        if expr.value not in item:
+            continue
+        for arg in site.node.args:
+            value = arg.value
+            if not arg.star and isinstance(value, cst.Subscript) and any(
+                    isinstance(el.slice, cst.Slice) and item & _bounds_read(el.slice) for el in value.slice):
+                return True
+    return False
+
+
+def _item_groups(target: cst.BaseExpression, counted: bool) -> list[set[str]]:
+    """The names a loop target unpacks from one tuple, per tuple (`i, (start, end)` of `enumerate`: {start,
+    end}; the counter is no part of an item)."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    elements = [el.value for el in target.elements][1 if counted else 0:]
+    own = {el.value for el in elements if isinstance(el, cst.Name)}
+    nested = [g for el in elements for g in _item_groups(el, False)]
+    return ([own] if len(own) > 1 else []) + nested
+
+
+def _bounds_read(piece: cst.Slice) -> set[str]:
+    return {n for bound in (piece.lower, piece.upper) if bound is not None for n in names_read(bound)}
 
 
 def _counts(a, iterable: cst.BaseExpression) -> bool:
@@ -236,10 +285,10 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 continue
             if data_derived(a, site.func, arg.expr, varying) or computed_float(a, site.func, arg.expr):
                 continue  # reported by the more specific JIT302/JIT303
-            if _changes_with_passed_shapes(ctx, site, arg.expr, varying):
+            if _changes_with_passed_shapes(ctx, site, arg.expr, varying) or _describes_passed_slice(ctx, site, arg.expr):
                 continue  # new only with a new shape of another argument, which compiles anyway
-            if _field_of_item(a, site, arg.expr) and _sets_output_shape(ctx, site, arg.param):
-                continue  # each item's own shape (a table's size): one program per item, by construction
+            if _field_of_item(a, site, arg.expr):
+                continue  # a property of each item (a table's size, a video's rotation), not of a step
             if isinstance(arg.expr, cst.Name) and runs.unpacked_from_call(a, site.func, arg.expr.value) is not None \
                     or runs.part_of_call_results(site.loops, arg.expr):
                 continue  # a part of what a call returns each pass: how many values it takes is that call's

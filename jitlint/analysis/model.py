@@ -77,7 +77,7 @@ class ModuleFacts:
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
         self.failure_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs only on failure
         self.leaving_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs once, then leaves
-        self.one_pass_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, nodes run on one pass only
+        self.one_pass_regions: dict[object, frozenset[int]] = {}  # runs.py: per loop, nodes run on one pass only
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use
         self.name_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates names
         self.size_loops: dict[int, bool] = {}  # runs.py: per loop, whether it iterates array sizes

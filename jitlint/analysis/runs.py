@@ -507,7 +507,7 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
     return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or iterates_sizes(a, loop)
                 or iterates_command_line(a, func, loop) or patches_imported_state(a, func, loop)
                 or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)
-                                         or runs_on_one_pass(a, func, loop, node)))
+                                         or runs_on_one_pass(a, func, loop, node) or runs_once(a, loop, node)))
 
 
 def patches_imported_state(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
@@ -699,6 +699,51 @@ def runs_on_one_pass(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CS
     if regions is None:
         regions = a.one_pass_regions[id(loop)] = _one_pass_regions(a, func, loop)
     return id(node) in regions
+
+
+def runs_once(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`if found["first"] is None: found["first"] = make_run(x)(y)` in a loop (also one conjunct of an
+    `and`): `node` is under a test that a name, attribute or entry is still None, and the branch sets it, so
+    it runs on one pass at most (a lazy initialisation; jaxfne's first-crossing search, fresh set AW). Not
+    where the loop sets it back to None."""
+    regions = a.one_pass_regions.get(("once", id(loop)))
+    if regions is None:
+        regions = a.one_pass_regions[("once", id(loop))] = _set_once_regions(a, loop)
+    return id(node) in regions
+
+
+def _set_once_regions(a: "ModuleFacts", loop: cst.CSTNode) -> frozenset[int]:
+    if not isinstance(loop, (cst.For, cst.While)):
+        return frozenset()  # (a comprehension holds no statements)
+    code = a.module.code_for_node
+
+    def unset_tests(test: cst.BaseExpression) -> list[str]:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return unset_tests(test.left) + unset_tests(test.right)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+                isinstance(test.comparisons[0].operator, cst.Is) and \
+                isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+            return [code(test.left)]
+        return []
+
+    def assigned(body: cst.CSTNode) -> dict[str, bool]:
+        """The targets `body` assigns (by source), each with whether some assignment gives it None."""
+        out: dict[str, bool] = {}
+        for n in descendants(body):
+            if isinstance(n, cst.Assign):
+                for t in n.targets:
+                    key = code(t.target)
+                    out[key] = out.get(key, False) or (isinstance(n.value, cst.Name) and n.value.value == "None")
+        return out
+
+    found: set[int] = set()
+    reset = {k for k, to_none in assigned(loop.body).items() if to_none}
+    for stmt in descendants(loop.body):
+        if isinstance(stmt, cst.If):
+            sets = assigned(stmt.body)
+            if any(key in sets and key not in reset for key in unset_tests(stmt.test)):
+                found.update(id(n) for n in descendants(stmt.body))
+    return frozenset(found)
 
 
 def _counter(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> tuple[str, type] | None:
