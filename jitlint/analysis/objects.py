@@ -38,6 +38,10 @@ class Variant:
     # Every `return` of the body gives a value known not to be None (`n + 1`, `int(c)`, a non-None
     # constant) and no path falls off its end: a call of it is not None there (`if p is None: p = pick(n)`).
     returns_not_none: bool = False
+    # What every `return` gives alike that the context decides: a constant or a decided flag (`KnownTruth`),
+    # or for returned tuple displays a tuple of those per position (None where they differ or are unknown):
+    # `arrays, is_scalar = canonicalize(values)` gets the flag the helper computed here.
+    return_static: object = None
     # What the branch the function was traced from decided of its closure's names (`lax.while_loop(cond,
     # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there; not None past `if
     # nbrs is None: return`), and the array module a caller chose (`xp`), by name.

@@ -72,6 +72,10 @@ class Binding(Frame):
             if variant.returns_known and variant.never_returns and self.traced:
                 self.live = False  # it raises whenever called so: the statements after this one are not run
             if variant.returns_known:  # walked in this context: None means a Python value
+                self.last_call_statics = variant.return_static
+                if variant.return_taint is None and isinstance(variant.return_static, KnownTruth) and \
+                        fv.derivative is None and self.last_call_value is None:
+                    self.last_call_value = variant.return_static  # (`flag = is_scalar(x)`: decides `if flag:`)
                 if variant.return_taint is None and variant.returns_not_none and fv.derivative is None and \
                         self.last_call_value is None:
                     self.last_call_value = NOT_NONE  # (`p = pick(n)` after `if p is None:`: decides `p is None`)

@@ -25,7 +25,7 @@ class Calls(Frame):
     """The transfer function of calls, and the resolution of methods."""
 
     def expr_Call(self, expr: cst.Call) -> Taint | None:
-        self.last_call_value = None
+        self.last_call_value = self.last_call_statics = None
         facts = self.facts
         func = expr.func
         q = self.qualify_call_target(func)
@@ -57,7 +57,7 @@ class Calls(Frame):
                 t = self.expr(arg.value)
                 method = self.resolve_method(arg.value, as_value=True) if acls is cst.Attribute else None
                 arg_values.append(method if method is not None and t is None else (t or literal_const(arg.value)))
-        self.last_call_value = None
+        self.last_call_value = self.last_call_statics = None
         self.record(expr)
         facts.call_names[expr] = q
         callee = callee_value if isinstance(callee_value, FuncValue) else None

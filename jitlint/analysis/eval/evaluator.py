@@ -18,7 +18,7 @@ from jitlint.analysis.eval.statements import Statements
 from jitlint.analysis.eval.transforms import Transforms
 from jitlint.analysis.objects import TraceEdge, annotation_kind, bool_array_annotation
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import Taint, join
+from jitlint.analysis.values import Const, Taint, join
 from jitlint.source.cstwalk import children
 
 
@@ -56,6 +56,7 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
         node = info.node
         if isinstance(node, cst.Lambda):
             self.returns.append(self.expr(node.body))
+            self.return_statics.append(self._returned_static(node.body))
             if not self.never_none(node.body, self.returns[-1]):
                 self.may_return_none = True
         else:
@@ -68,9 +69,11 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             # (a lambda gives its expression; a def whose end is reachable gives None there)
             ends = isinstance(node, cst.Lambda) or self.returned and not self.live
             not_none = ends and not self.may_return_none
-            if ret != variant.return_taint or never != variant.never_returns or not_none != variant.returns_not_none:
+            static = _alike(self.return_statics + ([] if ends else [Const(None)]))
+            if ret != variant.return_taint or never != variant.never_returns or not_none != variant.returns_not_none \
+                    or static != variant.return_static:
                 variant.return_taint, variant.never_returns = ret, never
-                variant.returns_not_none = not_none
+                variant.returns_not_none, variant.return_static = not_none, static
                 self.scheduler.changed(returns_of(info, variant))  # callers computed with the old value
             # Nested defs defined under trace but not called here still run under trace when used (stored,
             # handed on, decorated). No call is seen, so the one context that can be stated is the call that
@@ -91,6 +94,19 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
                                 if (const := nested.default_const(name)) is not None}
                     self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants,
                                            TraceEdge("defined", nested.node, "", info))
+
+
+def _alike(statics: list):
+    """What every return gives alike (per position of tuples of one length), None where they differ."""
+    if not statics:
+        return None
+    first = statics[0]
+    if isinstance(first, tuple):
+        if not all(isinstance(s, tuple) and len(s) == len(first) for s in statics):
+            return None
+        parts = tuple(_alike([s[i] for s in statics]) for i in range(len(first)))
+        return parts if any(p is not None for p in parts) else None
+    return first if all(s == first for s in statics) else None
 
 
 def _used_outside_returns(info) -> set[str]:

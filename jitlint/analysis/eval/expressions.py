@@ -431,9 +431,9 @@ class Expressions(Frame):
                 if method == "keys":
                     return None
                 if method == "values":
-                    return _element(receiver)
+                    return _entry(receiver)
                 if method == "items":
-                    return (None, _element(receiver))
+                    return (None, _entry(receiver))
         iterated = self._taint_of(iterable)
         if isinstance(iterated, Taint) and iterated.mapping:
             return None  # a dict's keys
@@ -458,6 +458,15 @@ def _element(taint: Taint | None) -> Taint | None:
     if taint is None:
         return None
     return dataclasses.replace(taint, container=False)
+
+
+def _entry(mapping: Taint | None) -> Taint | None:
+    """One value of a dict: the join of its display's entries where it remembers them (a tuple of tracers and
+    Python ints per key keeps the ints static at their position: `for name, (e, npos) in shared.items()`,
+    jaxfne's weight sharing, fresh set AW), else an element of it."""
+    if isinstance(mapping, Taint) and mapping.mapping and mapping.elements is not None:
+        return join(*mapping.elements)
+    return _element(mapping)
 
 
 def _flatten(structure) -> list:

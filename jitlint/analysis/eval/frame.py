@@ -37,6 +37,9 @@ class Frame:
         self.loops: list[tuple[cst.CSTNode, dict[str, str]]] = []
         self.env: dict[str, Value] = {}
         self.returns: list[Taint | None] = []
+        # what each `return` gives that the context decides (a constant, a decided flag; per position of a
+        # returned tuple display): Variant.return_static
+        self.return_statics: list = []
         # Reachability, for a traced walk: False once every path so far has raised, returned or called a
         # function that never returns in its context (the statements after are not run there); `returned`:
         # a `return` was reached on some path.
@@ -62,6 +65,7 @@ class Frame:
         self.nested_seen: list[FunctionInfo] = []
         # What the call just evaluated produced besides its taint: a function, an object (`Model(...)`).
         self.last_call_value: Value = None
+        self.last_call_statics = None  # Variant.return_static of the local function the last call ran
         self.binding_loop_target = False  # assigning a `for` loop's own target (Loops.stmt_For)
         # walking a class body (its bindings are the class's attributes): the names it declares `global`
         self.class_body: frozenset[str] | None = None

@@ -78,6 +78,9 @@ class Guards(Frame):
                         return False  # nor is it a NumPy array, a Python number or a container
                 elif names and all(n in jaxapi.NON_TRACER_TYPES and n not in _CONTAINER_TYPES for n in names):
                     return False  # what holds tracers is no NumPy array or Python scalar (a pytree may be a list)
+        if self.traced and isinstance(expr, cst.Call) and self.qualify_call_target(expr.func) == "all" and \
+                self._some_item_no_instance(expr):
+            return False
         if self.traced and self._any_traced(self._tracer_test_subjects(expr)):
             return True
         if self.traced and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and \
@@ -92,6 +95,39 @@ class Guards(Frame):
         if isinstance(value, FuncValue):
             return True
         return None
+
+    def _some_item_no_instance(self, call: cst.Call) -> bool:
+        """`all([isinstance(t, (int, float)) for t in values])` where `values` holds a traced array: that
+        item is no instance of a type no tracer is (levy-stable-jax's `is_scalar` of its arguments, fresh
+        set AY: under jit the `.item()` it guards never runs)."""
+        if len(call.args) != 1 or call.args[0].star or call.args[0].keyword is not None:
+            return False
+        comp = call.args[0].value
+        if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)) or comp.for_in.inner_for_in is not None or \
+                comp.for_in.ifs or not isinstance(comp.for_in.target, cst.Name):
+            return False
+        test = comp.elt
+        if not (isinstance(test, cst.Call) and self.qualify_call_target(test.func) == "isinstance" and
+                len(test.args) == 2 and isinstance(test.args[0].value, cst.Name) and
+                test.args[0].value.value == comp.for_in.target.value):
+            return False
+        names = [self._type_name(t) for t in _types_of(test.args[1].value)]
+        if not names or not all(n in jaxapi.NON_TRACER_TYPES for n in names):
+            return False
+        holds_tracers_only = not any(n in _CONTAINER_TYPES for n in names)  # (a pytree of tracers may be a list)
+        items = comp.for_in.iter
+        if isinstance(items, (cst.List, cst.Tuple)):
+            parts = [self.static_value(el.value) for el in items.elements if not isinstance(el, cst.StarredElement)]
+        else:
+            held = self.static_value(items)
+            if not (isinstance(held, Taint) and held.container and not held.mapping and not held.opaque):
+                return False
+            if held.elements is None:
+                # some item is a tracer or holds one (the contexts of several callers joined): no Python number
+                return holds_tracers_only
+            parts = list(held.elements)
+        return any(isinstance(v, Taint) and not v.opaque and (v.is_array and not v.container or holds_tracers_only)
+                   for v in parts)
 
     def reads_traced_shape(self, test: cst.BaseExpression) -> bool:
         """Whether a test reads the shape of a traced array (`x.ndim`, `x.shape[0]`, `x.size`, `len(x)`)."""

@@ -10,7 +10,7 @@ import libcst as cst
 from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
-from jitlint.analysis.values import NOT_NONE, KnownTruth, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, Taint, join
 from jitlint.source.cstwalk import descendants
 
 # Each statement class's transfer function, looked up once per class rather than by name on every node.
@@ -58,8 +58,17 @@ class Statements(Frame):
             self.expr(node.value)
         elif isinstance(node, cst.Assign):
             value = self.value(node.value)
+            if value is None and self.traced and node.value.__class__ in _TEST_NODES:
+                # `is_scalar = isinstance(x, float)`: a Python bool the context decides; `if is_scalar:` is
+                # decided by it as the test itself would be
+                truth = self.static_truth(node.value)
+                if truth is not None:
+                    value = KnownTruth(truth)
+            statics = self.last_call_statics if node.value.__class__ is cst.Call else None
             for target in node.targets:
                 self.assign(target.target, value, node.value)
+                if isinstance(statics, tuple):
+                    self._assign_statics(target.target, statics)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, self.value(node.value), node.value)
@@ -72,10 +81,13 @@ class Statements(Frame):
             if node.value is not None:
                 returned = self.expr(node.value)
                 self.returns.append(returned)
+                if self.traced:
+                    self.return_statics.append(self._returned_static(node.value))
                 if not self.never_none(node.value, returned):
                     self.may_return_none = True
             else:
                 self.may_return_none = True
+                self.return_statics.append(Const(None))
             self.returned, self.live = True, False
         elif isinstance(node, cst.Assert):
             self.expr(node.test)
@@ -94,6 +106,22 @@ class Statements(Frame):
                 self.scope.add_import_from(node)
         elif isinstance(node, cst.Del):
             pass
+
+    def _returned_static(self, value: cst.BaseExpression):
+        if isinstance(value, cst.Tuple) and not any(isinstance(el, cst.StarredElement) for el in value.elements):
+            return tuple(self._returned_static(el.value) for el in value.elements)
+        known = self.static_value(value)
+        return known if isinstance(known, (Const, KnownTruth)) else None
+
+    def _assign_statics(self, target: cst.BaseExpression, statics: tuple) -> None:
+        """`(x_, loc_), is_scalar = canonicalize(...)`: the names whose position the helper's every return
+        decides in this context get that value (where no taint says otherwise)."""
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(statics):
+            return
+        for el, known in zip(target.elements, statics):
+            if isinstance(el.value, cst.Name) and isinstance(known, (Const, KnownTruth)) and \
+                    not isinstance(self.env.get(el.value.value), Taint):
+                self.env[el.value.value] = known
 
     def stmt_If(self, node: cst.If) -> None:
         truth = self.static_truth(node.test)
@@ -383,6 +411,7 @@ def _declared_global(body: cst.BaseSuite) -> frozenset[str]:
 
 # (Not `continue`/`break`: what a branch holds there still reaches the loop's next iteration or its end.)
 _EXITS = (cst.Return, cst.Raise)
+_TEST_NODES = frozenset({cst.Call, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation})
 
 
 def _leaves(block: cst.BaseSuite) -> bool:
