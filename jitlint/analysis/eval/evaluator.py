@@ -18,7 +18,7 @@ from jitlint.analysis.eval.statements import Statements
 from jitlint.analysis.eval.transforms import Transforms
 from jitlint.analysis.objects import TraceEdge, annotation_kind, bool_array_annotation
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import Const, Taint, join
+from jitlint.analysis.values import Const, KnownTruth, Taint, join
 from jitlint.source.cstwalk import children
 
 
@@ -106,7 +106,12 @@ def _alike(statics: list):
             return None
         parts = tuple(_alike([s[i] for s in statics]) for i in range(len(first)))
         return parts if any(p is not None for p in parts) else None
-    return first if all(s == first for s in statics) else None
+    if all(s == first for s in statics):
+        return first
+    # `return arrays, is_scalar` (a flag decided False) beside `return [...], False`: the same truth
+    truths = {s.truth if isinstance(s, KnownTruth) else bool(s.value) if isinstance(s, Const) else None
+              for s in statics}
+    return KnownTruth(truths.pop()) if len(truths) == 1 and None not in truths else None
 
 
 def _used_outside_returns(info) -> set[str]:
