@@ -84,7 +84,8 @@ class ModuleSummary:
     # Module-level functions -> what they return, read from their bodies: "array" (every return computes
     # with jax.numpy & co., or the return annotation is an array type and no return is a literal), or
     # "scalar" (a Python number or string whenever the arguments are). A `-> float` annotation alone is not
-    # believed: JAX code annotates jnp scalars so.
+    # believed: JAX code annotates jnp scalars so. "function": every return is a function made on that run
+    # (a lambda, a nested def, a jit wrapper), a factory.
     returns: dict[str, str] = field(default_factory=dict)
     # Module-level names bound once to a Python number, bool or string (`BASE_LR = 0.1`).
     scalars: list[str] = field(default_factory=list)
@@ -460,6 +461,8 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
                 assigned.setdefault((alias.asname or alias.name).partition(".")[0], []).append(None)
     if not returns or any(r is None for r in returns):
         return None
+    if all(_new_function(r, fn, imports) for r in returns):
+        return "function"
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
     reader = _ReturnReader(imports, params, scalars, assigned)
     if all(reader.array(r) for r in returns):
@@ -474,6 +477,17 @@ def _return_kind(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, 
     if name in jaxapi.ARRAY_ANNOTATIONS and not numpy and not any(isinstance(r, ast.Constant) for r in returns):
         return "array"
     return None
+
+
+def _new_function(value: ast.expr, fn: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]) -> bool:
+    """A `return` of a function made on this run: a lambda, a def nested in `fn`'s own body, or a jit
+    wrapper (`return jax.jit(run)`): a factory, whose product a loop may keep per item."""
+    if isinstance(value, ast.Lambda):
+        return True
+    if isinstance(value, ast.Call):
+        return _qualify(value.func, imports) in jaxapi.JIT_WRAPPERS
+    return isinstance(value, ast.Name) and any(
+        isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == value.id for s in fn.body)
 
 
 def _is_tracer_test(fn: ast.FunctionDef, imports: dict[str, str]) -> bool:
@@ -643,8 +657,8 @@ class ProjectIndex:
         return found is not None and method in found[0].classes.get(found[1], ())
 
     def value_kind(self, qualified: str) -> str | None:
-        """What a project module's name holds, following re-exports: "returns array" / "returns scalar"
-        for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
+        """What a project module's name holds, following re-exports: "returns array" / "returns scalar" /
+        "returns function" (a factory) for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
         for a module-level literal list of configurations (ModuleSummary.sweeps), "pytree decorator" /
         "static field" for a project's own pytree dataclass decorator and static field maker."""
         found = self._defined(qualified)

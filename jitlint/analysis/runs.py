@@ -863,7 +863,12 @@ def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,
                       callee: "FunctionInfo | None" = None) -> bool:
     """`{k: make_wrapper(v) for k, v in items}`: a comprehension keeping one function per item from a
     factory (or one `jax.jit(...)` per item, or one object of a class of the module per item), rather than
-    calling the same computation on every item."""
+    calling the same computation on every item; or a statement loop keeping what such a call gives on each
+    pass (`self.steps.append(build_step(c))`, `keeps_per_item`: jax-lab's per-component kernels built in
+    `__init__`, fresh set AN)."""
+    if isinstance(loop, (cst.For, cst.While)):
+        constructs = isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in a.classes
+        return (constructs or callee is not None and returns_function(a, callee)) and keeps_per_item(loop, call)
     comp = a.comprehensions.get(loop) if isinstance(loop, cst.CompFor) else None
     if comp is None or isinstance(comp, cst.GeneratorExp):
         return False

@@ -74,6 +74,8 @@ def _repeated_candidates(analysis, index):
                 runs.builds_collection(analysis, site.loop, site.node):
             continue
         if site.qualified and "." in site.qualified and compiles(site.qualified):
+            if index.value_kind(site.qualified) == "returns function" and runs.keeps_per_item(site.loop, site.node):
+                continue  # a factory whose product the loop keeps per item: built once for each (jax-lab's kernels)
             target = index.resolve_function(site.qualified)
             if target is not None:
                 yield site, target

@@ -137,6 +137,10 @@ def test_repetition():
         assert compiles("<lambda>", lambda: solvers.calibrate(jnp.ones(3))) == 1
         # tabulate: jitted by decorators.py's jit_keep_doc, its inner jit traced into it: one compile
         assert compiles("tabulate", lambda: experiments.tables(data, 3)) == 1
+        # a factory's jitted product: a new one per step recompiles on every step; one kept per axis
+        # compiles once per axis, when used (built once each: not JIT101)
+        assert compiles("step", lambda: experiments.anneal(jnp.ones(3), 3)) == 3
+        assert compiles("project", lambda: experiments.projectors(jnp.ones((2, 2)), 2)) == 2
 
 
 def test_eager_sizes():
