@@ -103,6 +103,13 @@ class Library(Frame):
                     ys = returned.elements[1]
             return dataclasses.replace(result, container=True, is_array=False, is_bool=False,
                                        elements=(carry_out, ys))
+        mapped = _argument(expr, arg_values, 0, "f") if result is not None and q == "jax.lax.map" else None
+        if isinstance(mapped, FuncValue) and self.variant is not None:
+            # `lax.map(f, xs)`: the pytree `f` returns, each leaf stacked -- a Python tuple of arrays when `f`
+            # returns one (booz-xform-jax's surface transforms, fresh set AO)
+            for variant in list(mapped.info.variants.values()):  # (walked again when what it returns changes)
+                self.read_return_of(mapped.info, variant)
+            return pytree_output(result, mapped.info)
         branches = [v.info for v in arg_values if isinstance(v, FuncValue)] if q == "jax.lax.cond" else []
         if result is not None and branches and self.variant is not None:
             # `lax.cond(p, lambda _: [a, b], lambda _: [c, d], None)`: the pytree the branches return, here

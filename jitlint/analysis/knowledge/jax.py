@@ -205,9 +205,14 @@ PASS_THROUGH = {"jax.device_put", "jax.block_until_ready", "jax.tree_util.tree_r
 # pair): iterating one is a loop over a few items, not over an array's rows.
 TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten",
                   "jax.tree_util.tree_unflatten", "jax.tree.unflatten"}
-# jnp calls returning a Python list of arrays (its elements are arrays; it is not one).
+# jnp calls returning a Python list or tuple of arrays (its elements are arrays; it is not one).
 ARRAY_LISTS = {f"jax.numpy.{name}" for name in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
-                                                 "broadcast_arrays")}
+                                                 "broadcast_arrays",
+                                                 # a Python tuple of index arrays, one per axis (measured on JAX
+                                                 # 0.10.2 under jit: jax-lab's `unravel_index`, fresh set AN)
+                                                 "unravel_index", "nonzero", "diag_indices", "diag_indices_from",
+                                                 "tril_indices", "tril_indices_from", "triu_indices",
+                                                 "triu_indices_from")}
 # jnp calls returning one array for a single axis, else a Python list of arrays (one per axis): the keyword
 # naming the axes. `jnp.gradient(a, axis=(-2, -1))` is a list; `jnp.gradient(a, axis=1)` an array.
 ARRAY_LIST_PER_AXIS = {"jax.numpy.gradient": "axis"}
