@@ -60,6 +60,7 @@ class ModuleFacts:
         self.loggers: set[str] = set()  # module/local names bound to logging.getLogger(...)
         self.jit_creations: dict[cst.CSTNode, JitCreation] = {}
         self.bindings: dict[cst.CSTNode, JitBinding] = {}  # every jit application with its options
+        self._skipping: dict[int, bool] = {}  # skips_when_traced, per function
         self.module_assignments: dict[str, list[cst.BaseExpression]] = {}
         self.module_unpacked: set[str] = set()  # module names also bound to a part of an unpacked value
         # The iterables among those sources: a loop's target is bound to one *element* of it (ids).
@@ -220,6 +221,78 @@ class ModuleFacts:
                 return f.local_defs[name]
             f = f.parent
         return self.module_defs.get(name)
+
+    def skips_when_traced(self, info: FunctionInfo) -> bool:
+        """Whether `info` is decorated by a module function whose wrapper returns before calling it when an
+        argument is a tracer (`@skip_if_traced` of `def _wrapper(*args, **kwargs): if is_traced(*args):
+        return`, `is_traced` returning True on a tracer test of its arguments): its body never runs under a
+        trace that hands it a tracer (jax-ifnt's `print`, fresh set BA)."""
+        node = info.node
+        if not isinstance(node, cst.FunctionDef) or not node.decorators:
+            return False
+        known = self._skipping.get(id(info))
+        if known is None:
+            decorators = [self.module_defs.get(dec.decorator.value) for dec in node.decorators
+                          if isinstance(dec.decorator, cst.Name)]
+            known = self._skipping[id(info)] = any(
+                d is not None and d is not info and self._skipping_wrapper(d) for d in decorators)
+        return known
+
+    def _skipping_wrapper(self, decorator: FunctionInfo) -> bool:
+        """`decorator` returns a nested def that begins (after its docstring) with `if TEST: return` (or
+        `return None`), TEST calling a module function that returns True where one of the wrapper's starred
+        arguments is a tracer (one part of an `or` is enough)."""
+        body = _own_statements(decorator.node)
+        returned = {s.body[0].value.value for s in body if isinstance(s, cst.SimpleStatementLine) and
+                    isinstance(s.body[0], cst.Return) and isinstance(s.body[0].value, cst.Name)}
+        for wrapper in body:
+            if not (isinstance(wrapper, cst.FunctionDef) and wrapper.name.value in returned and
+                    isinstance(wrapper.params.star_arg, cst.Param)):
+                continue
+            first = next(iter(_own_statements(wrapper)), None)
+            if not (isinstance(first, cst.If) and first.orelse is None and _returns_none(first.body)):
+                continue
+            stars = {wrapper.params.star_arg.name.value}
+            if isinstance(wrapper.params.star_kwarg, cst.Param):
+                stars.add(wrapper.params.star_kwarg.name.value)
+            parts, test = [], first.test
+            while isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+                parts.append(test.right)
+                test = test.left
+            parts.append(test)
+            if any(self._tracer_test_of(part, stars) for part in parts):
+                return True
+        return False
+
+    def _tracer_test_of(self, test: cst.BaseExpression, stars: set[str]) -> bool:
+        """`is_traced(*args)`: a call of a module function returning True on a tracer among its starred
+        parameter's items, handed the wrapper's starred arguments."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.args and
+                all(arg.star == "*" for arg in test.args) and
+                any(isinstance(arg.value, cst.Name) and arg.value.value in stars for arg in test.args)):
+            return False
+        helper = self.module_defs.get(test.func.value)
+        return helper is not None and self._true_on_tracers(helper)
+
+    def _true_on_tracers(self, helper: FunctionInfo) -> bool:
+        """A body of `if ...: return True` statements, one of them testing `any(isinstance(x, T) for x in
+        xs)` over its starred parameter with T a tracer type: True whenever an item is a tracer."""
+        star = helper.node.params.star_arg if isinstance(helper.node, cst.FunctionDef) else None
+        if not isinstance(star, cst.Param):
+            return False
+        for stmt in _own_statements(helper.node):
+            if not (isinstance(stmt, cst.If) and stmt.orelse is None and _returns_true(stmt.body)):
+                return False
+            test = stmt.test
+            if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "any" and \
+                    len(test.args) == 1 and isinstance(test.args[0].value, cst.GeneratorExp):
+                gen = test.args[0].value
+                elt = gen.elt
+                if isinstance(gen.for_in.iter, cst.Name) and gen.for_in.iter.value == star.name.value and \
+                        isinstance(elt, cst.Call) and isinstance(elt.func, cst.Name) and elt.func.value == "isinstance" \
+                        and len(elt.args) == 2 and helper.scope.qualify(elt.args[1].value) in jaxapi.TRACER_TYPES:
+                    return True
+        return False
 
     def derivative_rules(self, info: FunctionInfo) -> list[tuple[FunctionInfo, str, cst.CSTNode]]:
         """The custom derivative rules of a module-level function (`f.defvjp(f_fwd, f_bwd)`, `@f.defjvp`):
@@ -478,6 +551,31 @@ class ModuleFacts:
                 return self.classes[c][name]
             todo.extend(self.class_bases.get(c, []))
         return None
+
+
+def _own_statements(node: cst.CSTNode) -> list[cst.BaseStatement]:
+    """A def's statements, its docstring left out."""
+    body = list(node.body.body) if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) \
+        else []
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) and \
+            isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        body = body[1:]
+    return body
+
+
+def _returns_none(block: cst.BaseSuite) -> bool:
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    small = lines[0].body[0] if len(lines) == 1 and isinstance(lines[0], (cst.SimpleStatementLine,
+                                                                           cst.SimpleStatementSuite)) else None
+    return isinstance(small, cst.Return) and (small.value is None or isinstance(small.value, cst.Name) and
+                                              small.value.value == "None")
+
+
+def _returns_true(block: cst.BaseSuite) -> bool:
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    small = lines[0].body[0] if len(lines) == 1 and isinstance(lines[0], (cst.SimpleStatementLine,
+                                                                           cst.SimpleStatementSuite)) else None
+    return isinstance(small, cst.Return) and isinstance(small.value, cst.Name) and small.value.value == "True"
 
 
 class _Collector(cst.CSTVisitor):
