@@ -237,6 +237,8 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
     if names and varies_between_runs(a, creation.func, names, varying_names(creation), rep):
         return True
+    if rep is not None and rep.resized_params and _closes_over_resized(a, creation, infos, rep.resized_params):
+        return True
     # Anything the program reads from its closure (a free name, a default `cfg=cfg`, a partial's bound
     # argument) that changes with the items of loops over configurations (runs.sweeps_configurations: a
     # benchmark over implementations, a test over tile sizes): one program per item by construction, and
@@ -319,6 +321,34 @@ def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:
             return False  # a step not seen here (another file, a call jitlint cannot place)
         loops += [(site.func, loop) for loop in site.loops]
     return bool(loops) and all(runs.sweeps_configurations(a, func, loop) for func, loop in loops)
+
+
+def _closes_over_resized(a, creation: JitCreation, infos, resized: frozenset) -> bool:
+    """The program reads, from its closure (also through the functions it closes over: `loss` behind
+    `value_and_grad = optax.value_and_grad_from_state(loss)`), an array made from a parameter whose length
+    the calling loop's data decide on every run (rema-jax's red-sequence fit over each iteration's members,
+    selected by a mask, fresh set BA): the constants it bakes in have other shapes each run, so each run is
+    another program, and hoisting the jit saves no compile. Only for the function another file's loop
+    calls directly."""
+    func = creation.func
+    if func is None or any(isinstance(node, cst.Call) for node, _ in repetitions(a)[func].steps):
+        return False
+    seen: set[str] = set()
+    todo = set().union(*(_free_reads(f) for f in infos))
+    while todo:
+        name = todo.pop()
+        if name in seen or len(seen) > 64:
+            continue
+        seen.add(name)
+        if name in resized:
+            return True
+        nested = next((f for f in a.functions if f.parent is func and isinstance(f.node, cst.FunctionDef) and
+                       f.name == name), None)
+        if nested is not None:
+            todo |= _free_reads(nested)
+        for src in runs.assigned(a, func, name):
+            todo |= names_read(src)
+    return False
 
 
 def _free_reads(info) -> set[str]:

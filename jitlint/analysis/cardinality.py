@@ -79,6 +79,51 @@ def depends_on(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseE
     return False
 
 
+# ------------------------------------------------------------------------------ lengths the data decide
+
+_MASK_CALLS = {"isin", "isfinite", "isnan", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
+               "flatnonzero", "nonzero", "argwhere"}
+_SAME_LENGTH = {"numpy.asarray", "numpy.array", "numpy.ascontiguousarray", "jax.numpy.asarray", "jax.numpy.array"}
+
+
+def masked_length(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """Is `expr` an array selected by a mask (`mem["FLUX"][msel][:, bidx]`, `msel = np.isin(...) & (p >
+    0.01)`; or by `np.flatnonzero(...)`), so that its length is what the data decide? Names are followed to
+    the one expression each is assigned, and NumPy's copies (`np.asarray(x)`) keep the length."""
+    if depth > 3:
+        return False
+    if isinstance(expr, cst.Name):
+        sources = runs.assigned(a, func, expr.value)
+        return len(sources) == 1 and masked_length(a, func, sources[0], depth + 1)
+    if isinstance(expr, cst.Call) and expr.args and a.call_names.get(expr) in _SAME_LENGTH:
+        return masked_length(a, func, expr.args[0].value, depth + 1)
+    node = expr
+    while isinstance(node, cst.Subscript):
+        first = node.slice[0].slice if node.slice else None
+        if isinstance(first, cst.Index) and _is_mask(a, func, first.value, depth):
+            return True
+        node = node.value
+    return False
+
+
+def _is_mask(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, depth: int) -> bool:
+    """A boolean array (a comparison, `&`/`|`/`^`/`~` of masks, `np.isin`, `np.isfinite` ...) or the indices
+    of one (`np.flatnonzero`): what it selects has as many rows as the data say."""
+    if depth > 3:
+        return False
+    if isinstance(expr, cst.Name):
+        sources = runs.assigned(a, func, expr.value)
+        return len(sources) == 1 and _is_mask(a, func, sources[0], depth + 1)
+    if isinstance(expr, cst.Comparison):
+        return not any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _is_mask(a, func, expr.left, depth) or _is_mask(a, func, expr.right, depth)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _is_mask(a, func, expr.expression, depth)
+    q = a.call_names.get(expr) if isinstance(expr, cst.Call) else None
+    return q is not None and q.startswith(("numpy.", "jax.numpy.")) and q.rpartition(".")[2] in _MASK_CALLS
+
+
 # ------------------------------------------------------------------------------ a few values
 
 

@@ -29,8 +29,10 @@ class Repetition:
     reason: str  # for messages: "`step` is called inside a loop, `step(x)`"
     steps: tuple  # witness steps (node or foreign.Place, text), from the loop to the call of the function
     # Called from a loop in another file: the parameters of the chain's first function whose arguments
-    # there change with the loop (a call in this file is read where it is written).
+    # there change with the loop (a call in this file is read where it is written), and those of them
+    # whose length changes too (arrays selected by a mask the loop's data decide).
     varying_params: frozenset = frozenset()
+    resized_params: frozenset = frozenset()
 
 
 def repetitions(facts: ModuleFacts) -> dict[FunctionInfo, Repetition]:
@@ -68,10 +70,12 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         if info is not None and info not in found and not once_per_key(info):
             path, line = call.steps[-1][0], call.steps[-1][1]
             specs = [(keyword, star) for keyword, star, _ in call.args]
-            varying = frozenset(param for param, (_, _, value) in zip(parameters_filled(info, specs), call.args)
-                                if param is not None and value == VARIES)
+            filled = [(param, value) for param, (_, _, value) in zip(parameters_filled(info, specs), call.args)
+                      if param is not None]
+            varying = frozenset(param for param, value in filled if value in (VARIES, SIZE_VARIES))
+            resized = frozenset(param for param, value in filled if value == SIZE_VARIES)
             found[info] = Repetition(f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}",
-                                     tuple(call.places()), varying)
+                                     tuple(call.places()), varying, resized)
     # What a repeated function calls runs repeatedly too.
     changed = True
     while changed:
@@ -195,5 +199,7 @@ def loop_varying(a: ModuleFacts, site: "CallSite | JitCreation", items: bool = F
                                   if f.parent is site.func and f.def_loop is not None and f.def_loop in site.loops}
 
 
-# What a call from another file says of an argument that changes with the loop around the call.
+# What a call from another file says of an argument that changes with the loop around the call; of one
+# whose length also changes, selected by a mask the loop's data decide (`mem["FLUX"][msel]`).
 VARIES = ("varies",)
+SIZE_VARIES = ("size varies",)

@@ -9,8 +9,8 @@ import libcst as cst
 from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
-from jitlint.analysis.cardinality import depends_on
-from jitlint.analysis.repetition import VARIES, loop_varying
+from jitlint.analysis.cardinality import depends_on, masked_length
+from jitlint.analysis.repetition import SIZE_VARIES, VARIES, loop_varying
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
 from jitlint.source.cstwalk import walk_statements
 
@@ -35,7 +35,7 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
         # which arguments change with the loop: a callable built from them differs between the runs
         varying = loop_varying(analysis, site)
         args = tuple((arg.keyword.value if arg.keyword is not None else None, arg.star,
-                      VARIES if depends_on(analysis, site.func, arg.value, varying) else None) for arg in site.node.args)
+                      _how_it_varies(analysis, site, arg.value, varying)) for arg in site.node.args)
         pending.append((target, args, False, site.func.name if site.func is not None else "<module>", steps, "repeated",
                         None))
     if not pending:
@@ -57,6 +57,14 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
         else:
             out[key] = ForeignCall(module, function, args, traces_constants, caller, tuple(placed), kind, guard)
     return list(out.values())
+
+
+def _how_it_varies(analysis, site, value, varying):
+    """VARIES where an argument changes with the loop, SIZE_VARIES where its length does too (a mask the
+    loop's data decide selects it), else None."""
+    if not depends_on(analysis, site.func, value, varying):
+        return None
+    return SIZE_VARIES if masked_length(analysis, site.func, value) else VARIES
 
 
 def _repeated_candidates(analysis, index):

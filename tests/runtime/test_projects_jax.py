@@ -141,6 +141,13 @@ def test_repetition():
         # compiles once per axis, when used (built once each: not JIT101)
         assert compiles("step", lambda: experiments.anneal(jnp.ones(3), 3)) == 3
         assert compiles("project", lambda: experiments.projectors(jnp.ones((2, 2)), 2)) == 2
+        # a fit closing over each cluster's members (a mask selects them): one program per length, each
+        # needed; the same data rescaled compiles again on every call (JIT101)
+        import numpy as np
+
+        flux, labels = np.arange(1.0, 7.0), np.array([0, 1, 1, 2, 2, 2])
+        assert compiles("step", lambda: experiments.members_per_cluster(flux, labels, 3)) == 3
+        assert compiles("step", lambda: experiments.refit_scaled(flux, 3)) == 3
 
 
 def test_eager_sizes():
