@@ -328,10 +328,10 @@ def _closes_over_resized(a, creation: JitCreation, infos, resized: frozenset) ->
     `value_and_grad = optax.value_and_grad_from_state(loss)`), an array made from a parameter whose length
     the calling loop's data decide on every run (rema-jax's red-sequence fit over each iteration's members,
     selected by a mask, fresh set BA): the constants it bakes in have other shapes each run, so each run is
-    another program, and hoisting the jit saves no compile. Only for the function another file's loop
-    calls directly."""
+    another program, and hoisting the jit saves no compile. (`resized`: of the function a loop calls
+    directly, here or in another file.)"""
     func = creation.func
-    if func is None or any(isinstance(node, cst.Call) for node, _ in repetitions(a)[func].steps):
+    if func is None:
         return False
     seen: set[str] = set()
     todo = set().union(*(_free_reads(f) for f in infos))

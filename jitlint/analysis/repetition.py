@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.cardinality import depends_on, names_read, varying_names
+from jitlint.analysis.cardinality import depends_on, masked_length, names_read, varying_names
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo
 from jitlint.analysis.sites import CallSite, JitCreation, call_arguments, parameters_filled
@@ -62,9 +62,13 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         if callee not in found:
             loop = next((lp for lp in reversed(site.loops) if runs.repeats_same_work(a, site.func, lp, site.node)),
                         site.loop)
+            varying = loop_varying(a, site)
+            resized = frozenset(param for param, expr in call_arguments(site, callee)
+                                if depends_on(a, site.func, expr, varying) and masked_length(a, site.func, expr))
             found[callee] = Repetition(
                 f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`",
-                ((loop, "this loop repeats it"), (site.node, f"calls `{callee.name}` on every iteration")))
+                ((loop, "this loop repeats it"), (site.node, f"calls `{callee.name}` on every iteration")),
+                resized_params=resized)
     for call in getattr(a, "incoming", ()):  # called from a data-driven loop in another file
         info = _incoming_callee(a, call.function) if call.kind == "repeated" else None
         if info is not None and info not in found and not once_per_key(info):
