@@ -62,10 +62,27 @@ class Taint:
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
             object.__setattr__(self, "elements", None)  # only a container has positions
+        elif self.elements is not None and _nested_deeper(self.elements, MAX_ELEMENT_DEPTH):
+            # Widening: a structure that nests itself again on every walk (a custom JVP rule calling its
+            # primal with `*primals`, jax-sn, fresh set BB: the walks never settled) keeps its outer levels
+            # only, so the worklist reaches a fixed point.
+            object.__setattr__(self, "elements", None)
         if self.keys is not None and (self.elements is None or len(self.elements) != len(self.keys)):
             object.__setattr__(self, "keys", None)
         if self.mapping and not self.container:
             object.__setattr__(self, "mapping", False)
+
+
+# How deep the positions of containers are remembered (`((a, b), c)` is two levels).
+MAX_ELEMENT_DEPTH = 6
+
+
+def _nested_deeper(elements: tuple, depth: int) -> bool:
+    """Whether `elements` holds containers with positions more than `depth` levels down."""
+    if depth <= 0:
+        return True
+    return any(isinstance(e, Taint) and e.elements is not None and _nested_deeper(e.elements, depth - 1)
+               for e in elements)
 
 
 def join(*taints: "Taint | None") -> "Taint | None":

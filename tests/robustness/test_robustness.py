@@ -401,6 +401,28 @@ def test_deep_nesting_that_cpython_accepts_is_linted():
         assert found == expected(path), name
 
 
+def test_a_structure_nesting_itself_on_every_walk_settles():
+    """16: a custom JVP rule calling its own primal with `*primals` nested the primal's arguments one level
+    deeper on every walk (jax-sn, fresh set BB: the run never ended, its memory grew without bound). The
+    analysis settles within its budget and reports what is there; the positions of nested containers are
+    kept a few levels deep only."""
+    from jitlint.analysis.values import MAX_ELEMENT_DEPTH, Taint
+
+    path = ROBUST / "jvp_rule_calls_primal.py"
+    # (in a process of its own: were the walks never to settle again, the test fails instead of hanging)
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "--format", "json", str(path)],
+                          capture_output=True, text=True, timeout=300, encoding="utf-8")
+    assert {(f["line"], f["code"]) for f in json.loads(proc.stdout)} == expected(path)
+    leaf = Taint(2, "x", is_array=True)
+    nested = leaf
+    for _ in range(MAX_ELEMENT_DEPTH + 3):
+        nested = Taint(2, "x", container=True, elements=(nested, leaf))
+    depth, value = 0, nested
+    while value is not None and value.elements is not None:
+        depth, value = depth + 1, value.elements[0]
+    assert 1 <= depth <= MAX_ELEMENT_DEPTH
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in ROBUST.glob("show_source_*.py")))
 def test_show_source_counts_lines_as_python(name):
