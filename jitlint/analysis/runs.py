@@ -665,9 +665,14 @@ def reruns_only_on_failure(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNod
 
 def _failure_regions(loop: cst.CSTNode) -> frozenset[int]:
     """The ids of the nodes of `loop` that run only after a failure: in a `try` body that leaves the loop
-    on success, or in an `except` handler; not across an inner loop or another body (their own)."""
+    on success, or in an `except` handler; not across an inner loop or another body (their own). A body
+    whose last statement leaves the loop (`return avg_rate, avg_time` after checks that `continue` with
+    adjusted settings) passes again only after such a rejection: all of it (cuequivariance-jax's
+    benchmark retries, fresh set BB: counts reassigned on the rejection branches)."""
     if not isinstance(loop, (cst.For, cst.While)):
         return frozenset()
+    if loop.body.body and _leaves(loop.body.body[-1]):
+        return frozenset(id(n) for n in _descendants_in_body(loop.body))
     found: set[int] = set()
     todo: list[cst.CSTNode] = list(loop.body.body)  # statements only, until a `try`
     while todo:
