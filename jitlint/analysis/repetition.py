@@ -62,9 +62,10 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         if callee not in found:
             loop = next((lp for lp in reversed(site.loops) if runs.repeats_same_work(a, site.func, lp, site.node)),
                         site.loop)
-            varying = loop_varying(a, site)
-            resized = frozenset(param for param, expr in call_arguments(site, callee)
-                                if depends_on(a, site.func, expr, varying) and masked_length(a, site.func, expr))
+            masked = [(param, expr) for param, expr in call_arguments(site, callee)
+                      if masked_length(a, site.func, expr)]  # (rare: the dependence is asked of those only)
+            varying = loop_varying(a, site) if masked else set()
+            resized = frozenset(param for param, expr in masked if depends_on(a, site.func, expr, varying))
             found[callee] = Repetition(
                 f"`{callee.name}` is called inside a loop, `{_short(a, site.node)}`",
                 ((loop, "this loop repeats it"), (site.node, f"calls `{callee.name}` on every iteration")),
