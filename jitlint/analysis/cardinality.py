@@ -192,16 +192,16 @@ def hashes_by_value(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.
     return found
 
 
-# A loop over `range(k)` with k written in the source up to this: a sweep of a few values, like `(0, 1, 2)`:
-# a fixed set of programs, each compiled once and then found in the cache on every later run (a protocol's
-# five rounds, prix-jax, fresh set BA: reviewed DEBATABLE at five). `jitlint run` still shows the retraces
-# past its threshold (JIT903).
-_FEW_RANGE = 8
+# A loop over `range(k)` with k written in the source up to this: a sweep of a few values, like `(0, 1, 2)`.
+# (Three: fewer compiles than `jitlint run` reports as one cause retracing, at its default of 3 retraces. A
+# protocol's five rounds, prix-jax, fresh set BA, were reviewed DEBATABLE; raising this to eight was tried
+# and undone: a counter over `range(4)` is then silent here while `jitlint run` reports its retraces.)
+_FEW_RANGE = 3
 
 
 def _few_elements(a: "ModuleAnalysis", iterable: cst.BaseExpression) -> bool:
     """A loop target is one element of `iterable`: of `range(3)` or `range(1, 4)` with integers written in
-    the source, at most eight values."""
+    the source, at most three values."""
     if not (isinstance(iterable, cst.Call) and a.call_names.get(iterable) == "range" and iterable.args
             and len(iterable.args) <= 3 and all(arg.keyword is None and not arg.star for arg in iterable.args)):
         return False
