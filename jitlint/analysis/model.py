@@ -563,19 +563,23 @@ def _own_statements(node: cst.CSTNode) -> list[cst.BaseStatement]:
     return body
 
 
-def _returns_none(block: cst.BaseSuite) -> bool:
+def _only_return(block: cst.BaseSuite) -> cst.Return | None:
+    """The `return` a block consists of (`if ...: return True`, on its own line or after the colon)."""
     lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
     small = lines[0].body[0] if len(lines) == 1 and isinstance(lines[0], (cst.SimpleStatementLine,
                                                                            cst.SimpleStatementSuite)) else None
-    return isinstance(small, cst.Return) and (small.value is None or isinstance(small.value, cst.Name) and
-                                              small.value.value == "None")
+    return small if isinstance(small, cst.Return) else None
+
+
+def _returns_none(block: cst.BaseSuite) -> bool:
+    found = _only_return(block)
+    return found is not None and (found.value is None or isinstance(found.value, cst.Name) and
+                                  found.value.value == "None")
 
 
 def _returns_true(block: cst.BaseSuite) -> bool:
-    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    small = lines[0].body[0] if len(lines) == 1 and isinstance(lines[0], (cst.SimpleStatementLine,
-                                                                           cst.SimpleStatementSuite)) else None
-    return isinstance(small, cst.Return) and isinstance(small.value, cst.Name) and small.value.value == "True"
+    found = _only_return(block)
+    return found is not None and isinstance(found.value, cst.Name) and found.value.value == "True"
 
 
 class _Collector(cst.CSTVisitor):

@@ -152,7 +152,7 @@ class Solver:
         summary (shared with earlier callers of the same kind)."""
         if info.callback:
             return None
-        if any(isinstance(v, Taint) for v in params.values()) and self.facts.skips_when_traced(info):
+        if self.facts.skips_when_traced(info) and any(isinstance(v, Taint) for v in params.values()):
             return None  # its decorator returns before running it when handed a tracer (`@skip_if_traced`)
         if traces_constants and info.parent is None and info.class_name is None:
             # (under plain `jax.grad` the rules get concrete arrays, as the primal's arguments do)
