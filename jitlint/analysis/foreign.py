@@ -80,7 +80,7 @@ def _frozen(value):
     return value
 
 
-_FLAGS = ("is_bool", "is_array", "container", "filtered", "from_constant", "opaque", "flattened")
+_FLAGS = ("is_bool", "is_array", "container", "filtered", "from_constant", "opaque", "flattened", "mapping")
 
 
 def encode(value) -> Encoded:
@@ -88,7 +88,7 @@ def encode(value) -> Encoded:
     if isinstance(value, Taint):
         flags = tuple(name for name in _FLAGS if getattr(value, name))
         elements = tuple(encode(e) for e in value.elements) if value.elements is not None else None
-        return ("taint", value.level, value.origin, flags, elements)
+        return ("taint", value.level, value.origin, flags, elements, value.keys)
     if isinstance(value, Const) and _plain(value.value):
         return ("const", value.value)
     if isinstance(value, NotNone):
@@ -101,9 +101,11 @@ def decode(data: Encoded):
         return None
     kind = data[0]
     if kind == "taint":
-        _, level, origin, flags, elements = data
-        return Taint(level, origin, **{name: True for name in flags},
-                     elements=tuple(decode(e) for e in elements) if elements is not None else None)
+        level, origin, flags, elements = data[1:5]
+        keys = data[5] if len(data) > 5 and isinstance(data[5], (tuple, list)) else None
+        return Taint(level, origin, **{name: True for name in flags if name in _FLAGS},
+                     elements=tuple(decode(e) for e in elements) if elements is not None else None,
+                     keys=tuple(keys) if keys is not None else None)
     if kind == "const":
         return Const(data[1])
     if kind == "not-none":

@@ -23,7 +23,7 @@ An abstract value is one of:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 TRACED = 2  # an abstract tracer: no concrete value at all (jit, vmap, lax bodies)
 GRAD_TRACED = 1  # a JVP tracer under plain grad: the primal is concrete, so bool()/int() still work
@@ -56,8 +56,9 @@ class Taint:
     # scalar fields.
     flattened: bool = False
     # For a dict display with string keys (`{"targets": t, "key": k}`): the key of each position of
-    # `elements`, so `given["targets"]` is what was stored there, not every entry's join.
-    keys: "tuple[str, ...] | None" = None
+    # `elements`, so `given["targets"]` is what was stored there, not every entry's join. A None key stands
+    # for every key not listed (`**kwargs` with some entries named static).
+    keys: "tuple[str | None, ...] | None" = None
 
     def __post_init__(self) -> None:
         if self.elements is not None and not self.container:
@@ -216,3 +217,20 @@ class KnownTruth:
     otherwise unknown: it decides `if verbose:` and `not verbose`, and nothing else."""
 
     truth: bool
+
+
+def keyed_mapping(found: "list[Taint | None]", keys: "list[str | None]") -> Taint | None:
+    """A dict built here (a display, `dict(k=v, **more)`) from what each entry holds and its string key (None
+    where unknown: a `**` spread of unknown keys, a computed key)."""
+    joined = join(*found)
+    if joined is None:
+        return None
+    if None in keys or len(set(keys)) != len(keys):
+        # `{**s, **g}` with what `s` holds unknown: an entry read by key is any of them, and where one may
+        # be a Python value (a skeleton's static leaf, jaxFMM, fresh set BC) its kind is unknown
+        uncertain = any(f is None or f.opaque for f in found)
+        return replace(joined, container=True, is_array=False, is_bool=False, mapping=True,
+                                   elements=None, keys=None, opaque=joined.opaque or uncertain)
+    # string keys, each once: what each entry holds (`{"targets": t, "key": k}["targets"]` is `t`)
+    return replace(joined, container=True, is_array=False, is_bool=False, mapping=True,
+                               elements=tuple(found), keys=tuple(keys))

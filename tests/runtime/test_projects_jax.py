@@ -233,11 +233,14 @@ def test_vmapped():
 def test_pytree_helpers(capsys):
     """A pytree dataclass made by the project's own decorator, with a field from its own `static_field()`:
     traced through a while loop's carry, the static field reaches a helper as the Python tuple (its print
-    shows the values), the array field as a tracer (its print shows a tracer: JIT501)."""
+    shows the values), the array field as a tracer (its print shows a tracer: JIT501). A dict display built
+    in the trace keeps its Python int entry static in the helper that reads it (no JIT604)."""
     jnp = jax.numpy
     assert marked("pytree_helpers") == {("ops.py", "JIT501")}
     with imported("pytree_helpers", "grids", "grids.structs", "grids.ops", "grids.relax") as (*_, relax):
         relax.relax(relax.Grid(jnp.ones(4), (1, 2), jnp.asarray(0.5)))
+        # a dict display's Python int entry, read in another file, is a valid shape there
+        assert relax.summarize(relax.Grid(jnp.ones(4), (1, 2), jnp.asarray(0.5))).shape == (4,)
     out = capsys.readouterr().out
     assert "small fold factors (1, 2) for shape (4,)" in out
     assert "Tracer" in out.split("scaling by")[1].splitlines()[0]

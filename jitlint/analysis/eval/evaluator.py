@@ -57,12 +57,19 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
         if isinstance(node, cst.Lambda):
             self.returns.append(self.expr(node.body))
             self.return_statics.append(self._returned_static(node.body))
+            self.returns_unknown_static = self.returns[-1] is None and \
+                not isinstance(self.return_statics[-1], (Const, KnownTruth))
             if not self.never_none(node.body, self.returns[-1]):
                 self.may_return_none = True
         else:
             self.block(node.body.body)
         if self.traced:
             ret = join(*self.returns)
+            if ret is not None and self.returns_unknown_static and not ret.opaque:
+                # A return that hands back a Python value (a static parameter, a skeleton's leaf: jaxFMM's
+                # `join_static`, fresh set BC) beside one that gives a tracer: the caller may get either,
+                # so no claim that needs a tracer rests on what it gives.
+                ret = dataclasses.replace(ret, opaque=True)
             variant = self.variant
             variant.returns_known = True
             never = not self.live and not self.returned and not isinstance(node, cst.Lambda)

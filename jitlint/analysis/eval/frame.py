@@ -46,6 +46,9 @@ class Frame:
         self.live = True
         self.returned = False
         self.may_return_none = False  # a `return` whose value may be None was reached (`returns_not_none`)
+        # a `return` of a Python value the context does not decide (not a literal) was reached: beside a
+        # traced return, what the call gives may be either (Evaluator.run)
+        self.returns_unknown_static = False
         # Items and attributes (their source text) an `isinstance` test proved are not tracers here.
         self.narrowed: frozenset[str] = frozenset()
         # Undecided `if` tests walked, by the names they read, with what each branch bound

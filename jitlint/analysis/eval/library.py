@@ -19,7 +19,7 @@ from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, value_taint
-from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join, keyed_mapping
 
 UNKNOWN = object()  # no category decides the call
 NEXT = object()  # a handler's answer when its category does not decide this call
@@ -199,6 +199,18 @@ class Library(Frame):
         any_arg = join(*arg_taints)
         if any_arg is None:
             return None
+        if q == "dict" and expr.args and all(a.keyword is not None or a.star == "**" for a in expr.args):
+            # `dict(n=n, w=w, **more)` is the display `{"n": n, "w": w, **more}` (jaxFMM's setup rebuilt from
+            # a static tuple and the traced arrays, fresh set BC)
+            found, keys = [], []
+            for a, t in zip(expr.args, arg_taints):
+                if a.keyword is None and t is not None and t.keys is not None and t.mapping:
+                    found.extend(t.elements)
+                    keys.extend(t.keys)
+                else:
+                    found.append(t)
+                    keys.append(a.keyword.value if a.keyword is not None else None)
+            return keyed_mapping(found, keys)
         container = q in _CONTAINER_BUILTINS
         return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
 

@@ -82,7 +82,10 @@ class Statements(Frame):
                 returned = self.expr(node.value)
                 self.returns.append(returned)
                 if self.traced:
-                    self.return_statics.append(self._returned_static(node.value))
+                    static = self._returned_static(node.value)
+                    self.return_statics.append(static)
+                    if returned is None and not isinstance(static, (Const, KnownTruth)):
+                        self.returns_unknown_static = True
                 if not self.never_none(node.value, returned):
                     self.may_return_none = True
             else:
