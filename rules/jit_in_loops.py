@@ -385,15 +385,29 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
     node = creation.wrapped
     if not isinstance(node, cst.FunctionDef) or creation.func is None:
         return False
-    info = next((f for f in a.functions if f.node is node), None)
-    sites = [site for site in a.call_sites.values() if site.callee is not None and site.callee.info is info]
+    body = list(descendants(creation.func.node.body))
+    # (defs of one name in the branches of the function: a call of the name calls one of them)
+    defs = [n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == node.name.value]
+    same = {id(n) for n in defs}
+    sites = [site for site in a.call_sites.values() if site.callee is not None and id(site.callee.info.node) in same]
     if not sites or not all(site.traced and not site.eager for site in sites):
         return False
-    name = node.name.value
     called = {id(site.node.func) for site in sites}
-    # every other mention of the name is a call of it: it is not handed on, stored or returned
-    return all(id(n) in called for n in descendants(creation.func.node.body)
-               if isinstance(n, cst.Name) and n.value == name and n is not node.name)
+    # `grad_fn = jax.grad(loss_fn)`: a transform that compiles nothing of its own wraps it, and what it
+    # gives is called only in traced code too (jaxvacua's optax kernel, fresh set BC)
+    names, wrapped = {node.name.value}, {id(d.name) for d in defs}
+    for n in body:
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and \
+                isinstance(n.value, cst.Call) and len(n.value.args) >= 1 and \
+                isinstance(n.value.args[0].value, cst.Name) and n.value.args[0].value.value in names:
+            t = jaxapi.TRANSFORMS.get(a.call_names.get(n.value) or "")
+            if t is not None and t.kind in ("grad", "vmap", "transparent"):
+                names.add(n.targets[0].target.value)
+                wrapped.add(id(n.value.args[0].value))
+                wrapped.add(id(n.targets[0].target))
+    # every other mention of the names is a call: it is not handed on, stored or returned
+    return all(id(n) in called or id(n) in wrapped for n in body
+               if isinstance(n, cst.Name) and n.value in names)
 
 
 def _options_vary(creation: JitCreation) -> bool:

@@ -55,12 +55,19 @@ class Solver:
                 info.eager_done = True
                 Evaluator(facts, self, info).run_function()
         i = 0
+        deferred: list[FunctionInfo] = []
         while True:
             while i < len(facts.functions) or self._eager_again:
                 if i < len(facts.functions):
                     info = facts.functions[i]
                     i += 1
                     if info.eager_done or info.traced:
+                        continue
+                    if info.parent is not None and info.parent.traced and not info.parent.eager_done:
+                        # a def nested in a function that only runs traced so far (a scan body inside the
+                        # vmapped solver a jit wraps): the tracing walks reach it; walked eagerly only if
+                        # they do not, so its calls are not taken for eager ones (jaxvacua, fresh set BC)
+                        deferred.append(info)
                         continue
                 else:
                     # walked already, before a later eager caller told what it passes (a function handed to
@@ -71,7 +78,12 @@ class Solver:
                 info.eager_done = True
                 Evaluator(facts, self, info).run_function()
             if not self._worklist:
-                return
+                waiting = [d for d in deferred if not d.traced and not d.eager_done]
+                deferred = []
+                if not waiting:
+                    return
+                self._eager_again.extend(waiting)
+                continue
             self._drain()
             if self._budget <= 0:
                 return
