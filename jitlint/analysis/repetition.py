@@ -57,7 +57,8 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
         if site.loop is None or runs.loops_are_sweeps(a, site.func, site.loops, site.node):
             continue
         callee = called_function(a, site)
-        if callee is None or runs.builds_collection(a, site.loop, site.node, callee) or once_per_key(callee):
+        if callee is None or runs.builds_collection(a, site.loop, site.node, callee) or once_per_key(callee) or \
+                runs.filled_once_per_key(a, site.func, site.node):
             continue
         if callee not in found:
             loop = next((lp for lp in reversed(site.loops) if runs.repeats_same_work(a, site.func, lp, site.node)),
@@ -90,7 +91,8 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                 callee = called_function(a, site)
                 # `cache[key] = make_fn(key)`: the builder runs once per key, however often its caller runs.
                 if callee is not None and callee not in found and callee is not site.func and \
-                        not once_per_key(callee) and not runs.stored_per_key(a, site.func, site.node):
+                        not once_per_key(callee) and not runs.stored_per_key(a, site.func, site.node) and \
+                        not runs.filled_once_per_key(a, site.func, site.node):
                     found[callee] = Repetition(
                         f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly",
                         (*found[site.func].steps, (site.node, f"`{site.func.name}` calls `{callee.name}`")))

@@ -1121,6 +1121,43 @@ def computed_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", call: c
     return False
 
 
+def filled_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", node: cst.CSTNode) -> bool:
+    """`node` sits in the body of a test that fills what it checks: `if key not in cache: ...; cache[key] =
+    ...` (or `if self._fn is None: ... self._fn = ...`), or `if state["gen"] != self.generation: ...;
+    state["gen"] = self.generation` -- the body runs once per key (per change of what it tracks), however
+    often the code around it runs (jaxvacua's kernel cache, jaxFMM's rebuild on a new setup, fresh set BC).
+    The helpers the body calls to build what it stores run as often."""
+    root = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    code = a.module.code_for_node
+    for stmt in _walk(root):
+        if not isinstance(stmt, cst.If) or not any(n is node for n in _walk(stmt.body)):
+            continue
+        unset = _unset_by(stmt.test, code)
+        tracked = _tracked_change(stmt.test, code)
+        for assign in _walk(stmt.body):
+            if not isinstance(assign, cst.Assign):
+                continue
+            for target in assign.targets:
+                t = target.target
+                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
+                        and f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset:
+                    return True
+                if func is not None and _outlives_call(func, t) and code(t) in unset:
+                    return True
+                if tracked is not None and (code(t), code(assign.value)) == tracked and \
+                        (func is None or _outlives_call(func, t) or isinstance(t, cst.Subscript)):
+                    return True
+    return False
+
+
+def _tracked_change(test: cst.BaseExpression, code) -> tuple[str, str] | None:
+    """`stored != current`: (stored, current), the assignment that makes the test false again."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, cst.NotEqual):
+        return code(test.left), code(test.comparisons[0].comparator)
+    return None
+
+
 def _assignments(body: cst.CSTNode):
     """Each assignment in a body (not in nested defs), with what the guards around it say is not set yet
     there: a function of `code` giving texts -- `self._fn` (from `self._fn is None`, `not self._fn`,

@@ -79,7 +79,8 @@ def _repeated_candidates(analysis, index):
     for site in analysis.call_sites.values():
         if site.loop is None or not site.eager or site.callee is not None or \
                 runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
-                runs.builds_collection(analysis, site.loop, site.node):
+                runs.builds_collection(analysis, site.loop, site.node) or \
+                runs.filled_once_per_key(analysis, site.func, site.node):
             continue
         if site.qualified and "." in site.qualified and compiles(site.qualified):
             if index.value_kind(site.qualified) == "returns function" and runs.keeps_per_item(site.loop, site.node):
