@@ -101,12 +101,11 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
         if q == "functools.partial":
             return "fresh", "a `functools.partial` (a new object each time)"
         if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function:
-            if jaxapi.TRANSFORMS[creation.transform].function_by_value and jaxapi.TRANSFORMS[q].wrapper_by_value:
-                # `eqx.filter_jit(eqx.filter_vmap(f))`: equal to the last wrapper when `f` is; a lambda is not
-                inner = next((arg.value for arg in wrapped.args if arg.keyword is None and not arg.star), None)
-                if isinstance(inner, cst.Lambda):
-                    return "fresh", f"`{q}(...)` of a lambda (a new function object each time)"
+            if _equal_rewrap(a, creation, wrapped, q):
                 return None
+            if isinstance(_first_argument(wrapped), cst.Lambda) and jaxapi.TRANSFORMS[q].wrapper_by_value and \
+                    jaxapi.TRANSFORMS[creation.transform].function_by_value:
+                return "fresh", f"`{q}(...)` of a lambda (a new function object each time)"
             return "fresh", f"`{q}(...)`, which returns a new function object each time"
         factory = runs.new_function_factory(a, creation.func, wrapped, ctx.index)
         if factory is not None:
@@ -147,6 +146,8 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                     if creation.func is not None and isinstance(creation.func.node, cst.FunctionDef) else None
                 for src in [reaching] if reaching is not None else sources:
                     q = a.call_names.get(src) if isinstance(src, cst.Call) and src is not creation.node else None
+                    if q in jaxapi.TRANSFORMS and _equal_rewrap(a, creation, src, q):
+                        continue
                     if q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function or q in _PARTIALS:
                         return "fresh", f"`{wrapped.value}`, built by `{q}(...)` (a new function object) on every call"
                 return None  # what each call builds is not known: the same object or a new one
@@ -169,6 +170,27 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 return "stable", f"`{wrapped.value}` (defined once, before the loop)"
             return "fresh", f"the nested function `{wrapped.value}` (a new function object each time)"
     return None
+
+
+def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
+    return next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
+
+
+def _equal_rewrap(a, creation: JitCreation, call: cst.Call, q: str) -> bool:
+    """`eqx.filter_pmap(eqx.filter_value_and_grad(loss))` made again: the inner wrapper is a Module equal to
+    the last one when the function it wraps is the same, and a jit comparing functions by value finds the
+    last compile (ginjax's per-step `train_step`, fresh set BC). Not of a lambda or of a def made in the same
+    function (a new function object each time)."""
+    if not (jaxapi.TRANSFORMS[creation.transform].function_by_value and jaxapi.TRANSFORMS[q].wrapper_by_value):
+        return False
+    inner = _first_argument(call)
+    if isinstance(inner, cst.Lambda):
+        return False
+    if isinstance(inner, cst.Name) and creation.func is not None and any(
+            f.parent is creation.func and f.name == inner.value and (creation.loop is None or f.def_loop is not None)
+            for f in a.functions):
+        return False
+    return True
 
 
 # Partial objects compare by identity: a new one on every call is a new function to jit.

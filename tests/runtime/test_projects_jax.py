@@ -325,3 +325,18 @@ def test_neighbor_lists(capsys):
         sys.path.remove(inner)
         for m in ("mdsim", "mdsim.fields", "mdsim.grid", "mdsim.partition"):
             sys.modules.pop(m, None)
+
+
+def test_pmapped():
+    """`eqx.filter_pmap(eqx.filter_value_and_grad(loss))` built again on every batch: equinox's by-value
+    compile cache finds the last compile (the loss is traced as often as for one build: once for the
+    output's shape, once to compile); of a lambda, built again, it traces again on every batch (JIT101)."""
+    jnp = jax.numpy
+    assert marked("pmapped") == {("train.py", "JIT101")}
+    with imported("pmapped", "losses", "train") as (losses, train):
+        w, batches = jnp.ones((1, 3)), [jnp.ones((1, 3)) * k for k in range(3)]
+        train.train(w, batches)
+        once = losses.TRACES["loss"]
+        train.train_inline(w, batches)
+        assert 1 <= once <= 2
+        assert losses.TRACES["inline"] == once * len(batches)
