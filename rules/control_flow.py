@@ -366,7 +366,8 @@ class LoopOverTracedArray(Rule):
     confirmed_by = Confirmation(unrolled=True)
     what = """
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
-        inside traced code. Silent where a value carried through the loop grows each iteration by a
+        inside code that is compiled as a whole (jit, a lax body, a vmap applied inside either; not a
+        plain `vmap` or `grad` run eagerly, which dispatch each operation). Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
         `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
         an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`, an
@@ -408,6 +409,8 @@ class LoopOverTracedArray(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         a = ctx.analysis
         for node, site in a.sites_of(cst.For, cst.CompFor):
+            if not site.constants_traced:
+                continue  # plain vmap or grad run eagerly: each operation is dispatched, nothing compiled whole
             iterable = node.iter
             if isinstance(iterable, cst.Call) and a.call_names.get(iterable) in ("enumerate", "reversed", "zip"):
                 candidates = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]

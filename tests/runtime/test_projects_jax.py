@@ -333,10 +333,12 @@ def test_pmapped():
     output's shape, once to compile); of a lambda, built again, it traces again on every batch (JIT101)."""
     jnp = jax.numpy
     assert marked("pmapped") == {("train.py", "JIT101")}
-    with imported("pmapped", "losses", "train") as (losses, train):
+    with imported("pmapped", "losses", "train", "fit") as (losses, _, train):
         w, batches = jnp.ones((1, 3)), [jnp.ones((1, 3)) * k for k in range(3)]
         train.train(w, batches)
         once = losses.TRACES["loss"]
+        train.train_local(w, batches)
+        assert losses.TRACES["loss"] == once  # (built in another function, of the same loss: equal, no retrace)
         train.train_inline(w, batches)
         assert 1 <= once <= 2
         assert losses.TRACES["inline"] == once * len(batches)
