@@ -77,6 +77,8 @@ class ModuleFacts:
         self.attribute_values: dict[tuple[str, str], Value] = {}
         self.name_uses: dict[int, object] = {}  # runs.py's per-body name uses, built on first need
         self.failure_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs only on failure
+        # runs.py: per function (id of its node, or of the module), the nodes in bodies of tests they fill
+        self.filled_regions: dict[int, frozenset[int]] = {}
         self.leaving_regions: dict[int, frozenset[int]] = {}  # runs.py: per loop, what runs once, then leaves
         self.one_pass_regions: dict[object, frozenset[int]] = {}  # runs.py: per loop, nodes run on one pass only
         self._repetitions = None  # repetition.py: the functions that run repeatedly, worked out on first use

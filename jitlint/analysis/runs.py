@@ -1128,25 +1128,39 @@ def filled_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", node: cst
     often the code around it runs (jaxvacua's kernel cache, jaxFMM's rebuild on a new setup, fresh set BC).
     The helpers the body calls to build what it stores run as often."""
     root = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+    regions = a.filled_regions.get(id(root))
+    if regions is None:
+        regions = a.filled_regions[id(root)] = _filled_regions(a, func, root)
+    return id(node) in regions
+
+
+def _filled_regions(a: "ModuleFacts", func: "FunctionInfo | None", root: cst.CSTNode) -> frozenset[int]:
     code = a.module.code_for_node
+    found: set[int] = set()
     for stmt in _walk(root):
-        if not isinstance(stmt, cst.If) or not any(n is node for n in _walk(stmt.body)):
+        if isinstance(stmt, cst.If) and _fills_its_test(func, stmt, code):
+            found.update(id(n) for n in _walk(stmt.body))
+    return frozenset(found)
+
+
+def _fills_its_test(func: "FunctionInfo | None", stmt: cst.If, code) -> bool:
+    unset = _unset_by(stmt.test, code)
+    tracked = _tracked_change(stmt.test, code)
+    if not unset and tracked is None:
+        return False
+    for assign in _walk(stmt.body):
+        if not isinstance(assign, cst.Assign):
             continue
-        unset = _unset_by(stmt.test, code)
-        tracked = _tracked_change(stmt.test, code)
-        for assign in _walk(stmt.body):
-            if not isinstance(assign, cst.Assign):
-                continue
-            for target in assign.targets:
-                t = target.target
-                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
-                        and f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset:
-                    return True
-                if func is not None and _outlives_call(func, t) and code(t) in unset:
-                    return True
-                if tracked is not None and (code(t), code(assign.value)) == tracked and \
-                        (func is None or _outlives_call(func, t) or isinstance(t, cst.Subscript)):
-                    return True
+        for target in assign.targets:
+            t = target.target
+            if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
+                    and f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset:
+                return True
+            if func is not None and _outlives_call(func, t) and code(t) in unset:
+                return True
+            if tracked is not None and (code(t), code(assign.value)) == tracked and \
+                    (func is None or _outlives_call(func, t) or isinstance(t, cst.Subscript)):
+                return True
     return False
 
 
