@@ -673,6 +673,12 @@ def _failure_regions(loop: cst.CSTNode) -> frozenset[int]:
         return frozenset()
     if loop.body.body and _leaves(loop.body.body[-1]):
         return frozenset(id(n) for n in _descendants_in_body(loop.body))
+    if loop.orelse is not None and loop.orelse.body.body and _raises(loop.orelse.body.body[-1]) and \
+            any(isinstance(n, cst.Break) for n in _descendants_in_body(loop.body)):
+        # `for _ in range(10): out = build(mb); if ok(out): break; mb *= 2` / `else: raise`: running out of
+        # passes is the failure, so every pass but the one that breaks is a rejected attempt (jaxFMM's
+        # box-buffer doubling, fresh set BC)
+        return frozenset(id(n) for n in _descendants_in_body(loop.body))
     found: set[int] = set()
     todo: list[cst.CSTNode] = list(loop.body.body)  # statements only, until a `try`
     while todo:
@@ -856,6 +862,10 @@ def _descendants_in_body(root: cst.CSTNode):
         for child in children(current):
             if child.__class__ not in (cst.For, cst.While) and child.__class__ not in _NEW_BODIES:
                 stack.append(child)
+
+
+def _raises(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and isinstance(stmt.body[-1], cst.Raise)
 
 
 def _leaves(stmt: cst.CSTNode) -> bool:
