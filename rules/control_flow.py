@@ -16,6 +16,7 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis.cardinality import names_read
+from jitlint.analysis.literals import argument
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Confirmation, Report, Rule, RuleContext
 from jitlint.source.cstwalk import children, descendants
@@ -367,7 +368,9 @@ class LoopOverTracedArray(Rule):
     what = """
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
         inside code that is compiled as a whole (jit, a lax body, a vmap applied inside either; not a
-        plain `vmap` or `grad` run eagerly, which dispatch each operation). Silent where a value carried through the loop grows each iteration by a
+        plain `vmap` or `grad` run eagerly, which dispatch each operation), when the array's length comes
+        from the data (not an array made there from Python values, `jnp.linspace(0, 1, n)`, whose length
+        the code fixes). Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
         `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
         an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`, an
@@ -422,9 +425,42 @@ class LoopOverTracedArray(Rule):
                 continue  # each iteration has its own shapes: neither scan nor vmap can replace the unrolling
             for expr in candidates:
                 traced = certain_tracer(a, expr)
+                if traced is not None and _made_here(a, site.func, expr):
+                    # `jnp.linspace(0, end, n_columns)`: made here with a length from Python values, one the
+                    # code fixes, not the data's (jaxvmas's formation columns, fresh set BD)
+                    continue
                 if traced is not None and traced.is_array and not _keyed_entry(a, site.func, expr):
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break
+
+
+def _made_here(a, func, expr: cst.BaseExpression) -> bool:
+    """`jnp.linspace(0, end, n)`, `jnp.eye(3)`, a slice of one, or a name bound only to such: an array a
+    jax.numpy constructor makes with a length that is no tracer (not a loop's carry, not an operation on
+    other arrays)."""
+    if isinstance(expr, cst.Name) and func is not None and expr.value not in func.params:
+        sources = func.assignments.get(expr.value, [])
+        return bool(sources) and all(isinstance(src, cst.BaseExpression) and _made_here(a, func, src)
+                                     for src in sources)
+    if isinstance(expr, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in expr.slice):
+        return _made_here(a, func, expr.value)  # `x_lin[1:-1]`
+    q = a.call_names.get(expr) if isinstance(expr, cst.Call) else None
+    where = _LENGTH_ARGUMENT.get(q or "")
+    if where is None:
+        return False
+    position, keyword = where
+    length = argument(expr, position, keyword) if position is not None else None
+    lengths = [length] if length is not None else [arg.value for arg in expr.args]  # (arange: all)
+    return bool(lengths) and all(traced_in(a, v) is None for v in lengths)
+
+
+# Where a jax.numpy constructor takes the length of what it makes: (position, keyword); arange, every argument.
+_LENGTH_ARGUMENT = {
+    "jax.numpy.linspace": (2, "num"), "jax.numpy.logspace": (2, "num"), "jax.numpy.geomspace": (2, "num"),
+    "jax.numpy.eye": (0, "N"), "jax.numpy.identity": (0, "n"), "jax.numpy.zeros": (0, "shape"),
+    "jax.numpy.ones": (0, "shape"), "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
+    "jax.numpy.arange": (None, None),
+}
 
 
 def _keyed_entry(a, func, expr: cst.BaseExpression) -> bool:

@@ -405,8 +405,10 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
     its own (what recompiles is the caller, reported there; diffmah's tests, fresh set X)."""
     a = ctx.analysis
     node = creation.wrapped
-    if not isinstance(node, cst.FunctionDef) or creation.func is None:
+    if creation.func is None or not isinstance(creation.func.node, cst.FunctionDef):
         return False
+    if not isinstance(node, cst.FunctionDef):
+        return _bound_and_called_in_traces(a, creation)
     body = list(descendants(creation.func.node.body))
     # (defs of one name in the branches of the function: a call of the name calls one of them)
     defs = [n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == node.name.value]
@@ -428,8 +430,31 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
                 wrapped.add(id(n.value.args[0].value))
                 wrapped.add(id(n.targets[0].target))
     # every other mention of the names is a call: it is not handed on, stored or returned
-    return all(id(n) in called or id(n) in wrapped for n in body
+    attributes = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}
+    return all(id(n) in called or id(n) in wrapped or id(n) in attributes for n in body
                if isinstance(n, cst.Name) and n.value in names)
+
+
+def _bound_and_called_in_traces(a, creation: JitCreation) -> bool:
+    """`grad = jax.jit(jax.grad(energy))` whose name is then only called inside a jitted def beside it
+    (`@jax.jit def trial(...): g = grad(state)`): inlined into that trace, no compile of its own
+    (jax-solitons' arrested flow, fresh set BD; the caller's own re-creation is reported there)."""
+    body = list(descendants(creation.func.node.body))
+    target = next((n.targets[0].target for n in body if isinstance(n, cst.Assign) and n.value is creation.node
+                   and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)), None)
+    if target is None:
+        return False
+    name = target.value
+    if len(creation.func.assignments.get(name, [])) != 1:
+        return False
+    calls = [n for n in body if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name]
+    sites = [a.call_sites.get(c) for c in calls]
+    if not calls or not all(site is not None and site.traced and not site.eager for site in sites):
+        return False
+    called = {id(c.func) for c in calls}
+    attributes = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}  # (`jax.grad`'s `grad`: no mention)
+    return all(id(n) in called or n is target or id(n) in attributes
+               for n in body if isinstance(n, cst.Name) and n.value == name)
 
 
 def _options_vary(creation: JitCreation) -> bool:
