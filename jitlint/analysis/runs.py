@@ -1120,15 +1120,16 @@ def computed_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", call: c
     code = a.module.code_for_node
     for node, unset in _assignments(body):
         if node.value is call:
-            for target in node.targets:
-                t = target.target
-                if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index):
-                    if f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset(code):
-                        return True
-                elif func is not None and _outlives_call(func, t) and code(t) in unset(code):
-                    return True
-            return False
+            return any(_fills_unset(func, target.target, unset(code), code) for target in node.targets)
     return False
+
+
+def _fills_unset(func: "FunctionInfo | None", target: cst.BaseExpression, unset, code) -> bool:
+    """Assigning `target` sets what a test said is not set yet (`unset`, from `_unset_by`): `cache[key]`
+    under `key not in cache`, `self._fn` under `self._fn is None`."""
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        return f"{code(target.slice[0].slice.value)} in {code(target.value)}" in unset
+    return func is not None and _outlives_call(func, target) and code(target) in unset
 
 
 def filled_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", node: cst.CSTNode) -> bool:
@@ -1163,10 +1164,7 @@ def _fills_its_test(func: "FunctionInfo | None", stmt: cst.If, code) -> bool:
             continue
         for target in assign.targets:
             t = target.target
-            if isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index) \
-                    and f"{code(t.slice[0].slice.value)} in {code(t.value)}" in unset:
-                return True
-            if func is not None and _outlives_call(func, t) and code(t) in unset:
+            if _fills_unset(func, t, unset, code):
                 return True
             if tracked is not None and (code(t), code(assign.value)) == tracked and \
                     (func is None or _outlives_call(func, t) or isinstance(t, cst.Subscript)):
