@@ -435,8 +435,8 @@ class LoopOverTracedArray(Rule):
 
 
 def _made_here(a, func, expr: cst.BaseExpression) -> bool:
-    """`jnp.linspace(0, end, n)`, `jnp.eye(3)`, a slice of one, or a name bound only to such: an array a
-    jax.numpy constructor makes with a length that is no tracer (not a loop's carry, not an operation on
+    """`jnp.linspace(0, end, n)`, `jnp.eye(3)`, `jax.random.split(key, len(names))`, a slice of one, or a
+    name bound only to such: an array a constructor makes with a length that is no tracer (not a loop's carry, not an operation on
     other arrays)."""
     if isinstance(expr, cst.Name) and func is not None and expr.value not in func.params:
         sources = func.assignments.get(expr.value, [])
@@ -450,16 +450,18 @@ def _made_here(a, func, expr: cst.BaseExpression) -> bool:
         return False
     position, keyword = where
     length = argument(expr, position, keyword) if position is not None else None
+    if length is None and q == "jax.random.split":
+        return True  # two keys
     lengths = [length] if length is not None else [arg.value for arg in expr.args]  # (arange: all)
     return bool(lengths) and all(traced_in(a, v) is None for v in lengths)
 
 
-# Where a jax.numpy constructor takes the length of what it makes: (position, keyword); arange, every argument.
+# Where a constructor takes the length of what it makes: (position, keyword); arange, every argument.
 _LENGTH_ARGUMENT = {
     "jax.numpy.linspace": (2, "num"), "jax.numpy.logspace": (2, "num"), "jax.numpy.geomspace": (2, "num"),
     "jax.numpy.eye": (0, "N"), "jax.numpy.identity": (0, "n"), "jax.numpy.zeros": (0, "shape"),
     "jax.numpy.ones": (0, "shape"), "jax.numpy.empty": (0, "shape"), "jax.numpy.full": (0, "shape"),
-    "jax.numpy.arange": (None, None),
+    "jax.numpy.arange": (None, None), "jax.random.split": (1, "num"),
 }
 
 
