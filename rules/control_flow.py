@@ -369,8 +369,9 @@ class LoopOverTracedArray(Rule):
         Finds Python `for` loops and comprehensions that iterate over a traced array (`for row in x`)
         inside code that is compiled as a whole (jit, a lax body, a vmap applied inside either; not a
         plain `vmap` or `grad` run eagerly, which dispatch each operation), when the array's length comes
-        from the data (not an array made there from Python values, `jnp.linspace(0, 1, n)`, whose length
-        the code fixes). Silent where a value carried through the loop grows each iteration by a
+        from the data or is a constant count (not an array made there with one element per item of a
+        Python container, `jnp.linspace(0, 1, len(agents))`, whose loop walks the program's own
+        structure). Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
         `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
         an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`, an
@@ -426,8 +427,8 @@ class LoopOverTracedArray(Rule):
             for expr in candidates:
                 traced = certain_tracer(a, expr)
                 if traced is not None and _made_here(a, site.func, expr):
-                    # `jnp.linspace(0, end, n_columns)`: made here with a length from Python values, one the
-                    # code fixes, not the data's (jaxvmas's formation columns, fresh set BD)
+                    # `jnp.linspace(0, end, len(agents) // 2 + 3)`: made here with one element per item of a
+                    # Python container of the program (jaxvmas's formation columns, fresh set BD)
                     continue
                 if traced is not None and traced.is_array and not _keyed_entry(a, site.func, expr):
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
@@ -435,8 +436,8 @@ class LoopOverTracedArray(Rule):
 
 
 def _made_here(a, func, expr: cst.BaseExpression) -> bool:
-    """`jnp.linspace(0, end, n)`, `jnp.eye(3)`, `jax.random.split(key, len(names))`, a slice of one, or a
-    name bound only to such: an array a constructor makes with a length that is no tracer (not a loop's carry, not an operation on
+    """`jnp.linspace(0, end, len(agents) + 1)`, `jax.random.split(key, len(names))`, a slice of one, or a
+    name bound only to such: an array a constructor makes with a length counting Python items (not a loop's carry, not an operation on
     other arrays)."""
     if isinstance(expr, cst.Name) and func is not None and expr.value not in func.params:
         sources = func.assignments.get(expr.value, [])
@@ -453,7 +454,27 @@ def _made_here(a, func, expr: cst.BaseExpression) -> bool:
     if length is None and q == "jax.random.split":
         return True  # two keys
     lengths = [length] if length is not None else [arg.value for arg in expr.args]  # (arange: all)
-    return bool(lengths) and all(traced_in(a, v) is None for v in lengths)
+    return bool(lengths) and all(traced_in(a, v) is None for v in lengths) and \
+        any(_counts_items(a, func, v) for v in lengths)
+
+
+def _counts_items(a, func, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A count read off the program's own Python containers (`len(agents) // per_column + 3`, `len(labels)`),
+    directly or through the names it reads: one pass per item of that structure. Not a constant count of
+    samples (`jnp.arange(NUM_RANGE_SENSORS)`: 30 sensors, evojax, corpus2, whose unrolled loop is TRUE)."""
+    if depth > 3:
+        return False
+    for node in descendants(expr):
+        if isinstance(node, cst.Call) and a.call_names.get(node) == "len":
+            return True
+    if func is None:
+        return False
+    for name in names_read(expr):
+        if name not in func.params and any(isinstance(src, cst.BaseExpression) and
+                                           _counts_items(a, func, src, depth + 1)
+                                           for src in func.assignments.get(name, [])):
+            return True
+    return False
 
 
 # Where a constructor takes the length of what it makes: (position, keyword); arange, every argument.
