@@ -133,6 +133,12 @@ class Scope:
     add_import_from = add_import
 
     def _bind(self, local: str, qualified: str) -> None:
+        old = self.bindings.get(local)
+        if old is not None and old.startswith("jax.") and old[len("jax."):] == qualified:
+            # `import jax.numpy as jnp` and, in the branch for a machine without JAX, `import numpy as jnp`
+            # (a `try`/`except ImportError`, `if not JAX_AVAILABLE:`): traced code only runs where JAX
+            # imported, so there the name is JAX's (JAXTrace, fresh set BF)
+            return
         self.bindings[local] = qualified
         self.shadowed.discard(local)
 

@@ -342,3 +342,16 @@ def test_pmapped():
         train.train_inline(w, batches)
         assert 1 <= once <= 2
         assert losses.TRACES["inline"] == once * len(batches)
+
+
+def test_jax_fallback():
+    """A module binding `jnp` to `jax.numpy` and, in the branch for a machine without JAX, to `numpy`: with
+    JAX installed the jitted step runs on `jax.numpy` (no JIT406 there); NumPy itself, in the helper the other
+    jitted step calls, raises on the tracer (JIT406)."""
+    jnp = jax.numpy
+    assert marked("jax_fallback") == {("report.py", "JIT406")}
+    with imported("jax_fallback", "tracking", "tracking.compat", "tracking.report", "tracking.boundary") as (
+            *_, boundary):
+        assert boundary.apply_periodic(jnp.arange(4.0), 0.0, 2.0).shape == (4,)
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            boundary.wrapped_fraction(jnp.arange(4.0))
