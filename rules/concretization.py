@@ -192,10 +192,15 @@ class NumpyOnTracer(Rule):
 
 
 def _is_module_numpy_array(a, site, name: str) -> bool:
-    """A module-level name only ever assigned NumPy arrays (and not rebound in the function): a name
+    """A module-level name only ever assigned NumPy arrays (and not rebound in the function or a function
+    around it): a name
     also bound by unpacking (`TABLE, = (jnp.array(t) for t in (TABLE,))`) may hold anything."""
-    if name in site.func.assignments or name in site.func.params or name in site.func.unpacked \
-            or name in a.module_unpacked:
+    func = site.func
+    while func is not None:  # (a def nested in a function reads the enclosing function's name first)
+        if name in func.assignments or name in func.params or name in func.unpacked:
+            return False  # (JAXTrace's `check_element` reads the jitted parent's `connectivity`, fresh set BF)
+        func = func.parent
+    if name in a.module_unpacked:
         return False
     sources = a.module_assignments.get(name, [])
     return bool(sources) and all(
