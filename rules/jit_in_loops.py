@@ -505,8 +505,10 @@ class JitOfFreshFunction(Rule):
         factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
         function called from one, and jit-decorated nested defs there; also a lax loop run eagerly
-        (`lax.fori_loop`, `scan`, `while_loop`, `map` outside any trace) given a new body function there,
-        since it compiles the whole loop again for each new body. Silent where each run is a different computation or runs once: a sweep over a fixed
+        (`lax.fori_loop`, `scan`, `while_loop`, `map` outside any trace) given a new body function on
+        every pass of a loop around it in the same function, since it compiles the whole loop again for
+        each new body (not where the function holding it is what repeats: it may well be traced by its
+        caller). Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a wrapped function that calls a callable differing between the runs (a kernel built from
         each item of the loop, the function each iteration of a caller in another file passes: a
@@ -600,6 +602,8 @@ class JitOfFreshFunction(Rule):
             retraces = _transform(creation).rewrap_retraces
             if kind[0] != "fresh" and not retraces:
                 continue
+            if creation.transform not in jaxapi.TRANSFORMS and creation.loop is None:
+                continue  # an eager lax loop: only where a loop around it in the function makes the body anew
             place = _where_repeated(ctx, creation, repeated)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
                                                          _only_called_in_traces(ctx, creation)) or \
