@@ -602,8 +602,11 @@ class JitOfFreshFunction(Rule):
             retraces = _transform(creation).rewrap_retraces
             if kind[0] != "fresh" and not retraces:
                 continue
-            if creation.transform not in jaxapi.TRANSFORMS and creation.loop is None:
-                continue  # an eager lax loop: only where a loop around it in the function makes the body anew
+            if creation.transform not in jaxapi.TRANSFORMS and (
+                    creation.loop is None or creation.func is not None and creation.func.traced):
+                # an eager lax loop: only where a loop around it in the function makes the body anew, and
+                # not in a function a trace reaches too (hyperoptax's `lax.cond` branch, fresh set BE)
+                continue
             place = _where_repeated(ctx, creation, repeated)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
                                                          _only_called_in_traces(ctx, creation)) or \
