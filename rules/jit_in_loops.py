@@ -17,7 +17,6 @@ from jitlint.analysis.repetition import called_free_names, loop_varying, repetit
 from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs, varying_names
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
-from jitlint.analysis.knowledge._types import Transform
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
@@ -105,7 +104,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             if _equal_rewrap(a, creation, wrapped, q):
                 return None
             if isinstance(_first_argument(wrapped), cst.Lambda) and jaxapi.TRANSFORMS[q].wrapper_by_value and \
-                    _transform(creation).function_by_value:
+                    jaxapi.TRANSFORMS[creation.transform].function_by_value:
                 return "fresh", f"`{q}(...)` of a lambda (a new function object each time)"
             return "fresh", f"`{q}(...)`, which returns a new function object each time"
         factory = runs.new_function_factory(a, creation.func, wrapped, ctx.index)
@@ -127,7 +126,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
             return "stable", f"`{ctx.short(wrapped)}` (a function field of {kind[1]}, a NamedTuple: the same object at every access)"
         if kind is not None:
             return _bound_method(creation, varying, f"the bound method `{ctx.short(wrapped)}` of {kind[1]}")
-        if _transform(creation).function_by_value:
+        if jaxapi.TRANSFORMS[creation.transform].function_by_value:
             # a function field, or a bound method equal to the last one for the same object: no recompile
             return None if varying else ("stable", f"`{ctx.short(wrapped)}` (a function field or a bound method: "
                                                    f"`{creation.transform}` compares functions by value)")
@@ -164,7 +163,7 @@ def _wrapped_kind(ctx: RuleContext, creation: JitCreation) -> tuple[str, str] | 
                 # built once before the loop: the same object every pass, one compile (fresh set I)
                 return "stable", f"`{wrapped.value}` (a `functools.partial` built once, before the loop)"
             return "fresh", f"`{wrapped.value}`, a `functools.partial` (a new object each time it is built)"
-        if info.parent is None and info.def_loop is None:
+        if info.parent is None:
             return "stable", f"the module-level function `{wrapped.value}`"
         if info.parent is creation.func:
             if creation.loop is not None and info.def_loop is None:
@@ -182,7 +181,7 @@ def _equal_rewrap(a, creation: JitCreation, call: cst.Call, q: str) -> bool:
     the last one when the function it wraps is the same, and a jit comparing functions by value finds the
     last compile (ginjax's per-step `train_step`, fresh set BC). Not of a lambda or of a def made in the same
     function (a new function object each time)."""
-    if not (_transform(creation).function_by_value and jaxapi.TRANSFORMS[q].wrapper_by_value):
+    if not (jaxapi.TRANSFORMS[creation.transform].function_by_value and jaxapi.TRANSFORMS[q].wrapper_by_value):
         return False
     inner = _first_argument(call)
     if isinstance(inner, cst.Lambda):
@@ -194,22 +193,6 @@ def _equal_rewrap(a, creation: JitCreation, call: cst.Call, q: str) -> bool:
     return True
 
 
-def _made(creation: JitCreation) -> str:
-    """What to create once, in the advice: the jitted (pmapped) function, or an eager lax loop's body."""
-    if creation.transform not in jaxapi.TRANSFORMS:
-        return "loop body"
-    return "pmapped function" if "pmap" in creation.transform else "jitted function"
-
-
-def _transform(creation: JitCreation):
-    """What the creation's transform is; an eager lax loop (`lax.fori_loop(0, n, body, x)` outside any trace)
-    compiles its body like a `jax.jit` that compares functions by identity."""
-    return jaxapi.TRANSFORMS.get(creation.transform, _EAGER_LOOP)
-
-
-_EAGER_LOOP = Transform("jit")
-
-
 # Partial objects compare by identity: a new one on every call is a new function to jit.
 _PARTIALS = {"functools.partial", "jax.tree_util.Partial"}
 
@@ -218,7 +201,7 @@ def _bound_method(creation: JitCreation, varying: bool, what: str) -> tuple[str,
     """A bound method: a new object at each access, so `jax.jit` recompiles for every wrapper; a
     transform comparing functions by value (equinox.filter_jit) finds the last one's compile while the
     object stays the same, and there only the re-wrap costs."""
-    if not _transform(creation).function_by_value:
+    if not jaxapi.TRANSFORMS[creation.transform].function_by_value:
         return "fresh", f"{what} (a new bound-method object on each access)"
     if varying:
         return None  # a new object every pass: each compiles once, nothing to hoist
@@ -504,11 +487,7 @@ class JitOfFreshFunction(Rule):
         a class the project defines, in this file or another, or a Flax module), `jax.grad(f)`, or what a
         factory defines and returns (`jax.jit(make_step(cfg))`; not a cached
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
-        function called from one, and jit-decorated nested defs there; also a lax loop run eagerly
-        (`lax.fori_loop`, `scan`, `while_loop`, `map` outside any trace) given a new body function on
-        every pass of a loop around it in the same function, since it compiles the whole loop again for
-        each new body (not where the function holding it is what repeats: it may well be traced by its
-        caller). Silent where each run is a different computation or runs once: a sweep over a fixed
+        function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
         Enum), a wrapped function that calls a callable differing between the runs (a kernel built from
         each item of the loop, the function each iteration of a caller in another file passes: a
@@ -589,7 +568,7 @@ class JitOfFreshFunction(Rule):
 
     messages = {
         "fresh": "`{transform}` of {what} {place}: JAX retraces and recompiles every time; create the {made} "
-                 "once (module level or `__init__`) and pass what varies as an argument",
+                 "function once (module level or `__init__`) and pass what varies as an argument",
         "retraces": "{what} (`{transform}` retraces on every re-wrap)",  # (a stable function, under nnx.jit)
     }
 
@@ -599,13 +578,8 @@ class JitOfFreshFunction(Rule):
             kind = _wrapped_kind(ctx, creation)
             if kind is None:
                 continue
-            retraces = _transform(creation).rewrap_retraces
+            retraces = jaxapi.TRANSFORMS[creation.transform].rewrap_retraces
             if kind[0] != "fresh" and not retraces:
-                continue
-            if creation.transform not in jaxapi.TRANSFORMS and (
-                    creation.loop is None or creation.func is not None and creation.func.traced):
-                # an eager lax loop: only where a loop around it in the function makes the body anew, and
-                # not in a function a trace reaches too (hyperoptax's `lax.cond` branch, fresh set BE)
                 continue
             place = _where_repeated(ctx, creation, repeated)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
@@ -615,7 +589,7 @@ class JitOfFreshFunction(Rule):
             what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],
                                                                    transform=creation.transform)
             yield Report(creation.node, self.message("fresh", transform=creation.transform, what=what, place=place,
-                                                     made=_made(creation)))
+                                                     made="pmapped" if "pmap" in creation.transform else "jitted"))
 
 
 class JitRewrapInLoop(Rule):
@@ -738,9 +712,7 @@ class JitRewrapInLoop(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Report]:
         repeated = repeated_functions(ctx)
         for creation in ctx.analysis.jit_creations.values():
-            if creation.transform not in jaxapi.TRANSFORMS:
-                continue  # an eager lax loop of a stable body: no wrapper is made, its compile is found again
-            if _transform(creation).rewrap_retraces:
+            if jaxapi.TRANSFORMS[creation.transform].rewrap_retraces:
                 continue
             kind = _wrapped_kind(ctx, creation)
             if kind is None or kind[0] == "fresh":

@@ -109,11 +109,6 @@ class Fixture:
     ran: set[tuple[str, int]] = field(default_factory=set)
 
 
-# A lax loop run eagerly compiles as `jit(scan)` / `jit(while)` (its body's name is not in the event): counted
-# as the fixture's own compiles, so an eager loop's compile per fresh body is seen (JIT101 `eager-lax-fresh`).
-EAGER_LOOP_COMPILES = {"scan", "while"}
-
-
 def function_names(tree: ast.Module) -> set[str]:
     return {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
@@ -155,7 +150,6 @@ def load(path: Path) -> Fixture:
     names = function_names(tree) | ANONYMOUS
     clash = sorted(names & EAGER_NAMES)
     assert not clash, f"{path.name}: rename {clash}: eager jax ops compile under the same names"
-    names |= EAGER_LOOP_COMPILES
     fixture = Fixture(path, None, tags, untagged, names)
     spec = importlib.util.spec_from_file_location(f"recompiles_{path.stem}", path)
     fixture.module = importlib.util.module_from_spec(spec)

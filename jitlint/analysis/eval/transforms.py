@@ -364,18 +364,6 @@ class Transforms(Frame):
                 if arg is not None:
                     targets.append((arg.value, values_by_arg.get(id(arg))))
         short = q.replace("jax.lax.", "lax.").replace("flax.nnx.", "nnx.")
-        if not self.recording and q in _EAGER_COMPILED_LOOPS and targets:
-            # Run eagerly, a lax loop traces its body and compiles the loop, cached on the body function:
-            # a body made anew on each pass compiles again each time (measured on JAX 0.10.2: three
-            # `lax.fori_loop(0, n, lambda ...)` in a Python loop, three compiles; one body made once, one).
-            # The body most likely to be fresh: a lambda, else a def nested here.
-            nested = {f.name for f in self.facts.functions if f.parent is self.info} if self.info else set()
-            body, value = next(((e, v) for e, v in targets if isinstance(e, cst.Lambda)
-                                or isinstance(e, cst.Name) and e.value in nested), targets[-1])
-            fv, _ = self.target(body, value)
-            self.facts.jit_creations[expr] = JitCreation(expr, body, q, self.info,
-                                                         self.loops[-1][0] if self.loops else None, fv,
-                                                         tuple(loop for loop, _ in self.loops), self.varying())
         for target_expr, value in targets:
             fv, chain = self.target(target_expr, value)
             if fv is None:
@@ -402,10 +390,6 @@ class Transforms(Frame):
                 self.closure_for(info)
             context = Context(ContextKind.LAX, transform=q, label=short)
             self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
-
-
-# lax loops that, called eagerly, compile the whole loop (a cache keyed on the body function)
-_EAGER_COMPILED_LOOPS = frozenset({"jax.lax.fori_loop", "jax.lax.scan", "jax.lax.while_loop", "jax.lax.map"})
 
 
 def vmap_in_axes(call: cst.Call) -> cst.BaseExpression | None:
