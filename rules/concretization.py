@@ -193,8 +193,8 @@ class NumpyOnTracer(Rule):
 
 def _is_module_numpy_array(a, site, name: str) -> bool:
     """A module-level name only ever assigned NumPy arrays (and not rebound in the function or a function
-    around it): a name
-    also bound by unpacking (`TABLE, = (jnp.array(t) for t in (TABLE,))`) may hold anything."""
+    around it): a name also bound by unpacking (`TABLE, = (jnp.array(t) for t in (TABLE,))`) may hold
+    anything."""
     func = site.func
     while func is not None:  # (a def nested in a function reads the enclosing function's name first)
         if name in func.assignments or name in func.params or name in func.unpacked:

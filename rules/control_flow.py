@@ -437,8 +437,8 @@ class LoopOverTracedArray(Rule):
 
 def _made_here(a, func, expr: cst.BaseExpression) -> bool:
     """`jnp.linspace(0, end, len(agents) + 1)`, `jax.random.split(key, len(names))`, a slice of one, or a
-    name bound only to such: an array a constructor makes with a length counting Python items (not a loop's carry, not an operation on
-    other arrays)."""
+    name bound only to such: an array a constructor makes with a length counting Python items (not a loop's
+    carry, not an operation on other arrays)."""
     if isinstance(expr, cst.Name) and func is not None and expr.value not in func.params:
         sources = func.assignments.get(expr.value, [])
         return bool(sources) and all(isinstance(src, cst.BaseExpression) and _made_here(a, func, src)

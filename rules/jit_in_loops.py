@@ -430,9 +430,7 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
                 wrapped.add(id(n.value.args[0].value))
                 wrapped.add(id(n.targets[0].target))
     # every other mention of the names is a call: it is not handed on, stored or returned
-    attributes = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}
-    return all(id(n) in called or id(n) in wrapped or id(n) in attributes for n in body
-               if isinstance(n, cst.Name) and n.value in names)
+    return _mentioned_only_at(body, names, called | wrapped)
 
 
 def _bound_and_called_in_traces(a, creation: JitCreation) -> bool:
@@ -451,10 +449,14 @@ def _bound_and_called_in_traces(a, creation: JitCreation) -> bool:
     sites = [a.call_sites.get(c) for c in calls]
     if not calls or not all(site is not None and site.traced and not site.eager for site in sites):
         return False
-    called = {id(c.func) for c in calls}
-    attributes = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}  # (`jax.grad`'s `grad`: no mention)
-    return all(id(n) in called or n is target or id(n) in attributes
-               for n in body if isinstance(n, cst.Name) and n.value == name)
+    return _mentioned_only_at(body, {name}, {id(c.func) for c in calls} | {id(target)})
+
+
+def _mentioned_only_at(body: list[cst.CSTNode], names: set[str], allowed: set[int]) -> bool:
+    """Every `Name` of `names` among the nodes of `body` is one of `allowed` (by id); attribute names
+    (`jax.grad`'s `grad`) are no mention."""
+    attributes = {id(n.attr) for n in body if isinstance(n, cst.Attribute)}
+    return all(id(n) in allowed or id(n) in attributes for n in body if isinstance(n, cst.Name) and n.value in names)
 
 
 def _options_vary(creation: JitCreation) -> bool:

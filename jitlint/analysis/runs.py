@@ -865,13 +865,17 @@ def _descendants_in_body(root: cst.CSTNode):
 
 
 def _raises(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and isinstance(stmt.body[-1], cst.Raise)
+    """A statement line that ends with `raise`."""
+    return _ends_with(stmt, cst.Raise)
 
 
 def _leaves(stmt: cst.CSTNode) -> bool:
     """A statement that leaves the loop: `break`, `return`, `raise` (last on its line)."""
-    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and \
-        isinstance(stmt.body[-1], (cst.Break, cst.Return, cst.Raise))
+    return _ends_with(stmt, (cst.Break, cst.Return, cst.Raise))
+
+
+def _ends_with(stmt: cst.CSTNode, kinds) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and bool(stmt.body) and isinstance(stmt.body[-1], kinds)
 
 
 def builds_collection(a: "ModuleFacts", loop: cst.CSTNode, call: cst.CSTNode,

@@ -221,7 +221,7 @@ class KnownTruth:
 
 def keyed_mapping(found: "list[Taint | None]", keys: "list[str | None]") -> Taint | None:
     """A dict built here (a display, `dict(k=v, **more)`) from what each entry holds and its string key (None
-    where unknown: a `**` spread of unknown keys, a computed key)."""
+    where unknown: a `**` spread of unknown keys, a computed key); `add_spread` fills the two lists."""
     joined = join(*found)
     if joined is None:
         return None
@@ -230,7 +230,18 @@ def keyed_mapping(found: "list[Taint | None]", keys: "list[str | None]") -> Tain
         # be a Python value (a skeleton's static leaf, jaxFMM, fresh set BC) its kind is unknown
         uncertain = any(f is None or f.opaque for f in found)
         return replace(joined, container=True, is_array=False, is_bool=False, mapping=True,
-                                   elements=None, keys=None, opaque=joined.opaque or uncertain)
+                       elements=None, keys=None, opaque=joined.opaque or uncertain)
     # string keys, each once: what each entry holds (`{"targets": t, "key": k}["targets"]` is `t`)
     return replace(joined, container=True, is_array=False, is_bool=False, mapping=True,
-                               elements=tuple(found), keys=tuple(keys))
+                   elements=tuple(found), keys=tuple(keys))
+
+
+def add_spread(found: "list[Taint | None]", keys: "list[str | None]", spread: "Taint | None") -> None:
+    """`**spread` into a dict being built: its entries, each by its key, where it is a keyed mapping (`{**base,
+    "lr": lr}`); else one entry of unknown key."""
+    if spread is not None and spread.keys is not None and spread.mapping:
+        found.extend(spread.elements)
+        keys.extend(spread.keys)
+    else:
+        found.append(spread)
+        keys.append(None)

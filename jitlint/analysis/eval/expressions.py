@@ -11,7 +11,7 @@ from jitlint.analysis import jaxapi
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value
-from jitlint.analysis.values import NOT_NONE, TRACED, Const, NotNone, Taint, join, keyed_mapping
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, NotNone, Taint, add_spread, join, keyed_mapping
 from jitlint.source.cstwalk import children
 
 # Node classes tested on every binary operation. (Class tests here and in the other hot paths rather than
@@ -355,13 +355,7 @@ class Expressions(Frame):
                 key = literal_const(el.key) if el.key.__class__ is cst.SimpleString else None
                 keys.append(key.value if key is not None and isinstance(key.value, str) else None)
             elif isinstance(el, cst.StarredDictElement):
-                spread = self.expr(el.value)
-                if spread is not None and spread.keys is not None and spread.mapping:
-                    found.extend(spread.elements)  # `{**base, "lr": lr}`: base's entries, each by its key
-                    keys.extend(spread.keys)
-                else:
-                    found.append(spread)
-                    keys.append(None)
+                add_spread(found, keys, self.expr(el.value))
         return keyed_mapping(found, keys)
 
     def expr_Lambda(self, expr: cst.Lambda) -> None:
@@ -507,4 +501,3 @@ _NEVER_NONE_CALLS = frozenset({"int", "float", "bool", "str", "len", "round", "a
                                "frozenset", "sorted", "range", "max", "min", "sum", "divmod", "pow", "repr",
                                "isinstance", "math.floor", "math.ceil", "math.sqrt", "math.prod", "math.log",
                                "math.log2", "math.exp"})
-

@@ -19,7 +19,7 @@ from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, value_taint
-from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, join, keyed_mapping
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, add_spread, join, keyed_mapping
 
 UNKNOWN = object()  # no category decides the call
 NEXT = object()  # a handler's answer when its category does not decide this call
@@ -204,12 +204,11 @@ class Library(Frame):
             # a static tuple and the traced arrays, fresh set BC)
             found, keys = [], []
             for a, t in zip(expr.args, arg_taints):
-                if a.keyword is None and t is not None and t.keys is not None and t.mapping:
-                    found.extend(t.elements)
-                    keys.extend(t.keys)
+                if a.keyword is None:
+                    add_spread(found, keys, t)
                 else:
                     found.append(t)
-                    keys.append(a.keyword.value if a.keyword is not None else None)
+                    keys.append(a.keyword.value)
             return keyed_mapping(found, keys)
         container = q in _CONTAINER_BUILTINS
         return dataclasses.replace(any_arg, container=container, is_array=not container and any_arg.is_array)
