@@ -41,8 +41,12 @@ class ModuleFacts:
         self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
         self._sites_indexed = 0
         self.call_sites: dict[cst.Call, CallSite] = {}
-        # How each traced function comes to be traced (the witnesses' steps), keyed per (kind, node).
-        self.trace_edges: dict[FunctionInfo, dict[tuple[str, int], TraceEdge]] = {}
+        # How each traced function comes to be traced (the witnesses' steps), keyed per (kind, node, the
+        # caller's context, the callee's context).
+        self.trace_edges: dict[FunctionInfo, dict[tuple, TraceEdge]] = {}
+        # What a call of a module function gives alike on every return in the caller's context, per (call,
+        # the caller's context key): `Variant.return_static` (`if not _movable(x): return x` decided).
+        self.call_statics: dict[tuple[int, tuple | None], object] = {}
         self.call_names: dict[cst.Call, str | None] = {}  # qualified callee (builtins by bare name)
         # Calls from traced code to functions the module imports (jitlint.analysis.foreign): per (call,
         # the caller's context key), (caller, call, qualified callee, argument specs, values, traces constants)

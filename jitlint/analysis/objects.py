@@ -85,6 +85,10 @@ class TraceEdge:
     # "call": the innermost test around the call that the walk could not decide (`if self.model.is_precessing:`
     # with an object's attribute): the callee is traced there only on the branch the test takes
     guard: cst.BaseExpression | None = None
+    # The calling context of `caller` that made this step (its `Variant.key`; None from eager code), and the
+    # context of the callee it reaches: a witness chains steps whose contexts meet (witness.traced_path).
+    caller_variant: tuple | None = None
+    variant: tuple | None = None
 
 
 @dataclass

@@ -22,9 +22,9 @@ class Site:
     scope: Scope
     in_loop: bool
     constants_traced: bool = True  # jnp on constants gives tracers here (jit, not ensure_compile_time_eval)
-    # The innermost undecided test this runs under, of a traced value's shape (`if x.ndim == 0:`) or of a
-    # parameter's type (`if isinstance(sig, np.ndarray):`), with what it tests ("shapes" or "types"), if
-    # any: whether it runs depends on what the caller passes.
+    # The innermost undecided test this runs under, of a traced value's shape (`if x.ndim == 0:`), of a
+    # parameter's type (`if isinstance(sig, np.ndarray):`) or of a flag (`if flag:`), with what it tests
+    # ("shapes", "types" or "flags"), if any: whether it runs depends on what the caller passes.
     dispatch_guard: tuple[cst.BaseExpression, str] | None = None
 
 

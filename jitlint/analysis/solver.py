@@ -8,6 +8,7 @@ per-node results (in ``jitlint.analysis.model.ModuleFacts``) are the union over 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Hashable
 
 from jitlint.analysis.contexts import Context, ContextKind
@@ -166,18 +167,6 @@ class Solver:
             return None
         if self.facts.skips_when_traced(info) and any(isinstance(v, Taint) for v in params.values()):
             return None  # its decorator returns before running it when handed a tracer (`@skip_if_traced`)
-        if traces_constants and info.parent is None and info.class_name is None:
-            # (under plain `jax.grad` the rules get concrete arrays, as the primal's arguments do)
-            for rule, role, node in self.facts.derivative_rules(info):
-                # (JAX calls the rule on `info`'s behalf: "called from traced `f`")
-                rule_context = Context(ContextKind.HELPER, caller=info.name, traces_constants=context.traces_constants)
-                self.request(rule, rule_context, _rule_params(info, rule, role, params), None, traces_constants,
-                             TraceEdge("rule", node, role, info, guard=via.guard if via is not None else None))
-        if via is not None:
-            edges = self.facts.trace_edges.setdefault(info, {})
-            known = edges.setdefault((via.kind, id(via.node)), via)
-            if known.guard is not None and via.guard is None:
-                edges[(via.kind, id(via.node))] = via  # a context that reaches the call whatever the tests
         every = not info.traced  # what every context reads changed: re-walk them all
         info.traced = True
         if context not in info.contexts:
@@ -205,6 +194,21 @@ class Solver:
                     info.closure[name] = merged
                     every = every or isinstance(merged, Taint) or isinstance(old, Const)
         variant, changed = self._variant(info, params, truths)
+        if via is not None:
+            via = dataclasses.replace(via, variant=variant.key)
+            edges = self.facts.trace_edges.setdefault(info, {})
+            where = (via.kind, id(via.node), via.caller_variant, variant.key)
+            known = edges.setdefault(where, via)
+            if _guard_of(known) is not None and _guard_of(via) is None:
+                edges[where] = via  # a context that reaches the call whatever the tests
+        if traces_constants and info.parent is None and info.class_name is None:
+            # (under plain `jax.grad` the rules get concrete arrays, as the primal's arguments do)
+            for rule, role, node in self.facts.derivative_rules(info):
+                # (JAX calls the rule on `info`'s behalf: "called from traced `f`")
+                rule_context = Context(ContextKind.HELPER, caller=info.name, traces_constants=context.traces_constants)
+                self.request(rule, rule_context, _rule_params(info, rule, role, params), None, traces_constants,
+                             TraceEdge("rule", node, role, info, guard=via.guard if via is not None else None,
+                                       caller_variant=variant.key))
         if every:
             self.enqueue(info)
         elif changed:
@@ -245,6 +249,11 @@ class Solver:
             info.variants.clear()
         for start in self._starts.get(id(info), []):
             Evaluator(self.facts, self, start.parent).restart_context(start)
+
+
+def _guard_of(edge: TraceEdge):
+    """The undecided test a step passes (for a call from another file, the one on its caller's way)."""
+    return edge.foreign.guard if edge.kind == "foreign" else edge.guard
 
 
 def _rule_params(primal: FunctionInfo, rule: FunctionInfo, role: str, params: dict[str, Value]) -> dict[str, Value]:

@@ -28,44 +28,49 @@ Step = tuple[cst.CSTNode, str]
 GUARD_STEP = "the call after this runs only on one branch of this test, which jitlint cannot decide"
 
 
-def traced_path(facts: ModuleFacts, func: FunctionInfo) -> tuple[list[Step], str | None] | None:
+def traced_path(facts: ModuleFacts, func: FunctionInfo, variant: tuple | None = None) -> \
+        tuple[list[Step], str | None] | None:
     """The shortest chain of steps from an entry that traces `func` (entry first), or None when no entry is
     known. Steps go through traced callers ("call") and through the traced function a nested one is
-    defined in ("defined"). With it, None -- or, when every chain passes a call under a test the walk could
-    not decide (`if self.model.is_precessing:`), that test's source: `func` is traced only on the branch
-    it takes, so what its lines would raise there is not certain (the test is a step of the chain)."""
-    found = _search(facts, func, False)
-    return (found, None) if found is not None else _search(facts, func, True)
+    defined in ("defined"), each from the calling context that reaches the next (`TraceEdge.variant`): a
+    chain is one context all the way, not a caller's step from one context joined to another's. With it,
+    None -- or, when every chain passes a call under a test the walk could not decide (`if
+    self.model.is_precessing:`), that test's source: `func` is traced only on the branch it takes, so what
+    its lines would raise there is not certain (the test is a step of the chain). `variant`: the chain
+    must end in that context of `func`."""
+    found = _search(facts, func, variant, False)
+    return (found, None) if found is not None else _search(facts, func, variant, True)
 
 
-def _search(facts: ModuleFacts, func: FunctionInfo, guarded: bool):
+def _search(facts: ModuleFacts, func: FunctionInfo, variant: tuple | None, guarded: bool):
     """Breadth first from `func` back to an entry; through guarded calls only when `guarded` (then the
     result is (steps, the guard nearest `func`))."""
-    seen = {id(func)}
-    queue: deque[tuple[FunctionInfo, list[Step], str | None]] = deque([(func, [], None)])
+    seen = {(id(func), variant)}
+    queue: deque[tuple[FunctionInfo, tuple | None, list[Step], str | None]] = deque([(func, variant, [], None)])
     while queue:
-        current, after, guard = queue.popleft()
-        edges = facts.trace_edges.get(current, {})
-        for edge in edges.values():
+        current, wanted, after, guard = queue.popleft()
+        edges = [edge for edge in facts.trace_edges.get(current, {}).values()
+                 if wanted is None or edge.variant == wanted]
+        for edge in edges:
             if edge.kind == "entry":
                 steps = [(edge.node, f"{edge.how} traces `{current.name}`"), *after]
                 return (steps, guard) if guarded else steps
-        for edge in edges.values():
+        for edge in edges:
             if edge.kind == "foreign" and (guarded or edge.foreign.guard is None):
                 # the caller's witness, in its own file (foreign.Place steps)
                 steps = [*edge.foreign.places(), *after]
                 return (steps, guard or edge.foreign.guard) if guarded else steps
-        for edge in edges.values():
+        for edge in edges:
             caller = edge.caller
-            if caller is None or id(caller) in seen or edge.guard is not None and not guarded:
+            if caller is None or (id(caller), edge.caller_variant) in seen or edge.guard is not None and not guarded:
                 continue
-            seen.add(id(caller))
+            seen.add((id(caller), edge.caller_variant))
             step = [_step(edge, current)]
             test = guard
             if edge.guard is not None:
                 test = test or test_text(facts, edge.guard)
                 step.insert(0, (edge.guard, GUARD_STEP))
-            queue.append((caller, [*step, *after], test))
+            queue.append((caller, edge.caller_variant, [*step, *after], test))
     return None
 
 
@@ -132,8 +137,9 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
 
 def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:
     """The undecided test a report in traced code sits under -- of a traced value's shape (`if j.ndim ==
-    0:`) or of a value's type (`if isinstance(sig, np.ndarray):`) -- as (its source, "shapes" or "types"),
-    or None: the line runs only for what passes it, so its claim is not certain."""
+    0:`), of a value's type (`if isinstance(sig, np.ndarray):`) or of a flag the callers choose (`if
+    flag:`) -- as (its source, "shapes", "types" or "flags"), or None: the line runs only for what passes
+    it, so its claim is not certain."""
     site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
     guard = site.dispatch_guard if site is not None else None
     if guard is None:

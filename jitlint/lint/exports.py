@@ -215,13 +215,13 @@ def _candidates(analysis, index):
     code that an entry reaches into a plain function of another project module."""
     if index is None:
         return
-    for recorded in analysis.foreign_calls.values():
+    for (_, variant), recorded in analysis.foreign_calls.items():
         caller, _, q = recorded[:3]
         if caller is None or caller.callback or not caller.traced or not any(isinstance(v, Taint) for v in recorded[4]):
             continue  # (with no traced argument the callee computes on Python values: not worth a re-lint)
         target = index.resolve_function(q)
         if target is None:
             continue
-        chain = traced_path(analysis, caller)
+        chain = traced_path(analysis, caller, variant)  # (from the context that makes the call)
         if chain is not None:
             yield recorded, target, chain

@@ -355,3 +355,21 @@ def test_jax_fallback():
         assert boundary.apply_periodic(jnp.arange(4.0), 0.0, 2.0).shape == (4,)
         with pytest.raises(jax.errors.TracerArrayConversionError):
             boundary.wrapped_fraction(jnp.arange(4.0))
+
+
+def test_optional_stages():
+    """FoldJAX's layout (fresh set BF): stages that compute what an eager caller left out from array values,
+    behind a Python flag or an `is None` test their jitted callers decide. Jitted with every flag set, the
+    graph runs; the eager run takes the eager-only branches; the two jitted entries that leave a stage to
+    decide from traced values raise."""
+    assert marked("optional_stages") == {("trunk.py", "JIT404"), ("heads.py", "JIT603")}
+    with imported("optional_stages", "trunk", "heads", "predict", "api") as (*_, predict, api):
+        feats = api.make_features()
+        out = api.fold(feats)
+        assert out["pairs"] == {} and out["coords"].shape == (4,)
+        eager = api.fold_eagerly(feats)
+        assert sorted(eager["pairs"]) == [0, 1]
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            api.fold_summary(feats)
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            predict.msa_depth(feats)

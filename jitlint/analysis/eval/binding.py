@@ -66,13 +66,16 @@ class Binding(Frame):
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
                                          self.closure_for(info), traces_constants,
-                                         TraceEdge("call", expr, "", self.info, guard=self.open_guard))
+                                         TraceEdge("call", expr, "", self.info, guard=self.open_guard,
+                                                   caller_variant=self.variant_key))
         if variant is not None:
             self.read_return_of(info, variant)
             if variant.returns_known and variant.never_returns and self.traced:
                 self.live = False  # it raises whenever called so: the statements after this one are not run
             if variant.returns_known:  # walked in this context: None means a Python value
                 self.last_call_statics = variant.return_static
+                if variant.return_taint is None and fv.derivative is None:
+                    self.facts.call_statics[(id(expr), self.variant_key)] = variant.return_static
                 if variant.return_taint is None and isinstance(variant.return_static, KnownTruth) and \
                         fv.derivative is None and self.last_call_value is None:
                     self.last_call_value = variant.return_static  # (`flag = is_scalar(x)`: decides `if flag:`)

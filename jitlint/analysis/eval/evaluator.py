@@ -100,7 +100,8 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
                     defaults = {name: const for name in nested.params
                                 if (const := nested.default_const(name)) is not None}
                     self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants,
-                                           TraceEdge("defined", nested.node, "", info))
+                                           TraceEdge("defined", nested.node, "", info,
+                                                     caller_variant=self.variant_key))
 
 
 def _alike(statics: list):

@@ -85,6 +85,11 @@ class Frame:
                     self.dispatch_guards[-1] if self.dispatch_guards else None)
 
     @property
+    def variant_key(self) -> tuple | None:
+        """The calling context walked (None: eager code)."""
+        return self.variant.key if self.variant is not None else None
+
+    @property
     def open_guard(self) -> cst.BaseExpression | None:
         return self.open_guards[-1] if self.open_guards else None
 

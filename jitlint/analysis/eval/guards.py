@@ -58,6 +58,14 @@ class Guards(Frame):
                 if isinstance(target, Const):
                     return hasattr(target.value, attr.value)
             return None
+        if isinstance(expr, cst.Call) and self.traced:
+            # a module function that gives one truth on every return in this context (`_movable(x)`, whose
+            # `if isinstance(x, jax.core.Tracer): return False` decides it for a tracer): that truth
+            known = self.facts.call_statics.get((id(expr), self.variant_key))
+            if isinstance(known, KnownTruth):
+                return known.truth
+            if isinstance(known, Const) and isinstance(known.value, bool):
+                return known.value
         if isinstance(expr, cst.Comparison) and self.traced:
             expr = self._exact_type_test(expr) or expr  # `type(a) is np.ndarray`: as `isinstance` says of tracers
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
@@ -158,6 +166,24 @@ class Guards(Frame):
                    node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params
                    or _none_test_of(node) in params
                    for node in descendants(test))
+
+    def tests_flag(self, test: cst.BaseExpression) -> bool:
+        """Whether a test is the truth of a Python flag the callers choose and this context does not decide:
+        a parameter (`if return_pair_chains_iptm:`), or a name bound once to a test of a parameter's type
+        (`steering_on = steering_args is not None and steering_args["fk"]`, which stands for that test).
+        Which branch runs is the callers' to choose: FoldJAX's confidence head keeps an eager-only branch
+        behind such a flag that its jitted callers turn off (fresh set BF). A flag computed from what a
+        parameter holds (`"nodal imposition" in settings["structure"]`) is a configuration of the traced
+        code itself, not a type: a claim under it stands (autopdex, fresh set N; jax-bandflux, AQ)."""
+        narrowed = self.truth_narrowing(test)
+        info = self.info
+        if narrowed is None or info is None:
+            return False
+        name = narrowed[0]
+        if name in info.params:
+            return name not in info.assignments
+        sources = info.assignments.get(name, [])
+        return len(sources) == 1 and isinstance(sources[0], cst.BaseExpression) and self.tests_type(sources[0])
 
     def _exact_type_test(self, test: cst.Comparison) -> cst.Call | None:
         """`type(x) is T` / `type(x) == T` with T a type no tracer is an instance of, as `isinstance(x, T)`:

@@ -143,7 +143,8 @@ class Library(Frame):
             closure = self.closure_for(fv.info)
             context = Context(ContextKind.NESTED, transform=q, traces_constants=self.info.traces_constants)
             variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants,
-                                             TraceEdge("call", expr, "", self.info, guard=self.open_guard))
+                                             TraceEdge("call", expr, "", self.info, guard=self.open_guard,
+                                                       caller_variant=self.variant_key))
             if variant is not None:
                 self.read_return_of(fv.info, variant)
                 if variant.returns_known and variant.return_taint is None:

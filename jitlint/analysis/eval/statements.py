@@ -129,6 +129,8 @@ class Statements(Frame):
     def stmt_If(self, node: cst.If) -> None:
         truth = self.static_truth(node.test)
         self.expr(node.test)
+        if truth is None:
+            truth = self.static_truth(node.test)  # (what the calls in the test return, known now)
         self.record(node)
         # A guard decided by Python constants (`if flag:` with a partial-bound False, `if x is None` on a
         # known None, `if TYPE_CHECKING:`): the other branch never runs here, so it is not traced code.
@@ -150,6 +152,8 @@ class Statements(Frame):
             tested = "types"
         elif self.traced and self.reads_traced_shape(node.test):
             tested = "shapes"
+        elif self.traced and self.tests_flag(node.test):
+            tested = "flags"
         if tested is not None:
             self.dispatch_guards.append((node.test, tested))
         self.open_guards.append(node.test)
