@@ -373,7 +373,9 @@ class LoopOverTracedArray(Rule):
         Python container, `jnp.linspace(0, 1, len(agents))`, whose loop walks the program's own
         structure). Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
-        `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent on
+        `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent where
+        the loop reads its item by a string key (`layer["kernel"]`): an array's items are arrays, so what
+        it walks is a Python list of mappings. Silent on
         an entry a string key reads from a traced pytree argument (`for layer in params["layers"]`, an
         entry of `**kwargs`, a name bound to one): a subtree of any kind, most often a list of per-layer
         parameters.
@@ -424,6 +426,8 @@ class LoopOverTracedArray(Rule):
                 candidates = [iterable]
             if isinstance(node, cst.For) and _carry_changes_shape(a, node):
                 continue  # each iteration has its own shapes: neither scan nor vmap can replace the unrolling
+            if isinstance(node, cst.For) and _items_read_by_key(node):
+                continue  # `for layer in params: layer["kernel"]`: its items are mappings, so it is no array
             for expr in candidates:
                 traced = certain_tracer(a, expr)
                 if traced is not None and _made_here(a, site.func, expr):
@@ -433,6 +437,24 @@ class LoopOverTracedArray(Rule):
                 if traced is not None and traced.is_array and not _keyed_entry(a, site.func, expr):
                     yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
                     break
+
+
+def _items_read_by_key(loop: cst.For) -> bool:
+    """Whether the loop's body reads its item by a string key (`for layer in params: ... layer["kernel"]`,
+    also `for i, layer in enumerate(layers)`): an array's items are arrays, which a string key cannot index,
+    so what the loop walks is a Python list of mappings (FoldJAX's per-layer parameter dicts, fresh set BF),
+    whatever the flags of the value it was handed say."""
+    target = loop.target
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(loop.iter, cst.Call) and \
+            isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "enumerate" and len(target.elements) == 2:
+        target = target.elements[1].value
+    if not isinstance(target, cst.Name):
+        return False
+    return any(isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and
+               node.value.value == target.value and len(node.slice) == 1 and
+               isinstance(node.slice[0].slice, cst.Index) and
+               isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+               for node in descendants(loop.body))
 
 
 def _made_here(a, func, expr: cst.BaseExpression) -> bool:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.cardinality import (DataDerived, bounded, computed_float, data_derived, depends_on,
-                                          hashes_by_value, names_read, unhashable, varying_names)
+                                          hashes_by_value, loops_changing, names_read, unhashable, varying_names)
 from jitlint.analysis.facade import FuncValue, InstanceValue
 from jitlint.analysis.literals import kwarg, positional_args
 from jitlint.core.finding import Severity
@@ -192,7 +192,9 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
         field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a
         small fixed set are not reported: a bool, a choice between literals (`3 if i < 50 else 5`), an
-        entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations,
+        entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations
+        (or over values typed on the command line), also where an inner loop passes each value again
+        unchanged (timing repeats: only the loops that change the value count),
         and a part of what calls return (`y, kind = prepare(y0)`, or `network.edges` of a network rebuilt by
         calls on each pass: how many values that part takes is the calls' to say). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
         in a function the module only hands to its own functions that trace code, which may call it there).
@@ -275,8 +277,11 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
             if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value) \
                     or hashes_by_value(a, site.func, arg.expr):
                 continue  # a few values (or equal ones): a few compiles, by design
-            if runs.loops_are_sweeps(a, site.func, site.loops, site.node):
-                continue  # one value per configuration of a sweep: each a different program, by design
+            if runs.loops_are_sweeps(a, site.func, loops_changing(a, site.func, site.loops, arg.expr) or site.loops,
+                                     site.node):
+                # one value per configuration of a sweep (a loop that passes it unchanged, timing repeats,
+                # compiles nothing new): each a different program, by design
+                continue
             if unhashable(a, site.func, arg.expr) is not None:
                 continue  # the call raises (JIT304) before anything compiles
             varying = varying_names(site)

@@ -278,6 +278,20 @@ def _binds(node: cst.CSTNode) -> set[str]:
     return set()
 
 
+def loops_changing(a: "ModuleAnalysis", func: "FunctionInfo | None", loops, expr: cst.BaseExpression) -> list:
+    """The loops around a call whose own iterations rebind what `expr` reads (their target, what their
+    body binds): `for token in blocks: block = int(token)` around `for _ in range(repeats): f(block)`
+    changes `block` in the outer loop only; the inner one passes it again unchanged."""
+    out = []
+    for loop in loops:
+        bound = _bound_in(loop) if isinstance(loop, (cst.For, cst.While)) else set()
+        if isinstance(loop, (cst.For, cst.CompFor)):
+            bound |= set(target_names(loop.target))
+        if bound and depends_on(a, func, expr, bound):
+            out.append(loop)
+    return out
+
+
 def _bound_in(loop: cst.CSTNode) -> set[str]:
     """The names a loop's body binds."""
     return set().union(*(_binds(n) for n in descendants(loop.body)))
