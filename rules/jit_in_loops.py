@@ -495,7 +495,9 @@ class JitOfFreshFunction(Rule):
         each item of the loop, the function each iteration of a caller in another file passes: a
         different program each time, so every compile is needed) or binds shapes that differ between
         them (`partial(solve, shapes=[b.shape for b in blocks])` with blocks built per run), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the
-        `cache[key] = jax.jit(...)` idiom), a loop that keeps the wrapper it builds for each item (appended
+        `cache[key] = jax.jit(...)` idiom, also storing a jit-decorated def; a lazy `if getattr(self, "_fn",
+        None) is None:`; a rebuild only when what it tracks changes, `if loss is not self._loss: ...;
+        self._loss = loss`), a loop that keeps the wrapper it builds for each item (appended
         to a list, also inside an object it builds, stored under a key or yielded: one compile per item, reused
         afterwards, as `{k: jax.jit(f_k) for k in ...}`), a jit-decorated helper only ever called from traced
         code (inlined into the caller's trace), code staged by an outer jit or a lax body (the inner jit is

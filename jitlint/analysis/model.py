@@ -74,6 +74,7 @@ class ModuleFacts:
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._literals: dict[str, cst.BaseExpression] | None = None  # (see module_literals)
         self._class_node_cache: dict[str, cst.ClassDef] | None = None
+        self._registered_cache: frozenset[str] | None = None
         self._aux_field_cache: dict[str, frozenset[str]] = {}
         # Local linen Module classes whose `apply` a TrainState holds (`TrainState.create(apply_fn=m.apply)`).
         self.apply_fn_classes: set[str] = set()
@@ -539,6 +540,33 @@ class ModuleFacts:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         out.setdefault(small.target.value, small)
         return out
+
+    def never_a_jax_type(self, class_name: str, depth: int = 0) -> bool:
+        """Instances of this module-level class are certainly no JAX type (no array, no pytree): no
+        decorator, no metaclass, only `object` or such local classes as bases, no `__jax_array__` or
+        `__array__`, not a pytree class, its name in no registration call and no base of another local
+        class (a subclass may be a pytree). Passed as a traced argument, such an object raises TypeError."""
+        node = self._class_nodes().get(class_name)
+        if node is None or depth > 8 or node.decorators or node.keywords or self.pytree_class(class_name):
+            return False
+        if {"__jax_array__", "__array__"} & set(self.classes.get(class_name, {})):
+            return False
+        for base in node.bases:
+            value = base.value
+            if not (isinstance(value, cst.Name) and (value.value == "object" or
+                                                    self.never_a_jax_type(value.value, depth + 1))):
+                return False
+        return depth > 0 or class_name not in self._registered_or_subclassed()
+
+    def _registered_or_subclassed(self) -> frozenset[str]:
+        """Local class names handed to a call (`register_pytree_node(Cls, ...)`, `register_dataclass(Cls)`)
+        or used as a base of another local class."""
+        if self._registered_cache is None:
+            names = {dotted(b.value) for n in self._class_nodes().values() for b in n.bases}
+            names |= {arg.value.value for node in descendants(self.module) if isinstance(node, cst.Call)
+                      for arg in node.args if isinstance(arg.value, cst.Name) and arg.value.value in self.classes}
+            self._registered_cache = frozenset(n for n in names if n)
+        return self._registered_cache
 
     def _class_nodes(self) -> dict[str, cst.ClassDef]:
         if self._class_node_cache is None:

@@ -1084,6 +1084,9 @@ def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node:
     if func is None or not isinstance(func.node, cst.FunctionDef):
         return False
     names = {name for name, exprs in func.assignments.items() if any(_holds(e, creation_node) for e in exprs)}
+    # `@jax.jit def forward_fn` then `cache[key] = forward_fn`: the decorated def's name holds the wrapper
+    names |= {f.name for f in a.functions if f.parent is func and isinstance(f.node, cst.FunctionDef) and
+              any(d is creation_node or d.decorator is creation_node for d in f.node.decorators)}
     code = a.module.code_for_node
     for node, unset in _assignments(func.node.body):
         value = node.value
@@ -1139,8 +1142,9 @@ def _fills_unset(func: "FunctionInfo | None", target: cst.BaseExpression, unset,
 def filled_once_per_key(a: "ModuleFacts", func: "FunctionInfo | None", node: cst.CSTNode) -> bool:
     """`node` sits in the body of a test that fills what it checks: `if key not in cache: ...; cache[key] =
     ...` (or `if self._fn is None: ... self._fn = ...`), or `if state["gen"] != self.generation: ...;
-    state["gen"] = self.generation` -- the body runs once per key (per change of what it tracks), however
-    often the code around it runs (jaxvacua's kernel cache, jaxFMM's rebuild on a new setup, fresh set BC).
+    state["gen"] = self.generation` (`if loss is not self._loss: ...; self._loss = loss`) -- the body runs
+    once per key (per change of what it tracks), however often the code around it runs (jaxvacua's kernel
+    cache, jaxFMM's rebuild on a new setup, fresh set BC; SeapoPym-JAX's evaluator, fresh set BG).
     The helpers the body calls to build what it stores run as often."""
     root = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
     regions = a.filled_regions.get(id(root))
@@ -1170,16 +1174,17 @@ def _fills_its_test(func: "FunctionInfo | None", stmt: cst.If, code) -> bool:
             t = target.target
             if _fills_unset(func, t, unset, code):
                 return True
-            if tracked is not None and (code(t), code(assign.value)) == tracked and \
+            if tracked is not None and (code(t), code(assign.value)) in (tracked, tracked[::-1]) and \
                     (func is None or _outlives_call(func, t) or isinstance(t, cst.Subscript)):
                 return True
     return False
 
 
 def _tracked_change(test: cst.BaseExpression, code) -> tuple[str, str] | None:
-    """`stored != current`: (stored, current), the assignment that makes the test false again."""
+    """`stored != current` (or `current is not stored`, either order): (stored, current), the assignment
+    that makes the test false again."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
-            isinstance(test.comparisons[0].operator, cst.NotEqual):
+            isinstance(test.comparisons[0].operator, (cst.NotEqual, cst.IsNot)):
         return code(test.left), code(test.comparisons[0].comparator)
     return None
 
@@ -1206,14 +1211,15 @@ def _assignments(body: cst.CSTNode):
             after = tests
             for stmt in node.body:
                 stack.append((stmt, after))
-                if isinstance(stmt, cst.If) and stmt.orelse is None and _returns(stmt.body):
+                if isinstance(stmt, cst.If) and stmt.orelse is None and ends_in_return(stmt.body):
                     after = (*after, cst.UnaryOperation(cst.Not(), stmt.test))  # past `if set: return`
             continue
         # (statements only: an assignment is never inside an expression)
         stack.extend((child, tests) for child in children(node) if statement_part(child.__class__))
 
 
-def _returns(block: cst.BaseSuite) -> bool:
+def ends_in_return(block: cst.BaseSuite) -> bool:
+    """Does a branch end in a `return`?"""
     last = block.body[-1] if block.body else None
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
@@ -1222,13 +1228,17 @@ def _returns(block: cst.BaseSuite) -> bool:
 
 def _unset_by(test: cst.BaseExpression, code) -> list[str]:
     """What a test being true says is not set: `x is None` / `not x` -> x; `not hasattr(o, "a")` -> o.a;
-    `k not in d` -> "k in d"; `not (x is not None)` -> x; and of each side of an `and`."""
+    `k not in d` -> "k in d"; `not (x is not None)` -> x; `getattr(o, "a", None)` stands for o.a; and of
+    each side of an `and`."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return [*_unset_by(test.left, code), *_unset_by(test.right, code)]
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = test.expression
         if isinstance(inner, (cst.Name, cst.Attribute)):
             return [code(inner)]
+        read = _getattr_read(inner, code)
+        if read is not None:
+            return [read]  # `not getattr(self, "_fn", None)`
         if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "hasattr" and \
                 len(inner.args) == 2 and isinstance(inner.args[1].value, cst.SimpleString):
             return [f"{code(inner.args[0].value)}.{inner.args[1].value.evaluated_value}"]
@@ -1240,10 +1250,20 @@ def _unset_by(test: cst.BaseExpression, code) -> list[str]:
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         op, right = test.comparisons[0].operator, test.comparisons[0].comparator
         if isinstance(op, cst.Is) and code(right) == "None":
-            return [code(test.left)]
+            return [_getattr_read(test.left, code) or code(test.left)]
         if isinstance(op, cst.NotIn):
             return [f"{code(test.left)} in {code(right)}"]
     return []
+
+
+def _getattr_read(expr: cst.BaseExpression, code) -> str | None:
+    """`getattr(o, "a", default)`: the text `o.a`; else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "getattr" and \
+            len(expr.args) == 3 and isinstance(expr.args[1].value, cst.SimpleString):
+        name = expr.args[1].value.evaluated_value
+        if isinstance(name, str) and name.isidentifier():
+            return f"{code(expr.args[0].value)}.{name}"
+    return None
 
 
 # What starts a body of its own. (A class test rather than isinstance: libcst's concrete node classes have no

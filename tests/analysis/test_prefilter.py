@@ -200,7 +200,7 @@ TRICKY = (
     "\treturn x\r\n"
     "\r\n"
     "class C:\r\n"
-    "    @jax.jit\r\n"
+    "    @jax.jit(static_argnums=0)\r\n"  # (a plain `self` traced would raise before the body runs)
     "    def g(self, y):\r\n"
     "        assert y > 0; print(y)\r\n"
     "        return y"  # no final newline

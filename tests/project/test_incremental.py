@@ -344,7 +344,7 @@ def test_an_edit_in_one_method_reparses_only_that_method(monkeypatch):
 
     methods = "".join(f"    def method_{i}(self, x):\n        y = x * {i}\n        return jnp.sin(y)\n\n"
                       for i in range(60))
-    text = HEADER + "class Model:\n    size = 3\n\n" + methods + "    @jax.jit\n    def step(self, x):\n" \
+    text = HEADER + "class Model:\n    size = 3\n\n" + methods + "    @partial(jax.jit, static_argnums=0)\n    def step(self, x):\n" \
         "        return self.method_1(x)\n"
     doc = Document()
     check_source(text, "doc.py", ALL, state=doc)

@@ -7,7 +7,7 @@ import dataclasses
 
 import libcst as cst
 
-from jitlint.analysis import jaxapi
+from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
 from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, Taint, join
@@ -23,10 +23,14 @@ class Statements(Frame):
     """The transfer functions of statements."""
 
     def block(self, statements) -> None:
-        for stmt in statements:
-            if not self.live:
-                return  # not reached in this context: every path before it left (or raised)
-            self.stmt(stmt)
+        depth = len(self.dispatch_guards)  # (an `if` that leaves guards the rest of its block: stmt_If)
+        try:
+            for stmt in statements:
+                if not self.live:
+                    return  # not reached in this context: every path before it left (or raised)
+                self.stmt(stmt)
+        finally:
+            del self.dispatch_guards[depth:]
 
     def stmt(self, node: cst.CSTNode) -> None:
         cls = node.__class__
@@ -163,6 +167,13 @@ class Statements(Frame):
             self.open_guards.pop()
             if tested is not None:
                 self.dispatch_guards.pop()
+        if tested is not None and node.orelse is None and runs.ends_in_return(node.body):
+            # `if dim_size is not None: return dim_size` then `int(index.max())`: the rest of the block runs
+            # only where the test is false, so it sits under the test as an `else` would (jraphx's
+            # `_resolve_dim_size`, fresh set BE). Not after a `raise`: that checks the arguments, and the
+            # rest is what every valid call runs (jax-bandflux's `if zp is not None and zpsys is None:
+            # raise`, fresh set AQ). Popped where the block ends (`block`).
+            self.dispatch_guards.append((node.test, tested))
 
     def _if_branches(self, node: cst.If) -> None:
         test_names = _test_names(node.test)
