@@ -196,7 +196,9 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         (or over values typed on the command line), also where an inner loop passes each value again
         unchanged (timing repeats: only the loops that change the value count),
         and a part of what calls return (`y, kind = prepare(y0)`, or `network.edges` of a network rebuilt by
-        calls on each pass: how many values that part takes is the calls' to say). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
+        calls on each pass: how many values that part takes is the calls' to say), nor a value that may be an
+        array (`cache[:, i]` on some path: an array static raises, JIT304, rather than compiling per
+        value). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
         in a function the module only hands to its own functions that trace code, which may call it there).
         """
     why = """
@@ -282,7 +284,7 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 # one value per configuration of a sweep (a loop that passes it unchanged, timing repeats,
                 # compiles nothing new): each a different program, by design
                 continue
-            if unhashable(a, site.func, arg.expr) is not None:
+            if unhashable(a, site.func, arg.expr) is not None or _maybe_array(a, site.func, arg.expr):
                 continue  # the call raises (JIT304) before anything compiles
             varying = varying_names(site)
             used = sorted(names_read(arg.expr) & varying)
@@ -361,6 +363,18 @@ def _constructor_fields(a, cls: str, call: cst.Call):
     out = [] if own_init else list(zip(fields, (arg.value for arg in positional)))
     out += [(arg.keyword.value, arg.value) for arg in call.args if arg.keyword is not None and arg.keyword.value in fields]
     return out
+
+
+def _maybe_array(a, func, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """`state[:, i]` (an index with a slice among several: only arrays take one), or a name bound to one
+    on some path: passed to a static parameter, an array raises ValueError (unhashable) rather than
+    compiling once per value (nano-vllm-jax's per-layer cache slices, fresh set BG)."""
+    if isinstance(expr, cst.Subscript):
+        return len(expr.slice) > 1 and any(isinstance(el.slice, cst.Slice) for el in expr.slice)
+    if isinstance(expr, cst.Name) and depth < 3:
+        return any(isinstance(src, cst.BaseExpression) and _maybe_array(a, func, src, depth + 1)
+                   for src in runs.assigned(a, func, expr.value))
+    return False
 
 
 def _is_object(ctx: RuleContext, site, expr: cst.BaseExpression, value) -> bool:
