@@ -13,10 +13,11 @@ from pathlib import Path
 
 from jitlint.catalog import CODES, unknown_selectors
 
+# Tool and build output, as ruff leaves it out (`_build`: a Sphinx build's copies of the sources).
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", ".eggs", "*.egg-info", "build", "dist",
-    "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-    ".jitlint_cache", ".ipynb_checkpoints", "__pypackages__",
+    "_build", "buck-out", "__pycache__", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".pytype", ".jitlint_cache", ".ipynb_checkpoints", "__pypackages__",
 )
 
 KNOWN_KEYS = {"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",

@@ -52,8 +52,17 @@ def check_source(source: str | bytes, path: str = "<stdin>", config: Config | No
     return in_cells(lint_text(unit), source, config)
 
 
+# The first line of a Git LFS pointer: what a checkout holds in place of a file whose content was not fetched.
+_LFS_POINTER = "version https://git-lfs.github.com/spec/"
+
+
 def decode(source: str | bytes, path: str) -> tuple[str | None, Finding | None]:
-    """The text the pipeline lints (a notebook's: its code cells joined), or the JIT000 why there is none."""
+    """The text the pipeline lints (a notebook's: its code cells joined), or the JIT000 why there is none.
+    A Git LFS pointer stands for a file whose content is not there: nothing to lint (a repository keeping
+    its notebooks in LFS, fetched without them, is no set of broken notebooks: fresh set BH)."""
+    head = source[:len(_LFS_POINTER)]
+    if (head.decode("latin-1") if isinstance(head, bytes) else head) == _LFS_POINTER:
+        return "", None
     if path.endswith(".ipynb"):
         from jitlint.source.notebook import NotebookError, read_notebook  # ~10 ms to import: notebooks only
 

@@ -167,7 +167,7 @@ def test_bad_config_is_reported(tmp_path, run_jitlint):
 
 
 def test_default_excludes_and_venvs(tmp_path, run_jitlint):
-    for folder in (".git", "build", "__pycache__", "lib/site-packages", "env"):
+    for folder in (".git", "build", "docs/_build/html/_sources", "__pycache__", "lib/site-packages", "env"):
         write(tmp_path, f"{folder}/bad.py", BAD)
     write(tmp_path, "env/pyvenv.cfg", "home = /usr\n")
     result = run_jitlint("check", ".", cwd=tmp_path)

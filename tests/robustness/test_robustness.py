@@ -164,6 +164,20 @@ def test_empty_and_whitespace_files():
     assert lint_source("\n\n   \n", "ws.py") == []
 
 
+def test_git_lfs_pointers_are_not_linted(tmp_path):
+    """A checkout without its LFS content holds pointers in place of notebooks and modules: not broken files
+    (fresh set BH: 54 notebooks of a docs build kept in LFS). A notebook that is not JSON still is."""
+    pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 16494\n"
+    assert check_source(pointer, "example.ipynb").findings == []
+    assert check_source(pointer.encode(), "module.py").findings == []
+    (tmp_path / "example.ipynb").write_text(pointer)
+    (tmp_path / "module.py").write_text(pointer)
+    (tmp_path / "broken.ipynb").write_text("not json")
+    proc = subprocess.run([jitlint_exe(), "check", "--no-cache", "."], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert [line.split(":")[0] for line in proc.stdout.splitlines() if "JIT000" in line] == ["broken.ipynb"]
+
+
 def test_file_level_suppression():
     text = "# jitlint: noqa\nimport jax\n\n@jax.jit\ndef f(x):\n    print(x)\n"
     assert lint_source(text, "skip.py") == []
