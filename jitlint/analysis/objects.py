@@ -161,6 +161,8 @@ class FunctionInfo:
         # Parameters (of a jitted function) every caller in the module passes a Python number or bool to
         # (True: a traced scalar inside), or something else somewhere (False).
         self.param_scalars: dict[str, bool] = {}
+        # ... a Python string to (True), or something else somewhere (False).
+        self.param_strings: dict[str, bool] = {}
         # Functions/objects eager callers pass (None where they disagree), for the eager walk.
         self.eager_values: dict[str, Value] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}

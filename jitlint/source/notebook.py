@@ -14,8 +14,9 @@ Every line of a cell keeps its line number within the cell and its columns; the 
   back adds those columns again; a fix written back puts the indentation back.
 * Each cell is compiled on its own, as Jupyter runs it (with top-level `await`, which IPython runs): one
   that does not compile is reported as JIT000 at its own line and blanked, so the other cells are still
-  linted. A `from __future__` import at the top of a later cell is valid there but not in the middle of
-  the joined module: it becomes `pass` (a parenthesised one over several lines: `(None ... )`) of the
+  linted. A `from __future__` import at the top of a later cell is valid there, and anywhere at a cell's
+  top level (IPython parses a cell, then compiles and runs its statements one by one: after a magic line
+  too), but not in the middle of the joined module: it becomes `pass` (a parenthesised one over several lines: `(None ... )`) of the
   same lines and lengths (the features it turns on do not change what jitlint reads). A cell that
   compiles alone but still not in the joined module (a module-level `global x` after an earlier cell
   assigned `x`) is blanked: the notebook runs, so it gets no JIT000.
@@ -279,6 +280,14 @@ def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
     c = Cell(number, text, python, magic=magic, skipped=skipped, dedented=dedented, indent=indent)
     if skipped is None:
         exc = compile_cell(python, f"<cell {number}>")
+        if isinstance(exc, SyntaxError) and "from __future__ imports must occur" in str(exc.msg):
+            # IPython runs a cell's statements one by one: a `from __future__` import after a magic line
+            # or another statement runs (slimpletic-jax's `%matplotlib inline` first, fresh set BH)
+            hidden, future = _hide_future(python)
+            if future and compile_cell(hidden, f"<cell {number}>") is None:
+                python, exc, hide_future = hidden, None, False
+                c.python, c.future = hidden, future
+                c.magic = sorted({*magic, *future})
         if isinstance(exc, SyntaxError):
             # valid Python of a newer version (a 3.12 f-string in a notebook run on 3.12): the cell is not
             # analysed, and its JIT000 says why, at info (nothing in the code is wrong)

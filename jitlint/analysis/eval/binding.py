@@ -138,12 +138,13 @@ class Binding(Frame):
         inside, whose truth value JAX cannot take."""
         changed = False
         for name, v in self._passed_values(info, expr, fv, arg_values, skip_self).items():
-            scalar = isinstance(v, Const) and type(v.value) in (bool, int, float)
-            before = info.param_scalars.get(name)
-            now = scalar if before is None else before and scalar
-            if now != before:
-                info.param_scalars[name] = now
-                changed = True
+            for table, kinds in ((info.param_scalars, (bool, int, float)), (info.param_strings, (str,))):
+                passed = isinstance(v, Const) and type(v.value) in kinds
+                before = table.get(name)
+                now = passed if before is None else before and passed
+                if now != before:
+                    table[name] = now
+                    changed = True
         if changed and info.traced:
             self.scheduler.refresh(info)
 

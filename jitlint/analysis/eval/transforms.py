@@ -185,6 +185,11 @@ class Transforms(Frame):
             self.facts.bindings[node] = binding
             if decorated:
                 info.jit_binding = binding
+        if tracing and tracing[0].kind == "jit" and statics_known and \
+                any(info.param_strings.get(name) is True for name in info.params if name not in static):
+            # every call seen passes a Python string to a traced parameter: JAX raises TypeError ("not a valid
+            # JAX type") before tracing (hicosmo's polarization modes, fresh set BG)
+            return binding
         if raises_at_wrap or self._vmap_never_traces(chain, info, fv) or \
                 statics_known and self._self_never_traced(info, kinds, by_options, decorated, fv):
             return binding  # never traced: wrapping it raises, or every call does before tracing
