@@ -192,7 +192,7 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         (`math.*`, a schedule function), or a Module built per iteration with a changing Python-number
         field (by its constructor or by `eqx.tree_at`, such as an annealed temperature). Values from a
         small fixed set are not reported: a bool, a choice between literals (`3 if i < 50 else 5`), an
-        entry of a literal dict or tuple, `i % 4`, a sweep over a literal collection of configurations
+        entry of a literal dict or tuple, `i % 4`, a count capped by a literal (`min(15, n // 3)`), a sweep over a literal collection of configurations
         (or over values typed on the command line), also where an inner loop passes each value again
         unchanged (timing repeats: only the loops that change the value count),
         and a part of what calls return (`y, kind = prepare(y0)`, or `network.edges` of a network rebuilt by

@@ -137,7 +137,8 @@ def _is_bool_expr(expr: cst.BaseExpression) -> bool:
 def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, depth: int = 0) -> bool:
     """A value from a small fixed set, whatever the iteration: a bool, a literal, a choice between bounded
     values (`3 if i < 50 else 5`), an element of a literal dict or tuple (`SIZES[key]`), `i % 4`,
-    arithmetic on those; names through what they are assigned (seen from `func`)."""
+    arithmetic on those, a count capped by one (`min(15, m // 3)`: the notebook's model caps, fresh set
+    BH) or the larger of them; names through what they are assigned (seen from `func`)."""
     if depth > 4:
         return False
     if _is_bool_expr(expr) or isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)) or \
@@ -168,6 +169,15 @@ def bounded(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpr
             _few_elements(a, src) if id(src) in a.iteration_sources else bounded(a, func, src, depth + 1)
             for src in sources)
     if isinstance(expr, cst.Call):
+        name = expr.func.value if isinstance(expr.func, cst.Name) else None
+        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
+        if name in ("min", "max") and len(positional) >= 2 and len(positional) == len(expr.args) and \
+                name not in a.module_assignments and a.lookup_function(name, func) is None:
+            small = [bounded(a, func, arg, depth + 1) for arg in positional]
+            # a count capped by a few values (`min(CAP, n)`) takes at most those; the larger of few values too
+            if all(small) or name == "min" and any(isinstance(arg, cst.Integer) and int(evaluated(arg)) <= _FEW
+                                                   for arg in positional):
+                return True
         return _chunk_length(a, func, expr)
     return False
 
