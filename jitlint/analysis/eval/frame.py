@@ -109,6 +109,8 @@ class Frame:
             fn = self.facts.lookup_function(name, self.info)
             if fn is not None:
                 return FuncValue(fn)
+            if self.facts.bound_locally(name, self.info):
+                return None  # (an enclosing function's parameter or local hides the module's name)
             if name in self.facts.module_env:
                 v = self.facts.module_env[name]
                 if isinstance(v, Taint):
