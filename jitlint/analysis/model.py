@@ -221,30 +221,25 @@ class ModuleFacts:
         return lits
 
     def lookup_function(self, name: str, func: FunctionInfo | None) -> FunctionInfo | None:
-        """A def visible by this name from inside `func` (lexical scoping; classes skipped). A parameter or
-        a local of a function on the way hides the module's def of that name (fesom_jax's tests, whose
-        helpers take pytest's `mesh` fixture value as a parameter beside the fixture `def mesh()`: fresh
-        set BI)."""
+        """A def visible by this name from inside `func` (lexical scoping; classes skipped)."""
+        found = self.enclosing_binding(name, func)
+        if found is None:
+            return self.module_defs.get(name)
+        return None if found is True else found
+
+    def enclosing_binding(self, name: str, func: FunctionInfo | None) -> FunctionInfo | bool | None:
+        """What binds `name` read inside `func`, in it or in a function around it, innermost first: a local
+        def, or True for a parameter or local (which hides the module's def or value of that name:
+        fesom_jax's tests, whose helpers take pytest's `mesh` fixture value as a parameter beside the
+        fixture `def mesh()`, fresh set BI); None where only the module may bind it."""
         f = func
         while f is not None:
             if name in f.local_defs:
                 return f.local_defs[name]
             if name in f.params or name in f.assignments:
-                return None
-            f = f.parent
-        return self.module_defs.get(name)
-
-    def bound_locally(self, name: str, func: FunctionInfo | None) -> bool:
-        """Whether `name` read inside `func` is a parameter or local (not a def) of it or of a function
-        around it: then no module-level binding of that name is what it holds."""
-        f = func
-        while f is not None:
-            if name in f.local_defs:
-                return False
-            if name in f.params or name in f.assignments:
                 return True
             f = f.parent
-        return False
+        return None
 
     def skips_when_traced(self, info: FunctionInfo) -> bool:
         """Whether `info` is decorated by a module function whose wrapper returns before calling it when an

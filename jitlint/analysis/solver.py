@@ -195,12 +195,12 @@ class Solver:
                     every = every or isinstance(merged, Taint) or isinstance(old, Const)
         variant, changed = self._variant(info, params, truths)
         if via is not None:
-            via = dataclasses.replace(via, variant=variant.key)
             edges = self.facts.trace_edges.setdefault(info, {})
             where = (via.kind, id(via.node), via.caller_variant, variant.key)
-            known = edges.setdefault(where, via)
-            if _guard_of(known) is not None and _guard_of(via) is None:
-                edges[where] = via  # a context that reaches the call whatever the tests
+            known = edges.get(where)
+            # (the first step of this kind, or a context that reaches the call whatever the tests)
+            if known is None or _guard_of(known) is not None and _guard_of(via) is None:
+                edges[where] = dataclasses.replace(via, variant=variant.key)
         if traces_constants and info.parent is None and info.class_name is None:
             # (under plain `jax.grad` the rules get concrete arrays, as the primal's arguments do)
             for rule, role, node in self.facts.derivative_rules(info):

@@ -106,11 +106,12 @@ class Frame:
         if info is not None and name in info.closure:
             return info.closure[name]
         if self.info is not None:
-            fn = self.facts.lookup_function(name, self.info)
+            found = self.facts.enclosing_binding(name, self.info)
+            if found is True:
+                return None  # (an enclosing function's parameter or local hides the module's name)
+            fn = found if found is not None else self.facts.module_defs.get(name)
             if fn is not None:
                 return FuncValue(fn)
-            if self.facts.bound_locally(name, self.info):
-                return None  # (an enclosing function's parameter or local hides the module's name)
             if name in self.facts.module_env:
                 v = self.facts.module_env[name]
                 if isinstance(v, Taint):

@@ -266,24 +266,30 @@ class Transforms(Frame):
     def _own_jit_statics(self, info: FunctionInfo, fv: FuncValue) -> set[str]:
         """The parameters a def's own jit decorator (`@jax.jit(static_argnames=...)`,
         `@partial(jax.jit, static_argnums=...)`) makes static, when its options are literals."""
-        node = info.node
-        if not isinstance(node, cst.FunctionDef):
-            return set()
         out: set[str] = set()
-        for dec in node.decorators:
+        for _, nums, names in self._own_jit_decorators(info):
+            out |= info.static_param_names(nums or (), names or (), fv.bound, fv.bound_self)
+        return out
+
+    def _own_jit_decorators(self, info: FunctionInfo):
+        """(transform, static_argnums, static_argnames) of each jit decorator of a def (`@jax.jit`,
+        `@jax.jit(static_argnames=...)`, `@partial(jax.jit, static_argnums=...)`): () where the decorator
+        passes none, None where they are not literals."""
+        node = info.node
+        for dec in node.decorators if isinstance(node, cst.FunctionDef) else ():
             d = dec.decorator
-            if not isinstance(d, cst.Call):
-                continue
-            q = self.qualify_call_target(d.func)
-            if q == "functools.partial" and d.args:
-                q = self.qualify_call_target(d.args[0].value)
+            call = d if isinstance(d, cst.Call) else None
+            q = self.qualify_call_target(d.func if call is not None else d)
+            if call is not None and q == "functools.partial" and call.args:
+                q = self.qualify_call_target(call.args[0].value)
             t = jaxapi.TRANSFORMS.get(q or "")
             if t is None or t.kind != "jit" or q not in jaxapi.JIT_WRAPPERS:
                 continue
-            nums = literal_ints(self._static_kw(d, t.static_nums_kw)) if t.static_nums_kw else ()
-            names = literal_strs(self._static_kw(d, t.static_names_kw)) if t.static_names_kw else ()
-            out |= info.static_param_names(nums or (), names or (), fv.bound, fv.bound_self)
-        return out
+            nums = literal_ints(self._static_kw(call, t.static_nums_kw)) if call is not None and t.static_nums_kw \
+                else ()
+            names = literal_strs(self._static_kw(call, t.static_names_kw)) if call is not None and \
+                t.static_names_kw else ()
+            yield t, nums, names
 
     def _static_kw(self, call: cst.Call, keyword: str | None) -> cst.BaseExpression | None:
         """A static option's expression: the literal a module-level name is bound to, for a name."""
@@ -317,21 +323,9 @@ class Transforms(Frame):
 
     def _own_jit_traces_self(self, info: FunctionInfo) -> bool:
         """Whether a method's own plain jit decorator leaves `self` traced (its static options literal)."""
-        node = info.node
-        for dec in node.decorators if isinstance(node, cst.FunctionDef) else ():
-            d = dec.decorator
-            call = d if isinstance(d, cst.Call) else None
-            q = self.qualify_call_target(d.func if call is not None else d)
-            if call is not None and q == "functools.partial" and call.args:
-                q = self.qualify_call_target(call.args[0].value)
-            t = jaxapi.TRANSFORMS.get(q or "")
-            if t is None or t.kind != "jit" or t.filtered or t.graph_nodes or q not in jaxapi.JIT_WRAPPERS:
-                continue
-            nums = literal_ints(self._static_kw(call, t.static_nums_kw)) if call is not None and t.static_nums_kw \
-                else ()
-            names = literal_strs(self._static_kw(call, t.static_names_kw)) if call is not None and \
-                t.static_names_kw else ()
-            return nums is not None and names is not None and 0 not in nums and info.positional[0] not in names
+        for t, nums, names in self._own_jit_decorators(info):
+            if not (t.filtered or t.graph_nodes):
+                return nums is not None and names is not None and 0 not in nums and info.positional[0] not in names
         return False
 
     def _vmap_never_traces(self, chain: Chain, info: FunctionInfo, fv: FuncValue) -> bool:
