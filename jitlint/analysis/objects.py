@@ -46,6 +46,9 @@ class Variant:
     # body, init)` in the `else` of `if verbose:`: `verbose` is falsy in `body` there; not None past `if
     # nbrs is None: return`), and the array module a caller chose (`xp`), by name.
     closure: dict[str, KnownTruth | NotNone | Const] = field(default_factory=dict)
+    # Staged like jit (jnp on constants gives tracers here), or traced only by vmap / grad without a jit
+    # around it (jnp on constants stays concrete): part of the context, since one function may be both.
+    traces_constants: bool = False
 
 
 def variant_key(params: list[str], values: dict[str, Value]) -> tuple:

@@ -193,7 +193,7 @@ class Solver:
                 if merged is not old and not (isinstance(old, Taint) and old == merged):
                     info.closure[name] = merged
                     every = every or isinstance(merged, Taint) or isinstance(old, Const)
-        variant, changed = self._variant(info, params, truths)
+        variant, changed = self._variant(info, params, truths, traces_constants)
         if via is not None:
             edges = self.facts.trace_edges.setdefault(info, {})
             where = (via.kind, id(via.node), via.caller_variant, variant.key)
@@ -216,8 +216,11 @@ class Solver:
         return variant
 
     def _variant(self, info: FunctionInfo, params: dict[str, Value],
-                 truths: dict[str, KnownTruth | NotNone | Const] | None = None) -> tuple[Variant, bool]:
+                 truths: dict[str, KnownTruth | NotNone | Const] | None = None,
+                 traces_constants: bool = True) -> tuple[Variant, bool]:
         key = variant_key(info.params, params)
+        if traces_constants:
+            key = (*key, ("staged",))
         if truths:
             key = (*key, ("closure", tuple(sorted((n, _closure_fact(t)) for n, t in truths.items()))))
         variant = info.variants.get(key)
@@ -226,9 +229,12 @@ class Solver:
             variant = info.variants.get(key)
         if variant is None:
             variant = info.variants[key] = Variant(key, {n: params.get(n) for n in info.params},
-                                                   closure=dict(truths or {}) if key != JOINED else {})
+                                                   closure=dict(truths or {}) if key != JOINED else {},
+                                                   traces_constants=traces_constants)
             return variant, True
         changed = False
+        if traces_constants and not variant.traces_constants:  # (the joined one: staged if any is)
+            variant.traces_constants = changed = True
         for name in info.params:
             old, new = variant.params.get(name), params.get(name)
             if key == JOINED:

@@ -62,7 +62,7 @@ class Binding(Frame):
             params[info.positional[0]] = self_value
         # Under `jax.ensure_compile_time_eval()` what the callee computes from constants is concrete too:
         # the `with` reaches everything called inside it, not only its own lines.
-        traces_constants = bool(self.info and self.info.traces_constants) and not self.compile_time_eval
+        traces_constants = self.staged
         context = Context(ContextKind.HELPER, caller=self.info.name, traces_constants=traces_constants)
         variant = self.scheduler.request(info, context, params,
                                          self.closure_for(info), traces_constants,

@@ -70,7 +70,7 @@ class Calls(Frame):
                                           eager=not self.recording or (before is not None and before.eager))
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
-        in_jit = self.recording and bool(self.info and self.info.traces_constants) and not self.compile_time_eval
+        in_jit = self.recording and self.staged
 
         if q is not None:
             result = self.known_call(expr, q, arg_values, arg_taints, in_jit)

@@ -96,10 +96,10 @@ class Evaluator(Statements, Loops, Guards, Expressions, Calls, Binding, Library,
             for nested in self.nested_seen:
                 if not nested.traced and not nested.callback and (
                         nested.name in used or isinstance(nested.node, cst.FunctionDef) and nested.node.decorators):
-                    context = Context(ContextKind.NESTED, caller=info.name, traces_constants=info.traces_constants)
+                    context = Context(ContextKind.NESTED, caller=info.name, traces_constants=self.staged)
                     defaults = {name: const for name in nested.params
                                 if (const := nested.default_const(name)) is not None}
-                    self.scheduler.request(nested, context, defaults, self.closure(), info.traces_constants,
+                    self.scheduler.request(nested, context, defaults, self.closure(), self.staged,
                                            TraceEdge("defined", nested.node, "", info,
                                                      caller_variant=self.variant_key))
 

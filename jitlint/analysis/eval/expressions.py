@@ -128,7 +128,7 @@ class Expressions(Frame):
         value = self.lookup(name)
         if isinstance(value, Taint):
             return value
-        if (self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval
+        if (self.recording and self.staged
                 and name in self.facts.jax_constants and name not in self.env and self.scope.lookup(name) is None):
             self.facts.bare_constants.add(expr)
             return Taint(TRACED, name, is_array=True, from_constant=True)

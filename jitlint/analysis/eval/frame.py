@@ -81,8 +81,16 @@ class Frame:
     def site(self) -> Site:
         assert self.info is not None
         return Site(self.info, self.context or Context(ContextKind.HELPER), self.level, self.scope,
-                    bool(self.loops), self.info.traces_constants and not self.compile_time_eval,
+                    bool(self.loops), self.staged,
                     self.dispatch_guards[-1] if self.dispatch_guards else None)
+
+    @property
+    def staged(self) -> bool:
+        """Whether this walk's context stages jnp on constants (under jit, not only vmap or grad), outside
+        `ensure_compile_time_eval`."""
+        if self.compile_time_eval or self.info is None:
+            return False
+        return self.variant.traces_constants if self.variant is not None else self.info.traces_constants
 
     @property
     def variant_key(self) -> tuple | None:

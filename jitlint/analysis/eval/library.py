@@ -141,8 +141,8 @@ class Library(Frame):
                 if tree is not None:
                     params[name] = Taint(tree.level, tree.origin, filtered=tree.filtered, opaque=tree.opaque)
             closure = self.closure_for(fv.info)
-            context = Context(ContextKind.NESTED, transform=q, traces_constants=self.info.traces_constants)
-            variant = self.scheduler.request(fv.info, context, params, closure, self.info.traces_constants,
+            context = Context(ContextKind.NESTED, transform=q, traces_constants=self.staged)
+            variant = self.scheduler.request(fv.info, context, params, closure, self.staged,
                                              TraceEdge("call", expr, "", self.info, guard=self.open_guard,
                                                        caller_variant=self.variant_key))
             if variant is not None:

@@ -214,7 +214,7 @@ class Transforms(Frame):
         graph_nodes = any(t.graph_nodes for t in tracing)
         # (a vmap applied in code a jit stages is staged with it: its body is part of that program)
         traces_constants = any(t.traces_constants for t in tracing) or (
-            self.recording and self.info is not None and self.info.traces_constants and not self.compile_time_eval)
+            self.recording and self.staged)
         vmap_static, not_passed = self._vmap_unbatched(chain, info, fv)
         params: dict[str, Value] = dict(fv.consts)  # partial-bound literals are constants in the body
         for name in info.params:
