@@ -37,6 +37,10 @@ class ModuleFacts:
         self.classes: dict[str, dict[str, FunctionInfo]] = {}
         self.class_bases: dict[str, list[str]] = {}
         self.taints: dict[cst.CSTNode, Taint] = {}
+        # The calling contexts (Variant keys) whose walks found each of those values traced: a report's
+        # witness is a chain into one of them, not into a context where the line is fine.
+        # (with the highest trace level the value had in each: under a jit, or only under grad)
+        self.taint_contexts: dict[cst.CSTNode, dict[tuple, int]] = {}
         self.sites: dict[cst.CSTNode, Site] = {}
         self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
         self._sites_indexed = 0

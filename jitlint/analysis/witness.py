@@ -22,6 +22,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 from jitlint.analysis.repetition import repetitions
+from jitlint.source.cstwalk import descendants
 
 Step = tuple[cst.CSTNode, str]
 # the step at an undecided test a chain passes (traced_path): the call after it runs on one branch only
@@ -112,7 +113,7 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
         func = site.func if site is not None else facts.function_of(node)
         if func is None or not func.traced or func.callback:
             return Witness([], False)
-        path = traced_path(facts, func)
+        path = _path_of_claim(facts, func, node)
         return Witness(path[0], False, path[1]) if path is not None else Witness([], True)
     if claim == "repeated":
         call = facts.call_sites.get(node) or facts.call_sites.get(facts.owner_of(node))
@@ -133,6 +134,26 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
                 return Witness([*repetition.steps, (node, f"runs on every call of `{func.name}`")], False)
         return Witness([loop_step(loop)] if loop is not None else [], False)
     return Witness([], False)
+
+
+def _path_of_claim(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode):
+    """The chain to the calling contexts in which the walk found the values at `node` traced (a helper
+    called with a traced mask from one caller and with precomputed indices from another is wrong in the
+    first only: its witness is that caller's chain): an unguarded one first, then the shortest. Where no
+    value at `node` is traced (a `print` in traced code), the chain to any context."""
+    contexts: dict[tuple, int] = {}
+    for inner in [node] if node in facts.taint_contexts else descendants(node):
+        for key, level in facts.taint_contexts.get(inner, {}).items():
+            contexts[key] = max(level, contexts.get(key, level))
+    # (the contexts where it is traced as the report says: under a jit, not only where grad traces it)
+    top = max(contexts.values(), default=0)
+    best = None
+    for key in [k for k, level in contexts.items() if level == top]:
+        path = traced_path(facts, func, key)
+        if path is not None and (best is None or (path[1] is not None, len(path[0])) <
+                                 (best[1] is not None, len(best[0]))):
+            best = path
+    return best if best is not None else traced_path(facts, func)
 
 
 def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:

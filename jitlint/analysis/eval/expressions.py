@@ -65,9 +65,12 @@ class Expressions(Frame):
             if expr.value in ("True", "False", "None"):
                 return expr.value != "None"
             value = self.lookup(expr.value)
+        elif cls is cst.Subscript:
+            # an item of what an array function gives (`np.where(mask)[0]`): an array or a number
+            return isinstance(expr.value, cst.Call) and _array_function(self.qualify_call_target(expr.value.func))
         elif cls is cst.Call:
             q = self.qualify_call_target(expr.func)
-            if q in _NEVER_NONE_CALLS:
+            if q in _NEVER_NONE_CALLS or _array_function(q):
                 return True
             kind = self.facts.imported_kind
             if q is not None and "." in q and kind is not None and kind(q) in ("returns scalar", "returns array"):
@@ -93,6 +96,10 @@ class Expressions(Frame):
                 taints[expr] = taint
             elif old is not taint:
                 taints[expr] = join(old, taint)
+            levels = self.facts.taint_contexts.setdefault(expr, {})
+            key = self.variant.key
+            if levels.get(key, -1) < taint.level:
+                levels[key] = taint.level
         return taint
 
     def generic_expr(self, expr: cst.CSTNode) -> Taint | None:
@@ -501,3 +508,15 @@ _NEVER_NONE_CALLS = frozenset({"int", "float", "bool", "str", "len", "round", "a
                                "frozenset", "sorted", "range", "max", "min", "sum", "divmod", "pow", "repr",
                                "isinstance", "math.floor", "math.ceil", "math.sqrt", "math.prod", "math.log",
                                "math.log2", "math.exp"})
+# NumPy and jax.numpy functions that return None (they write into an argument, a file or the settings).
+_NONE_ARRAY_FUNCTIONS = frozenset({"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal", "save",
+                                   "savez", "savez_compressed", "savetxt", "set_printoptions", "seed", "shuffle",
+                                   "info", "show_config"})
+
+
+def _array_function(q: str | None) -> bool:
+    """A NumPy or jax.numpy function (not `np.testing`'s assertions, not one writing in place): what it
+    gives is an array, a number or a tuple of arrays, never None."""
+    if q is None or not q.startswith(("numpy.", "jax.numpy.")) or ".testing." in q:
+        return False
+    return q.rsplit(".", 1)[-1] not in _NONE_ARRAY_FUNCTIONS

@@ -68,6 +68,8 @@ class Statements(Frame):
                 truth = self.static_truth(node.value)
                 if truth is not None:
                     value = KnownTruth(truth)
+            if value is None and self.never_none(node.value, None):
+                value = NOT_NONE  # (`idx = np.where(mask)[0]`, `n = int(k)`: decides a later `idx is None`)
             statics = self.last_call_statics if node.value.__class__ is cst.Call else None
             for target in node.targets:
                 self.assign(target.target, value, node.value)
@@ -75,7 +77,10 @@ class Statements(Frame):
                     self._assign_statics(target.target, statics)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
-                self.assign(node.target, self.value(node.value), node.value)
+                value = self.value(node.value)
+                if value is None and self.never_none(node.value, None):
+                    value = NOT_NONE
+                self.assign(node.target, value, node.value)
         elif isinstance(node, cst.AugAssign):
             old = self.expr(node.target)
             new = self.expr(node.value)
