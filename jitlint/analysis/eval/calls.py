@@ -16,7 +16,7 @@ from jitlint.analysis.eval.library import UNKNOWN
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, value_taint
 from jitlint.analysis.sites import CallSite
-from jitlint.analysis.values import NOT_NONE, TRACED, Taint, join
+from jitlint.analysis.values import TRACED, Taint, join
 
 _CONCRETIZING_METHODS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__")
 
@@ -52,9 +52,7 @@ class Calls(Frame):
                 arg_values.append(self.module_ref(arg.value) if v is None else v)  # (`f(x, np)`: the module)
             elif acls is cst.Call:
                 t = self.expr(arg.value)
-                v = self.last_call_value if self.last_call_value is not None else t
-                # (`nfp_override=int(inputs.nfp)`: decides the callee's `nfp_override is None`)
-                arg_values.append(NOT_NONE if v is None and self.never_none(arg.value, None) else v)
+                arg_values.append(self.last_call_value if self.last_call_value is not None else t)
             else:
                 t = self.expr(arg.value)
                 method = self.resolve_method(arg.value, as_value=True) if acls is cst.Attribute else None
