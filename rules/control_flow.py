@@ -370,8 +370,8 @@ class LoopOverTracedArray(Rule):
         inside code that is compiled as a whole (jit, a lax body, a vmap applied inside either; not a
         plain `vmap` or `grad` run eagerly, which dispatch each operation), when the array's length comes
         from the data or is a constant count (not an array made there with one element per item of a
-        Python container, `jnp.linspace(0, 1, len(agents))`, whose loop walks the program's own
-        structure). Silent where a value carried through the loop grows each iteration by a
+        Python container, `jnp.linspace(0, 1, len(agents))`, or one row per item written out,
+        `jnp.asarray([lo, hi, mid])`, whose loop walks the program's own structure). Silent where a value carried through the loop grows each iteration by a
         product (`poly = jnp.convolve(poly, ...)`): each iteration has its own shapes, and neither
         `lax.scan` (one carry shape) nor `vmap` (independent items) can replace the unrolling. Silent where
         the loop reads its item by a string key (`layer["kernel"]`): an array's items are arrays, so what
@@ -468,6 +468,11 @@ def _made_here(a, func, expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Subscript) and all(isinstance(el.slice, cst.Slice) for el in expr.slice):
         return _made_here(a, func, expr.value)  # `x_lin[1:-1]`
     q = a.call_names.get(expr) if isinstance(expr, cst.Call) else None
+    if q in _FROM_ITEMS and expr.args and isinstance(expr.args[0].value, (cst.List, cst.Tuple)) and \
+            not expr.args[0].star and not any(isinstance(el, cst.StarredElement) for el in expr.args[0].value.elements):
+        # `jnp.asarray([z[0], z[1], mid])`: one row per item written out, a count the program fixes (the
+        # unrolled loop is what writing the calls out would give: arbPlusJAX's bisection, fresh set BH)
+        return True
     where = _LENGTH_ARGUMENT.get(q or "")
     if where is None:
         return False
@@ -498,6 +503,9 @@ def _counts_items(a, func, expr: cst.BaseExpression, depth: int = 0) -> bool:
             return True
     return False
 
+
+# Array constructors whose first axis has one entry per item of a display handed to them.
+_FROM_ITEMS = frozenset({"jax.numpy.array", "jax.numpy.asarray", "jax.numpy.stack"})
 
 # Where a constructor takes the length of what it makes: (position, keyword); arange, every argument.
 _LENGTH_ARGUMENT = {

@@ -103,6 +103,9 @@ class Frame:
 
     def record(self, node: cst.CSTNode) -> None:
         if self.claims:
+            old = self.facts.sites.get(node)
+            if old is not None and old.constants_traced and not self.staged:
+                return  # (staged in another context, only vmapped or differentiated in this one: that one claims)
             self.facts.sites[node] = self.site()
 
     def lookup(self, name: str) -> Value:
