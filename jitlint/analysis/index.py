@@ -109,6 +109,10 @@ class ModuleSummary:
     # eagerly may reach jitted code with a new length each time (JIT605), so like `jit_makers`, a loop
     # calling one from another file makes it a repeated function there.
     size_feeders: list[str] = field(default_factory=list)
+    # Module-level classes whose instances are certainly no JAX type: a plain class or a plain
+    # `@dataclass` (no pytree registration, no base but `object`, no `__jax_array__`/`__array__`, not handed
+    # to a call of the module). A jitted function's argument of one raises TypeError before tracing.
+    plain_classes: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -126,7 +130,8 @@ class ModuleSummary:
                 "functions": self.functions, "classes": self.classes, "returns": self.returns,
                 "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps,
                 "pytree_makers": self.pytree_makers, "static_fields": self.static_fields,
-                "class_bases": self.class_bases, "size_feeders": self.size_feeders}
+                "class_bases": self.class_bases, "size_feeders": self.size_feeders,
+                "plain_classes": self.plain_classes}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
@@ -135,7 +140,7 @@ class ModuleSummary:
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
                    list(data["jit_makers"]), list(data["sweeps"]), list(data["pytree_makers"]),
                    list(data["static_fields"]), {k: list(v) for k, v in data["class_bases"].items()},
-                   list(data["size_feeders"]))
+                   list(data["size_feeders"]), list(data["plain_classes"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -281,6 +286,8 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                                  for b in stmt.bases) if q]
             if bases:
                 summary.class_bases[stmt.name] = bases
+            if _plain_class(stmt, imports):
+                summary.plain_classes.append(stmt.name)
             for table, test in compiling:
                 if test(stmt, imports):  # (one walk of the class first: most compile nothing)
                     table += [f"{stmt.name}.{f.name}" for f in stmt.body
@@ -296,7 +303,26 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                     summary.jitted[name] = _signature(target, q, value, prefix + name, path, stmt.lineno)
     if summary.jit_makers or summary.size_feeders:
         _through_calls(tree, summary)
+    if summary.plain_classes:
+        handed = {arg.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  for arg in (*node.args, *(k.value for k in node.keywords)) if isinstance(arg, ast.Name)}
+        bases = {b.id for stmt in tree.body if isinstance(stmt, ast.ClassDef) for b in stmt.bases
+                 if isinstance(b, ast.Name)}
+        summary.plain_classes = [c for c in summary.plain_classes if c not in handed and c not in bases]
     return summary
+
+
+def _plain_class(cls: ast.ClassDef, imports: dict[str, str]) -> bool:
+    """No decorator but `dataclasses.dataclass`, no base but `object`, no metaclass, nothing that makes an
+    array or a pytree of it (`__jax_array__`, `__array__`, `tree_flatten`)."""
+    for dec in cls.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if _qualify(target, imports) != "dataclasses.dataclass":
+            return False
+    if cls.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
+        return False
+    return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                   s.name in ("__jax_array__", "__array__", "tree_flatten", "tree_unflatten") for s in cls.body)
 
 
 def _through_calls(tree: ast.Module, summary: ModuleSummary) -> None:
@@ -660,12 +686,15 @@ class ProjectIndex:
         """What a project module's name holds, following re-exports: "returns array" / "returns scalar" /
         "returns function" (a factory) for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
         for a module-level literal list of configurations (ModuleSummary.sweeps), "pytree decorator" /
-        "static field" for a project's own pytree dataclass decorator and static field maker."""
+        "static field" for a project's own pytree dataclass decorator and static field maker, "plain class"
+        for a class whose objects are no JAX type (ModuleSummary.plain_classes)."""
         found = self._defined(qualified)
         if found is None:
             target = self._library_alias(qualified)
             return f"alias {target}" if target is not None else None
         summary, name = found
+        if name in summary.plain_classes:
+            return "plain class"
         if name in summary.pytree_makers:
             return "pytree decorator"
         if name in summary.static_fields:

@@ -559,13 +559,16 @@ class ModuleFacts:
 
     def never_a_jax_type(self, class_name: str, depth: int = 0) -> bool:
         """Instances of this module-level class are certainly no JAX type (no array, no pytree): no
-        decorator, no metaclass, only `object` or such local classes as bases, no `__jax_array__` or
+        decorator but a plain `@dataclass`, no metaclass, only `object` or such local classes as bases, no `__jax_array__` or
         `__array__`, not a pytree class, its name in no registration call and no base of another local
         class (a subclass may be a pytree). Passed as a traced argument, such an object raises TypeError."""
         node = self._class_nodes().get(class_name)
-        if node is None or depth > 8 or node.decorators or node.keywords or self.pytree_class(class_name):
+        if node is None or depth > 8 or node.keywords or self.pytree_class(class_name):
             return False
-        if {"__jax_array__", "__array__"} & set(self.classes.get(class_name, {})):
+        if any(self.qualify_text(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                                 or "") != "dataclasses.dataclass" for d in node.decorators):
+            return False
+        if {"__jax_array__", "__array__", "tree_flatten"} & set(self.classes.get(class_name, {})):
             return False
         for base in node.bases:
             value = base.value

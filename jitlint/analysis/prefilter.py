@@ -109,12 +109,12 @@ def _valid_summary(summary) -> bool:
     if not (isinstance(summary, dict)
             and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
                                  "returns", "scalars", "jit_makers", "sweeps", "pytree_makers", "static_fields",
-                                 "class_bases", "size_feeders"}
+                                 "class_bases", "size_feeders", "plain_classes"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
             and isinstance(summary["classes"], dict) and _strings(summary["scalars"]) and _strings(summary["jit_makers"])
-            and _strings(summary["size_feeders"])
+            and _strings(summary["size_feeders"]) and _strings(summary["plain_classes"])
             and _strings(summary["sweeps"]) and _strings(summary["pytree_makers"]) and _strings(summary["static_fields"])
             and isinstance(summary["returns"], dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())

@@ -373,3 +373,18 @@ def test_optional_stages():
             api.fold_summary(feats)
         with pytest.raises(jax.errors.TracerBoolConversionError):
             predict.msa_depth(feats)
+
+
+def test_plain_arguments():
+    """sfincs_jax's layout (fresh set BI): a jit wrapper of a solver whose required argument is a plain
+    dataclass raises TypeError at every call, before tracing, so its body's `float()` is never handed a
+    tracer (it runs eagerly); the solver taking a registered pytree is traced and raises there."""
+    assert marked("plain_arguments") == {("norms.py", "JIT404")}
+    with imported("plain_arguments", "config", "norms", "solve") as (config, _, solve):
+        jnp = jax.numpy
+        rhs = jnp.ones(3)
+        assert solve.solve_with_config(cfg=config.SolverConfig(), rhs=rhs).shape == (3,)
+        with pytest.raises(TypeError, match="abstract array"):
+            solve.solve_with_config_jit(cfg=config.SolverConfig(), rhs=rhs)
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            solve.solve_with_operator_jit(op=config.Operator(jnp.ones(3)), rhs=rhs)

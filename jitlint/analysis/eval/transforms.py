@@ -191,7 +191,10 @@ class Transforms(Frame):
             # JAX type") before tracing (hicosmo's polarization modes, fresh set BG)
             return binding
         if raises_at_wrap or self._vmap_never_traces(chain, info, fv) or \
-                statics_known and self._self_never_traced(info, kinds, by_options, decorated, fv):
+                statics_known and self._self_never_traced(info, kinds, by_options, decorated, fv) or \
+                tracing and tracing[0].kind == "jit" and statics_known and not (tracing[0].filtered or
+                                                                                tracing[0].graph_nodes) and \
+                self._plain_object_required(info, static, fv):
             return binding  # never traced: wrapping it raises, or every call does before tracing
         if not tracing:
             grad = next((t for t in kinds if t.kind == "grad"), None)
@@ -320,6 +323,27 @@ class Transforms(Frame):
         elif not (fv.bound_self and self._own_jit_traces_self(info)):
             return False
         return self.facts.never_a_jax_type(info.class_name)
+
+    def _plain_object_required(self, info: FunctionInfo, static: set[str], fv: FuncValue) -> bool:
+        """A required traced parameter annotated as a class whose objects are no JAX type (`nml: Namelist`,
+        a plain `@dataclass` of this module or another project file): every call hands jit such an object,
+        and JAX raises TypeError before tracing (sfincs_jax's jitted linear solve taking the namelist, fresh
+        set BI: 13 false errors in its body). Not where the object is static or bound by `partial`."""
+        for name in info.params:
+            if name in static or name in fv.bound or name in info.defaults or name in (info.vararg, info.kwarg):
+                continue
+            if info.is_method and info.positional and name == info.positional[0]:
+                continue  # (`self`: the plain-self rule's)
+            annotation = info.annotations.get(name)
+            target = annotation.annotation if annotation is not None else None
+            if isinstance(target, cst.Name) and target.value in self.facts.classes and \
+                    self.facts.never_a_jax_type(target.value):
+                return True
+            q = self.qualify_call_target(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+            kind = self.facts.imported_kind
+            if q is not None and "." in q and kind is not None and kind(q) == "plain class":
+                return True
+        return False
 
     def _own_jit_traces_self(self, info: FunctionInfo) -> bool:
         """Whether a method's own plain jit decorator leaves `self` traced (its static options literal)."""
