@@ -185,6 +185,9 @@ def _jitted_calls(ctx: RuleContext) -> list[tuple[CallSite, JitSignature, list[B
     found = []
     for site in ctx.analysis.call_sites.values():
         target = signature_for(ctx, site)
+        callee = site.callee
+        if callee is not None and callee.info.calls_refused and callee.binding is None:
+            continue  # a jitted method of a plain class: the call raises TypeError at `self` first
         if target is not None:
             sig, bound, skip_self = target
             found.append((site, sig, bound_args(sig, site, bound, skip_self, ctx.analysis, ctx.index)))

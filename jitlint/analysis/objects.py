@@ -179,6 +179,9 @@ class FunctionInfo:
         self.unpacked: set[str] = set()  # local names also bound to a part of an unpacked value (`a, b = f()`)
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def
         self.jit_binding: JitBinding | None = None  # set when a jit decorator wraps this def
+        # Its jit decorator leaves a plain class's `self` traced: every call raises TypeError before JAX
+        # looks at the other arguments (hicosmo's jitted methods, fresh set BG).
+        self.calls_refused = False
 
     def default_const(self, name: str) -> Const | None:
         """The default of parameter `name` when it is a literal Python constant or an array module
