@@ -24,7 +24,7 @@ from jitlint.rules.base import Confirmation, FixSpec, InsertBefore, Replace, Rep
 
 from jitlint.source.cstwalk import children, descendants, target_names
 
-from ._calls import repeated_functions
+from ._calls import jitted_calls, repeated_functions
 
 
 def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False) -> str | None:
@@ -331,6 +331,27 @@ def _argument_shapes_vary(ctx: RuleContext, creation: JitCreation) -> bool:
     return bool(names) and varies_between_runs(a, creation.func, names, varying_names(creation), rep)
 
 
+def _static_arguments_vary(ctx: RuleContext, creation: JitCreation) -> bool:
+    """Where it is made, the wrapper is called with a static argument that differs between the runs (one
+    derived from what the loop changes: a level's basis size, the bound method of that level's model):
+    each run is another program, hoisted or not, so a fresh wrapper costs no compile of its own (motep_jax's
+    per-level fit, fresh set BJ)."""
+    a = ctx.analysis
+    func = creation.func
+    target = creation.target.info if isinstance(creation.target, FuncValue) else None
+    if func is None or target is None:
+        return False
+    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+    static: set[str] = set()
+    for site, _, args in jitted_calls(ctx):
+        callee = site.node.func
+        if site.func is func and (site.callee is not None and site.callee.info is target or
+                                  callee is creation.node or isinstance(callee, cst.Name) and callee.value in names):
+            static |= set().union(*(names_read(arg.expr) for arg in args if arg.static is True))
+    rep = repetitions(a).get(func)
+    return bool(static) and varies_between_runs(a, func, static, varying_names(creation), rep)
+
+
 def _only_sweeps_repeat(a, creation: JitCreation, rep) -> bool:
     """Every loop around the creation, and around each call on the way from the loop that repeats its
     function, goes over configurations (seen in this file: a chain from another file is not known)."""
@@ -587,7 +608,8 @@ class JitOfFreshFunction(Rule):
                 continue
             place = _where_repeated(ctx, creation, repeated)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
-                                                         _only_called_in_traces(ctx, creation)) or \
+                                                         _only_called_in_traces(ctx, creation) or
+                                                         _static_arguments_vary(ctx, creation)) or \
                     _options_follow_items(ctx, creation):
                 continue
             what = kind[1] if kind[0] == "fresh" else self.message("retraces", what=kind[1],

@@ -64,17 +64,21 @@ def varying_names(site: "CallSite") -> set[str]:
 
 
 def depends_on(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression, names: set[str],
-               depth: int = 0) -> bool:
+               depth: int = 0, seen: set[str] | None = None) -> bool:
     """Does `expr` read one of `names`, itself or through what the names it reads are assigned (seen from
-    `func`, the function around it; None at module level)?"""
+    `func`, the function around it; None at module level)? Each name is followed once, along chains of up
+    to eight assignments (`path = f"{level:02d}.mtp"`, `data = read(path)`, `model = Model(data)`,
+    `predict = model.apply`)."""
+    seen = set() if seen is None else seen
     for name in names_read(expr):
         if name in names:
             return True
-        if depth < 3:
+        if depth < 8 and name not in seen:
+            seen.add(name)
             # (`A, D = init(spec)`: what a name is unpacked from, where that is its only binding)
             sources = runs.assigned(a, func, name) or [c for c in [runs.unpacked_from_call(a, func, name)] if c]
             for source in sources:
-                if depends_on(a, func, source, names, depth + 1):
+                if depends_on(a, func, source, names, depth + 1, seen):
                     return True
     return False
 
