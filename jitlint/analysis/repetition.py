@@ -80,8 +80,12 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                       if param is not None]
             varying = frozenset(param for param, value in filled if value in (VARIES, SIZE_VARIES))
             resized = frozenset(param for param, value in filled if value == SIZE_VARIES)
-            found[info] = Repetition(f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}",
-                                     tuple(call.places()), varying, resized)
+            if len(call.steps) > 1:  # through the functions that loop's calls run (`self.collect_rollouts()`)
+                path, line = call.steps[0][0], call.steps[0][1]
+                reason = f"`{info.name}` runs on every iteration of a loop in another file, at {_base(path)}:{line}"
+            else:
+                reason = f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}"
+            found[info] = Repetition(reason, tuple(call.places()), varying, resized)
     # What a repeated function calls runs repeatedly too.
     changed = True
     while changed:

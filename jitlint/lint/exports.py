@@ -10,7 +10,7 @@ from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
 from jitlint.analysis.cardinality import depends_on, masked_length
-from jitlint.analysis.repetition import SIZE_VARIES, VARIES, loop_varying
+from jitlint.analysis.repetition import SIZE_VARIES, VARIES, loop_varying, repetitions
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
 from jitlint.source.cstwalk import walk_statements
 
@@ -29,9 +29,14 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
             guard = guard or test_text(analysis, test)
         args = tuple((keyword, star, encode(v)) for (keyword, star), v in zip(specs, values))
         pending.append((target, args, traces_constants, caller.name, steps, "traced", guard))
-    for site, target in _repeated_candidates(analysis, index):
-        # (the call alone: a quick tree places calls, not loops)
-        steps = [(site.node, f"a loop calls `{target[1].rpartition('.')[2]}` on every iteration")]
+    for site, target, rep in _repeated_candidates(analysis, index):
+        callee = target[1].rpartition('.')[2]
+        if rep is None:
+            # (the call alone: a quick tree places calls, not loops)
+            steps = [(site.node, f"a loop calls `{callee}` on every iteration")]
+        else:  # the calls on the way from the loop that repeats the function making this call
+            steps = [(node, text) for node, text in rep.steps if isinstance(node, (cst.Call, Place))]
+            steps.append((site.node, f"`{site.func.name}` calls `{callee}` on every run"))
         # which arguments change with the loop: a callable built from them differs between the runs
         varying = loop_varying(analysis, site)
         args = tuple((arg.keyword.value if arg.keyword is not None else None, arg.star,
@@ -68,29 +73,45 @@ def _how_it_varies(analysis, site, value, varying):
 
 
 def _repeated_candidates(analysis, index):
-    """(call site, callee (module, function)) for each eager call in a data-driven loop of this file to a
+    """(call site, callee (module, function), None) for each eager call in a data-driven loop of this file to a
     plain function of another project module whose every run may compile again (it builds a jit wrapper,
     or feeds an eager data-dependent size to jitted code), or to such a method of an object of a project
     class (`model = PoissonHMM(...)` then `model.fit_em(...)`: the callee is "Class.method" of the module
-    whose class defines it, bases followed; on an object declared of a base class, each subclass's)."""
+    whose class defines it, bases followed; on an object declared of a base class, each subclass's). Also
+    such a call in a function that a loop of this file repeats, with that repetition (its calls are the
+    witness's first steps)."""
     compiles = getattr(index, "compiles_per_run", None)
     if compiles is None:
         return
+    repeated = None
     for site in analysis.call_sites.values():
-        if site.loop is None or not site.eager or site.callee is not None or \
-                runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
+        if not site.eager or site.callee is not None:
+            continue
+        rep = None
+        if site.loop is None:
+            # not in a loop here, but in a function a loop of this file runs again and again (a training
+            # loop calling `self.collect_rollouts()`, which calls the other file's builder: rl_jax_lib,
+            # fresh set BJ): the same, one call further
+            if site.func is None:
+                continue
+            repeated = repetitions(analysis) if repeated is None else repeated
+            rep = repeated.get(site.func)
+            if rep is None or any(isinstance(node, Place) for node, _ in rep.steps):
+                continue  # (repeated from another file: that file's export reaches the callee already)
+        elif runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node) or \
                 runs.filled_once_per_key(analysis, site.func, site.node):
             continue
         if site.qualified and "." in site.qualified and compiles(site.qualified):
-            if index.value_kind(site.qualified) == "returns function" and runs.keeps_per_item(site.loop, site.node):
+            if index.value_kind(site.qualified) == "returns function" and site.loop is not None and \
+                    runs.keeps_per_item(site.loop, site.node):
                 continue  # a factory whose product the loop keeps per item: built once for each (jax-lab's kernels)
             target = index.resolve_function(site.qualified)
             if target is not None:
-                yield site, target
+                yield site, target, rep
                 continue
         for target in _method_targets(analysis, index, site):
-            yield site, target
+            yield site, target, rep
 
 
 def _method_targets(analysis, index, site) -> tuple:

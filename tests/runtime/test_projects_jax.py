@@ -388,3 +388,16 @@ def test_plain_arguments():
             solve.solve_with_config_jit(cfg=config.SolverConfig(), rhs=rhs)
         with pytest.raises(jax.errors.ConcretizationTypeError):
             solve.solve_with_operator_jit(op=config.Operator(jnp.ones(3)), rhs=rhs)
+
+
+def test_rollout_steps():
+    """rl_jax_lib's layout (fresh set BJ): a training loop reaching another file's builder through its own
+    method compiles a new jitted batch of rollouts on every step (JIT101); an evaluator building it once
+    compiles once."""
+    jnp = jax.numpy
+    assert marked("rollout_steps") == {("rollouts.py", "JIT101")}
+    with imported("rollout_steps", "settings", "rollouts", "trainer") as (*_, trainer):
+        key = jax.random.PRNGKey(0)
+        assert compiles("single_rollout", lambda: trainer.Trainer(2.0).train(key, 3)) == 3
+        assert compiles("single_rollout", lambda: trainer.Evaluator(2.0, key).report(3)) == 1
+        assert jnp.isfinite(trainer.Trainer(1.0).collect(key)).all()
