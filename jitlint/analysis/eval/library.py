@@ -217,6 +217,14 @@ class Library(Frame):
     def _pass_through(self, expr, q, arg_values, arg_taints, in_jit):
         return join(*arg_taints)
 
+    def _stop_gradient(self, expr, q, arg_values, arg_taints, in_jit):
+        taint = join(*arg_taints)
+        if taint is not None and taint.level < TRACED:
+            # only differentiated (plain grad, no jit or vmap around it): JAX hands back the JVP tracer's
+            # primal, a concrete array that NumPy and `float()` take (rl_with_jax's MAML rollouts, fresh set BK)
+            return None
+        return NEXT  # (an array of what it is given, as any lax function)
+
     def _other_jax(self, expr, q, arg_values, arg_taints, in_jit):
         any_arg = join(*arg_taints)
         if any_arg is None:
@@ -319,6 +327,7 @@ _CATEGORIES: tuple[tuple[Callable[[str], bool], Handler], ...] = (
     (lambda q: q in jaxapi.STATIC_FUNCS or q in jaxapi.CONCRETIZERS or q.startswith("math."), Library._static),
     (lambda q: q in jaxapi.CONSTANT_COLLECTIVES, Library._constant_collective),
     (lambda q: q.startswith("numpy."), Library._numpy),
+    (lambda q: q == "jax.lax.stop_gradient", Library._stop_gradient),
     (lambda q: q in jaxapi.ARRAY_LISTS, Library._array_list),
     (lambda q: q in jaxapi.ARRAY_LIST_PER_AXIS, Library._array_per_axis),
     (lambda q: q.startswith(jaxapi.ARRAY_MODULE_PREFIXES) or q in jaxapi.ARRAY_FUNCTIONS, Library._array),
