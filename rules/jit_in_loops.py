@@ -13,7 +13,8 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.repetition import called_free_names, loop_varying, repetitions, varies_between_runs
+from jitlint.analysis.repetition import (called_free_names, loop_varying, repetitions, skipped_by_repeating_call,
+                                         varies_between_runs)
 from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs, varying_names
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.facade import FuncValue, JitCreation
@@ -35,7 +36,8 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
             not runs.keeps_per_item(creation.loop, creation.node, creation.wrapped):
         place = "inside a loop"
     elif creation.func is not None and creation.func in repeated and \
-            not runs.only_used_by_nested(a, creation.func, creation.node, creation.wrapped):
+            not runs.only_used_by_nested(a, creation.func, creation.node, creation.wrapped) and \
+            not _branch_not_repeated(a, creation):
         place = f"in `{creation.func.name}`, which runs repeatedly ({repeated[creation.func]})"
     else:
         return None
@@ -53,6 +55,15 @@ def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, sta
     if runs.only_passed_on(a, creation.func, creation.node, creation.wrapped):
         return None  # handed to other code, which calls it (inside a trace: inlined) or not
     return place
+
+
+def _branch_not_repeated(a, creation: JitCreation) -> bool:
+    """The jit is made on a branch of an `is None` test of a parameter that the call repeating its function
+    never takes (JAX-ENT's jit smoke test behind `if _jit_test_args is not None:`, every repeated call
+    passing None: fresh set BF)."""
+    site = a.call_sites.get(creation.node) if isinstance(creation.node, cst.Call) else None
+    rep = repetitions(a).get(creation.func)
+    return site is not None and rep is not None and skipped_by_repeating_call(a, site, rep)
 
 
 def _object_kind(ctx: RuleContext, creation: JitCreation, wrapped: cst.Attribute) -> tuple[str, str] | None:

@@ -33,6 +33,8 @@ class Repetition:
     # whose length changes too (arrays selected by a mask the loop's data decide).
     varying_params: frozenset = frozenset()
     resized_params: frozenset = frozenset()
+    # Called from another file: the parameters that call passes (None: read the call in this file).
+    passed_params: frozenset | None = None
 
 
 def repetitions(facts: ModuleFacts) -> dict[FunctionInfo, Repetition]:
@@ -85,7 +87,8 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                 reason = f"`{info.name}` runs on every iteration of a loop in another file, at {_base(path)}:{line}"
             else:
                 reason = f"`{info.name}` is called inside a loop in another file, at {_base(path)}:{line}"
-            found[info] = Repetition(reason, tuple(call.places()), varying, resized)
+            found[info] = Repetition(reason, tuple(call.places()), varying, resized,
+                                     frozenset(param for param, value in filled if value != PASSED_NONE))
     # What a repeated function calls runs repeatedly too.
     changed = True
     while changed:
@@ -96,12 +99,44 @@ def _repetitions(a: ModuleFacts) -> dict[FunctionInfo, Repetition]:
                 # `cache[key] = make_fn(key)`: the builder runs once per key, however often its caller runs.
                 if callee is not None and callee not in found and callee is not site.func and \
                         not once_per_key(callee) and not runs.stored_per_key(a, site.func, site.node) and \
-                        not runs.filled_once_per_key(a, site.func, site.node):
+                        not runs.filled_once_per_key(a, site.func, site.node) and \
+                        not skipped_by_repeating_call(a, site, found[site.func]):
                     found[callee] = Repetition(
                         f"`{callee.name}` is called from `{site.func.name}`, which runs repeatedly",
                         (*found[site.func].steps, (site.node, f"`{site.func.name}` calls `{callee.name}`")))
                     changed = True
     return found
+
+
+def skipped_by_repeating_call(a: ModuleFacts, site: CallSite, rep: Repetition) -> bool:
+    """The call runs only where a parameter of its function is None (`if fns is None: fns = build(...)`),
+    and the call that repeats that function passes the parameter: the repeated runs never make it
+    (cosmocnc_jax's cached sigma functions, passed on every call of a profiling loop: fresh set BK). Or it
+    runs only where a parameter defaulting to None is not None, and that call leaves it out (JAX-ENT's
+    jit smoke test behind `if _jit_test_args is not None:`, fresh set BF)."""
+    func = site.func
+    if func is None:
+        return False
+    needs = {p for p in site.needs_none if p not in func.assignments}
+    wants = {p for p in site.needs_value if p not in func.assignments and _defaults_to_none(func, p)}
+    if not needs and not wants:
+        return False
+    passed = rep.passed_params
+    if passed is None:
+        node = rep.steps[-1][0] if rep.steps else None
+        repeating = a.call_sites.get(node) if isinstance(node, cst.Call) else None
+        if repeating is None:
+            return False
+        passed = frozenset(param for param, expr in call_arguments(repeating, func)
+                           if not (isinstance(expr, cst.Name) and expr.value == "None"))
+        if any(arg.star for arg in repeating.node.args):
+            return False  # (`f(*args, **kw)`: which are passed is not seen)
+    return bool(needs & passed) or bool(wants - passed)
+
+
+def _defaults_to_none(func: FunctionInfo, param: str) -> bool:
+    default = func.default_const(param)
+    return default is not None and default.value is None
 
 
 def _incoming_callee(a: ModuleFacts, name: str) -> FunctionInfo | None:
@@ -214,3 +249,5 @@ def loop_varying(a: ModuleFacts, site: "CallSite | JitCreation", items: bool = F
 # whose length also changes, selected by a mask the loop's data decide (`mem["FLUX"][msel]`).
 VARIES = ("varies",)
 SIZE_VARIES = ("size varies",)
+# ... of an argument written as the literal `None` (the parameter is not filled with a value).
+PASSED_NONE = ("none",)

@@ -45,6 +45,13 @@ class CallSite:
     # Walked by an eager (untraced) walk at least once: a call there dispatches on its own. `traced` is
     # whether a traced walk reached it (a call there is part of the outer trace: nothing compiles per call).
     eager: bool = False
+    # Parameters of the enclosing function that are None wherever this call runs (it sits in the branch of
+    # `if p is None:` or the `else` of `if p is not None:` that the walk could not decide): a caller passing
+    # `p` never reaches it.
+    needs_none: frozenset = frozenset()
+    # ... and those that are not None there (the body of `if p is not None:`): a caller leaving out a
+    # parameter whose default is None never reaches it.
+    needs_value: frozenset = frozenset()
 
     @property
     def in_loop(self) -> bool:

@@ -10,7 +10,7 @@ from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
 from jitlint.analysis.cardinality import depends_on, masked_length
-from jitlint.analysis.repetition import SIZE_VARIES, VARIES, loop_varying, repetitions
+from jitlint.analysis.repetition import PASSED_NONE, SIZE_VARIES, VARIES, loop_varying, repetitions
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
 from jitlint.source.cstwalk import walk_statements
 
@@ -66,7 +66,9 @@ def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
 
 def _how_it_varies(analysis, site, value, varying):
     """VARIES where an argument changes with the loop, SIZE_VARIES where its length does too (a mask the
-    loop's data decide selects it), else None."""
+    loop's data decide selects it), PASSED_NONE for the literal `None`, else None."""
+    if isinstance(value, cst.Name) and value.value == "None":
+        return PASSED_NONE
     if not depends_on(analysis, site.func, value, varying):
         return None
     return SIZE_VARIES if masked_length(analysis, site.func, value) else VARIES

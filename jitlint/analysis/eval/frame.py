@@ -59,6 +59,9 @@ class Frame:
         # Every test around the statement walked that the walk could not decide, innermost last: a call
         # under one traces its callee only on the branch the test takes (TraceEdge.guard).
         self.open_guards: list[cst.BaseExpression] = []
+        # Per undecided `if` around the statement walked: the names None in the branch walked, and those not
+        # None there (CallSite.needs_none, needs_value).
+        self.none_here: list[tuple[frozenset[str], frozenset[str]]] = []
         # What the branches around the statement walked decided of tests that read only the process
         # environment (`'DEBUG' in os.environ`): (Guards.switch_key, truth), handed to what is traced here.
         self.switch_truths: list[tuple[str, bool]] = []

@@ -206,7 +206,9 @@ class Statements(Frame):
         switches = self.switch_atoms(node.test)
         depth = len(self.switch_truths)
         self.switch_truths.extend(switches)
+        self.none_here.append((frozenset(not_none_in_else), frozenset(not_none_in_body)))  # (`p is None`: None in the body)
         self.suite(node.body)
+        self.none_here.pop()
         del self.switch_truths[depth:]
         after_body, live_after_body = self.env, self.live
         self.env, self.live = dict(before), live
@@ -220,11 +222,13 @@ class Statements(Frame):
             self.env[truth[0]] = KnownTruth(not truth[1])
         self.narrowed = narrowed.union(items_in_else) if items_in_else else narrowed
         self.switch_truths.extend(self.switch_atoms(node.test, negate=True))
+        self.none_here.append((frozenset(not_none_in_body), frozenset(not_none_in_else)))
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
             else:
                 self.suite(node.orelse.body)
+        self.none_here.pop()
         del self.switch_truths[depth:]
         self.narrowed = narrowed
         self.live = self.live or live_after_body
