@@ -396,7 +396,7 @@ def test_rollout_steps():
     compiles once."""
     jnp = jax.numpy
     assert marked("rollout_steps") == {("rollouts.py", "JIT101")}
-    with imported("rollout_steps", "settings", "rollouts", "trainer") as (*_, trainer):
+    with imported("rollout_steps", "batch_sizes", "rollouts", "trainer") as (*_, trainer):
         key = jax.random.PRNGKey(0)
         assert compiles("single_rollout", lambda: trainer.Trainer(2.0).train(key, 3)) == 3
         assert compiles("single_rollout", lambda: trainer.Evaluator(2.0, key).report(3)) == 1
