@@ -304,8 +304,12 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
     if summary.jit_makers or summary.size_feeders:
         _through_calls(tree, summary)
     if summary.plain_classes:
-        handed = {arg.id for node in ast.walk(tree) if isinstance(node, ast.Call)
-                  for arg in (*node.args, *(k.value for k in node.keywords)) if isinstance(arg, ast.Name)}
+        # (a registration call, `register_pytree_node(Cls, ...)`, is a module-level statement: only those
+        # are read, not every call of the module)
+        calls = [stmt.value for stmt in tree.body if isinstance(stmt, (ast.Expr, ast.Assign)) and
+                 isinstance(stmt.value, ast.Call)]
+        handed = {arg.id for node in calls for arg in (*node.args, *(k.value for k in node.keywords))
+                  if isinstance(arg, ast.Name)}
         bases = {b.id for stmt in tree.body if isinstance(stmt, ast.ClassDef) for b in stmt.bases
                  if isinstance(b, ast.Name)}
         summary.plain_classes = [c for c in summary.plain_classes if c not in handed and c not in bases]

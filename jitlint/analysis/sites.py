@@ -45,17 +45,28 @@ class CallSite:
     # Walked by an eager (untraced) walk at least once: a call there dispatches on its own. `traced` is
     # whether a traced walk reached it (a call there is part of the outer trace: nothing compiles per call).
     eager: bool = False
-    # Parameters of the enclosing function that are None wherever this call runs (it sits in the branch of
-    # `if p is None:` or the `else` of `if p is not None:` that the walk could not decide): a caller passing
-    # `p` never reaches it.
-    needs_none: frozenset = frozenset()
-    # ... and those that are not None there (the body of `if p is not None:`): a caller leaving out a
-    # parameter whose default is None never reaches it.
-    needs_value: frozenset = frozenset()
+    # The undecided `is None` tests around the call: per test, (names None, names not None) in the branch
+    # it sits in (read through needs_none / needs_value).
+    none_tests: tuple = ()
 
     @property
     def in_loop(self) -> bool:
         return self.loop is not None
+
+    @property
+    def needs_none(self) -> set[str]:
+        """Parameters of the enclosing function that are None wherever this call runs (it sits in the branch
+        of `if p is None:` or the `else` of `if p is not None:` that the walk could not decide): a caller
+        passing `p` never reaches it."""
+        params = set(self.func.params) if self.func is not None else set()
+        return {name for none, _ in self.none_tests for name in none if name in params}
+
+    @property
+    def needs_value(self) -> set[str]:
+        """... and those that are not None there (the body of `if p is not None:`): a caller leaving out a
+        parameter whose default is None never reaches it."""
+        params = set(self.func.params) if self.func is not None else set()
+        return {name for _, value in self.none_tests for name in value if name in params}
 
 
 @dataclass

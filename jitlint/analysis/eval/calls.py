@@ -68,7 +68,7 @@ class Calls(Frame):
                                           arg_values, self.recording or (before is not None and before.traced),
                                           callee, self.varying(), tuple(loop for loop, _ in self.loops),
                                           eager=not self.recording or (before is not None and before.eager),
-                                          **self._none_tests())
+                                          none_tests=tuple(self.none_here))
         arg_taints = [value_taint(v) for v in arg_values]
         any_arg = join(*arg_taints)
         in_jit = self.recording and self.staged
@@ -124,15 +124,6 @@ class Calls(Frame):
             return dataclasses.replace(result, container=False, is_bool=False, is_array=False, filtered=False,
                                        opaque=True)
         return None
-
-    def _none_tests(self) -> dict[str, frozenset]:
-        """CallSite.needs_none and needs_value: what the undecided `is None` tests around the call say of the
-        enclosing function's parameters."""
-        if not self.none_here or self.info is None:
-            return {}
-        params = set(self.info.params)
-        return {"needs_none": frozenset().union(*(none for none, _ in self.none_here)) & params,
-                "needs_value": frozenset().union(*(value for _, value in self.none_here)) & params}
 
     def _imported_derivative(self, transformed: cst.Call, level: int) -> Taint | None:
         """`jax.value_and_grad(losses.loss_fn)(params, x)` of another project module's function that returns

@@ -67,9 +67,9 @@ class Expressions(Frame):
             value = self.lookup(expr.value)
         elif cls is cst.Subscript:
             # an item of what an array function gives (`np.where(mask)[0]`): an array or a number
-            return isinstance(expr.value, cst.Call) and _array_function(self.qualify_call_target(expr.value.func))
+            return isinstance(expr.value, cst.Call) and _array_function(self.facts.call_names.get(expr.value))
         elif cls is cst.Call:
-            q = self.qualify_call_target(expr.func)
+            q = self.facts.call_names[expr] if expr in self.facts.call_names else self.qualify_call_target(expr.func)
             if q in _NEVER_NONE_CALLS or _array_function(q):
                 return True
             kind = self.facts.imported_kind

@@ -61,7 +61,7 @@ class Frame:
         self.open_guards: list[cst.BaseExpression] = []
         # Per undecided `if` around the statement walked: the names None in the branch walked, and those not
         # None there (CallSite.needs_none, needs_value).
-        self.none_here: list[tuple[frozenset[str], frozenset[str]]] = []
+        self.none_here: list[tuple] = []
         # What the branches around the statement walked decided of tests that read only the process
         # environment (`'DEBUG' in os.environ`): (Guards.switch_key, truth), handed to what is traced here.
         self.switch_truths: list[tuple[str, bool]] = []

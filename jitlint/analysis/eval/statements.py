@@ -206,7 +206,7 @@ class Statements(Frame):
         switches = self.switch_atoms(node.test)
         depth = len(self.switch_truths)
         self.switch_truths.extend(switches)
-        self.none_here.append((frozenset(not_none_in_else), frozenset(not_none_in_body)))  # (`p is None`: None in the body)
+        self.none_here.append((not_none_in_else, not_none_in_body))  # (`p is None`: None in the body)
         self.suite(node.body)
         self.none_here.pop()
         del self.switch_truths[depth:]
@@ -222,7 +222,7 @@ class Statements(Frame):
             self.env[truth[0]] = KnownTruth(not truth[1])
         self.narrowed = narrowed.union(items_in_else) if items_in_else else narrowed
         self.switch_truths.extend(self.switch_atoms(node.test, negate=True))
-        self.none_here.append((frozenset(not_none_in_body), frozenset(not_none_in_else)))
+        self.none_here.append((not_none_in_body, not_none_in_else))
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self.stmt_If(node.orelse)
