@@ -352,12 +352,10 @@ def _static_arguments_vary(ctx: RuleContext, creation: JitCreation) -> bool:
     target = creation.target.info if isinstance(creation.target, FuncValue) else None
     if func is None or target is None:
         return False
-    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+    calls_it = _calls_the_wrapper(creation, target)
     static: set[str] = set()
     for site, _, args in jitted_calls(ctx):
-        callee = site.node.func
-        if site.func is func and (site.callee is not None and site.callee.info is target or
-                                  callee is creation.node or isinstance(callee, cst.Name) and callee.value in names):
+        if calls_it(site):
             static |= set().union(*(names_read(arg.expr) for arg in args if arg.static is True))
     rep = repetitions(a).get(func)
     return bool(static) and varies_between_runs(a, func, static, varying_names(creation), rep)
@@ -421,14 +419,26 @@ def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:
     func = creation.func
     if func is None:
         return set()
-    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+    calls_it = _calls_the_wrapper(creation)
     found: set[str] = set()
     for site in a.call_sites.values():
-        callee = site.node.func
-        if site.func is func and (callee is creation.node or isinstance(callee, cst.Name) and callee.value in names):
+        if calls_it(site):
             for arg in site.node.args:
                 found |= shape_inputs(a, func, arg.value)
     return found
+
+
+def _calls_the_wrapper(creation: JitCreation, target=None):
+    """Whether a call site, in the function making the wrapper, calls it: the creation itself, a name bound
+    to it, or (`target`: a decorated def's function) the def."""
+    func = creation.func
+    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+
+    def calls_it(site) -> bool:
+        callee = site.node.func
+        return site.func is func and (callee is creation.node or isinstance(callee, cst.Name) and callee.value in names
+                                      or target is not None and site.callee is not None and site.callee.info is target)
+    return calls_it
 
 
 def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:

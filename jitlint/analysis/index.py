@@ -111,7 +111,8 @@ class ModuleSummary:
     size_feeders: list[str] = field(default_factory=list)
     # Module-level classes whose instances are certainly no JAX type: a plain class or a plain
     # `@dataclass` (no pytree registration, no base but `object`, no `__jax_array__`/`__array__`, not handed
-    # to a call of the module). A jitted function's argument of one raises TypeError before tracing.
+    # to a module-level call nor a base of another class of the module). A jitted function's argument of
+    # one raises TypeError before tracing.
     plain_classes: list[str] = field(default_factory=list)
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:

@@ -140,19 +140,17 @@ def _path_of_claim(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode):
     """The chain to the calling contexts in which the walk found the values at `node` traced (a helper
     called with a traced mask from one caller and with precomputed indices from another is wrong in the
     first only: its witness is that caller's chain): an unguarded one first, then the shortest. Where no
-    value at `node` is traced (a `print` in traced code), the chain to any context."""
+    value at `node` is traced (a `print` in traced code), or no chain reaches those contexts, the chain to
+    any context."""
     contexts: dict[tuple, int] = {}
     for inner in [node] if node in facts.taint_contexts else descendants(node):
         for key, level in facts.taint_contexts.get(inner, {}).items():
             contexts[key] = max(level, contexts.get(key, level))
     # (the contexts where it is traced as the report says: under a jit, not only where grad traces it)
     top = max(contexts.values(), default=0)
-    best = None
-    for key in [k for k, level in contexts.items() if level == top]:
-        path = traced_path(facts, func, key)
-        if path is not None and (best is None or (path[1] is not None, len(path[0])) <
-                                 (best[1] is not None, len(best[0]))):
-            best = path
+    paths = [path for key, level in contexts.items() if level == top
+             if (path := traced_path(facts, func, key)) is not None]
+    best = min(paths, key=lambda path: (path[1] is not None, len(path[0])), default=None)
     return best if best is not None else traced_path(facts, func)
 
 

@@ -85,7 +85,6 @@ def _repeated_candidates(analysis, index):
     compiles = getattr(index, "compiles_per_run", None)
     if compiles is None:
         return
-    repeated = None
     for site in analysis.call_sites.values():
         if not site.eager or site.callee is not None:
             continue
@@ -96,8 +95,7 @@ def _repeated_candidates(analysis, index):
             # fresh set BJ): the same, one call further
             if site.func is None:
                 continue
-            repeated = repetitions(analysis) if repeated is None else repeated
-            rep = repeated.get(site.func)
+            rep = repetitions(analysis).get(site.func)  # (worked out once per module)
             if rep is None or any(isinstance(node, Place) for node, _ in rep.steps):
                 continue  # (repeated from another file: that file's export reaches the callee already)
         elif runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \

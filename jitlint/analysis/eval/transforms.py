@@ -190,11 +190,10 @@ class Transforms(Frame):
             # every call seen passes a Python string to a traced parameter: JAX raises TypeError ("not a valid
             # JAX type") before tracing (hicosmo's polarization modes, fresh set BG)
             return binding
-        if statics_known and decorated and self._self_never_traced(info, kinds, by_options, decorated, fv):
+        self_refused = statics_known and self._self_never_traced(info, kinds, by_options, decorated, fv)
+        if self_refused and decorated:
             info.calls_refused = True  # (every call raises TypeError at `self`: no other claim about the call holds)
-            return binding
-        if raises_at_wrap or self._vmap_never_traces(chain, info, fv) or \
-                statics_known and self._self_never_traced(info, kinds, by_options, decorated, fv) or \
+        if raises_at_wrap or self_refused or self._vmap_never_traces(chain, info, fv) or \
                 tracing and tracing[0].kind == "jit" and statics_known and not (tracing[0].filtered or
                                                                                 tracing[0].graph_nodes) and \
                 self._plain_object_required(info, static, fv):
