@@ -19,6 +19,7 @@ from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
 from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join, module_const
+from jitlint.source.cstwalk import descendants
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -159,6 +160,7 @@ class FunctionInfo:
         # known constants), keyed by `variant_key`; beyond MAX_VARIANTS, further contexts share one joined.
         self.variants: dict[tuple, Variant] = {}
         self.own_returns: list[cst.Return] | None = None  # runs.own_returns, computed on first use
+        self._names_read: frozenset[str] | None = None
         # Local classes of the objects callers pass to parameters of this (jitted) function.
         self.param_classes: dict[str, str | None] = {}
         # Parameters (of a jitted function) every caller in the module passes a Python number or bool to
@@ -170,6 +172,10 @@ class FunctionInfo:
         self.eager_values: dict[str, Value] = {}
         self._default_exprs = {p.name.value: p.default for p in all_params if p.default is not None}
         self.closure: dict[str, Value] = {}
+        # The undecided `is None` tests of the enclosing body's last walk that bound names differently per
+        # branch (Frame.tests_seen entries): behind the same test here, a name it reads from there holds
+        # that branch's value (Statements.none_branch).
+        self.outer_none_tests: dict[frozenset[str], list] = {}
         self.traced = False
         self.traces_constants = False
         self.callback = False  # target of a host callback: runs on concrete values
@@ -182,6 +188,13 @@ class FunctionInfo:
         # Its jit decorator leaves a plain class's `self` traced: every call raises TypeError before JAX
         # looks at the other arguments (hicosmo's jitted methods, fresh set BG).
         self.calls_refused = False
+
+    @property
+    def names_read(self) -> frozenset[str]:
+        """Every name its code spells (its own and nested bodies): what it may read from enclosing code."""
+        if self._names_read is None:
+            self._names_read = frozenset(n.value for n in descendants(self.node) if isinstance(n, cst.Name))
+        return self._names_read
 
     def default_const(self, name: str) -> Const | None:
         """The default of parameter `name` when it is a literal Python constant or an array module

@@ -179,9 +179,11 @@ class Solver:
         if closure:
             for name, value in closure.items():
                 if isinstance(value, (KnownTruth, NotNone)) or isinstance(value, Const) and \
-                        isinstance(value.value, ModuleRef):
+                        (isinstance(value.value, ModuleRef) or _scalar(value.value) and name in info.names_read):
                     # what this branch decided (`if nbrs is None: return ...` before `lax.cond(..., fn, ...)`),
-                    # the array module a caller chose (`xp`): part of this context, not of every one
+                    # the array module a caller chose (`xp`), a Python constant the enclosing context holds
+                    # (`sampling_factor` None in one caller, 2.0 in another: a name bound from a traced value
+                    # in one only is tested behind it): part of this context, not of every one
                     truths[name] = value
                     continue
                 if name not in info.closure:
@@ -280,10 +282,15 @@ def _rule_params(primal: FunctionInfo, rule: FunctionInfo, role: str, params: di
             second: Taint(TRACED, second, container=True)}
 
 
+def _scalar(value: object) -> bool:
+    return value is None or type(value) in (bool, int, float, str)
+
+
 def _closure_fact(value: KnownTruth | NotNone | Const) -> object:
     """What a context-specific closure value contributes to its context's key."""
     if isinstance(value, KnownTruth):
         return value.truth
     if isinstance(value, Const):
-        return value.value.name
+        return value.value.name if isinstance(value.value, ModuleRef) else ("const", type(value.value).__name__,
+                                                                           value.value)
     return "not-none"

@@ -262,9 +262,18 @@ class Expressions(Frame):
                                       self.tests_type(expr.left) and "types")
         if shape_test:
             self.dispatch_guards.append((expr.left, shape_test))
+        # `factor is not None and s > 1`: the right side runs where the left holds (`or`: fails), so what an
+        # earlier test of `factor` bound on that branch is what it reads (Guards.none_branch)
+        earlier = self.none_branch(expr.left)
+        replaced = self.as_before(earlier[0], earlier[1] if is_and else 1 - earlier[1]) if earlier else {}
         try:
             right = self.expr(expr.right)
         finally:
+            for name, old in replaced.items():
+                if old:
+                    self.env[name] = old[0]
+                else:
+                    self.env.pop(name, None)
             if shape_test:
                 self.dispatch_guards.pop()
             for name in narrowed:

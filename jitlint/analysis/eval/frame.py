@@ -53,7 +53,8 @@ class Frame:
         self.narrowed: frozenset[str] = frozenset()
         # Undecided `if` tests walked, by the names they read, with what each branch bound
         # (Statements._same_test): a later test of the same condition takes the same branch.
-        self.tests_seen: dict[frozenset[str], list] = {}
+        self.tests_seen: dict[frozenset[str], list] = {k: list(v) for k, v in info.outer_none_tests.items()} \
+            if info is not None and info.outer_none_tests else {}
         # Undecided tests of a traced value's shape around the statement walked (`if x.ndim == 0:`).
         self.dispatch_guards: list[tuple[cst.BaseExpression, str]] = []  # (test, "shapes" | "types")
         # Every test around the statement walked that the walk could not decide, innermost last: a call
@@ -192,6 +193,7 @@ class Frame:
         if self.info is None:
             return None
         if callee.parent is self.info:
+            self.share_none_tests(callee)
             return self.closure()
         outer = self.info.parent
         while outer is not None and outer is not callee.parent:
@@ -203,8 +205,29 @@ class Frame:
                   and n not in self.info.assignments}
         return truths or None
 
+    def share_none_tests(self, callee: FunctionInfo) -> None:
+        """Hand a function defined here the undecided `is None` tests walked so far that bound names per
+        branch (`s = factor` if `factor is not None` else a traced value), as this walk saw them last."""
+        for names, entries in self.tests_seen.items():
+            if len(names) == 2 and "None" in names and any(none_test_of(entry[0]) for entry in entries):
+                callee.outer_none_tests[names] = [entry for entry in entries if none_test_of(entry[0])]
+
     def closure_into(self, info: FunctionInfo) -> None:
         if self.info is None:
             return
+        self.share_none_tests(info)
         for name, value in self.closure().items():
             info.closure[name] = merge_values(info.closure.get(name), value)
+
+
+def none_test_of(test: cst.CSTNode) -> str | None:
+    """`x` of `x is None` / `x is not None` (either way round), else None."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
+        return None
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(right, cst.Name) and right.value == "None" and isinstance(left, cst.Name):
+        return left.value
+    if isinstance(left, cst.Name) and left.value == "None" and isinstance(right, cst.Name):
+        return right.value
+    return None

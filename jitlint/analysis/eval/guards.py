@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.eval.frame import Frame
+from jitlint.analysis.eval.frame import Frame, none_test_of
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
 from jitlint.analysis.values import Const, KnownTruth, ModuleRef, NotNone, Taint
@@ -164,7 +164,7 @@ class Guards(Frame):
         params = set(self.info.params) if self.info is not None else set()
         return any(isinstance(node, cst.Call) and self.qualify_call_target(node.func) == "isinstance" and
                    node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in params
-                   or _none_test_of(node) in params
+                   or none_test_of(node) in params
                    for node in descendants(test))
 
     def tests_flag(self, test: cst.BaseExpression) -> bool:
@@ -243,6 +243,38 @@ class Guards(Frame):
             return equal if isinstance(op, cst.Equal) else not equal
         return None
 
+    def none_branch(self, test: cst.BaseExpression):
+        """For a test of whether `n` is None, an earlier undecided one of the same `n` (in this walk, or in
+        the body this function is defined in) whose branches bound names differently: (that test's
+        branches and merged bindings, the branch this test's truth takes), else None. Behind `factor is not
+        None`, `s` bound as `s = factor` there (a traced value in the other branch) is that Python value
+        (tractor_jax's renderers, fresh set BK)."""
+        name = none_test_of(test)
+        if name is None:
+            return None
+        is_not = isinstance(test.comparisons[0].operator, cst.IsNot)
+        for seen, reads, branches, merged in reversed(self.tests_seen.get(frozenset((name, "None")), ())):
+            if none_test_of(seen) == name and self.env.get(name) == reads.get(name):
+                return (branches, merged), 0 if isinstance(seen.comparisons[0].operator, cst.IsNot) == is_not else 1
+        return None
+
+    def as_before(self, earlier, branch: int) -> dict[str, tuple]:
+        """In a branch of a test seen before: the names that branch bound then, where not bound since (a
+        name only read from the enclosing body is as that body bound it). What it replaced, by name: (the
+        value,) or () where the name was not bound here."""
+        branches, merged = earlier
+        own = self.info.assignments if self.info is not None else {}
+        replaced = {}
+        for name, value in branches[branch].items():
+            if name in self.env:
+                if self.env[name] == merged[name]:
+                    replaced[name] = (self.env[name],)
+                    self.env[name] = value
+            elif name not in own and self.info is not None and self.info.outer_none_tests:
+                replaced[name] = ()
+                self.env[name] = value
+        return replaced
+
     def none_narrowing(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         """Names a test proves are not None: `x` in the else branch of `if x is None` (and in the body of
         `if x is not None`), for a static name whose value is not otherwise known. Also through a flag bound
@@ -252,12 +284,12 @@ class Guards(Frame):
         if isinstance(flag, cst.Name):
             sources = (self.info.assignments if self.info is not None else self.facts.module_assignments).get(
                 flag.value, [])
-            if len(sources) == 1 and isinstance(sources[0], cst.Comparison) and _none_test_of(sources[0]) and \
-                    not (self.info is not None and _none_test_of(sources[0]) in self.info.assignments):
+            if len(sources) == 1 and isinstance(sources[0], cst.Comparison) and none_test_of(sources[0]) and \
+                    not (self.info is not None and none_test_of(sources[0]) in self.info.assignments):
                 body, orelse = self.none_narrowing(sources[0])
                 return (orelse, body) if negated else (body, orelse)
             return [], []
-        name = _none_test_of(test)
+        name = none_test_of(test)
         if name is None:
             return [], []
         if self.lookup(name) is not None:
@@ -576,17 +608,3 @@ def _types_of(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.Tuple):
         return [el.value for el in expr.elements if isinstance(el, cst.Element)]
     return [expr] if isinstance(expr, (cst.Name, cst.Attribute)) else []
-
-
-def _none_test_of(test: cst.CSTNode) -> str | None:
-    """`x` of `x is None` / `x is not None` (either way round), else None."""
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
-            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))):
-        return None
-    left, right = test.left, test.comparisons[0].comparator
-    if isinstance(right, cst.Name) and right.value == "None" and isinstance(left, cst.Name):
-        return left.value
-    if isinstance(left, cst.Name) and left.value == "None" and isinstance(right, cst.Name):
-        return right.value
-    return None
-

@@ -182,7 +182,14 @@ class Statements(Frame):
 
     def _if_branches(self, node: cst.If) -> None:
         test_names = _test_names(node.test)
-        earlier = self._same_test(node.test, test_names)
+        earlier, flip, body_only = self._same_test(node.test, test_names), 0, False
+        if earlier is None:
+            earlier, flip = self.none_branch(node.test) or (None, 0)
+        test = node.test
+        while earlier is None and isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            # (`if factor is not None and s > 1:`: the body runs where every part holds, the `else` where any fails)
+            earlier, flip = self.none_branch(test.left) or self.none_branch(test.right) or (None, 0)
+            body_only, test = True, test.left
         before = dict(self.env)
         live = self.live
         static_in_body, static_in_else = self.isinstance_narrowing(node.test)
@@ -202,7 +209,7 @@ class Statements(Frame):
             self.env[truth[0]] = KnownTruth(truth[1])
         self.narrowed = narrowed.union(items_in_body) if items_in_body else narrowed
         if earlier is not None:
-            self._as_before(earlier, 0)
+            self.as_before(earlier, flip)
         switches = self.switch_atoms(node.test)
         depth = len(self.switch_truths)
         self.switch_truths.extend(switches)
@@ -212,8 +219,8 @@ class Statements(Frame):
         del self.switch_truths[depth:]
         after_body, live_after_body = self.env, self.live
         self.env, self.live = dict(before), live
-        if earlier is not None:
-            self._as_before(earlier, 1)
+        if earlier is not None and not body_only:
+            self.as_before(earlier, 1 - flip)
         for name in static_in_else:
             self.env[name] = None
         for name in not_none_in_else:
@@ -257,13 +264,6 @@ class Statements(Frame):
             if all(self.env.get(name) == value for name, value in reads.items()) and seen.deep_equals(test):
                 return branches, merged
         return None
-
-    def _as_before(self, earlier, branch: int) -> None:
-        """In a branch of a test seen before: the names that branch bound then, where not bound since."""
-        branches, merged = earlier
-        for name, value in branches[branch].items():
-            if self.env.get(name) == merged[name]:
-                self.env[name] = value
 
     def stmt_With(self, node: cst.With) -> None:
         eager = constants = False
