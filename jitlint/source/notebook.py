@@ -640,6 +640,9 @@ def read_notebook(data: bytes) -> Notebook:
         raw = data[3:].decode("utf-8") if bom else data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise NotebookError(f"a notebook must be UTF-8 ({exc})") from None
+    if not raw.strip():
+        # an empty file (as an editor or `touch` leaves one): a notebook of no cells, as ruff reads it
+        return Notebook(raw, {"cells": [], "nbformat": 4}, bom)
     try:
         nb = json.loads(raw)
     except json.JSONDecodeError as exc:
