@@ -9,7 +9,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.frame import Frame, none_test_of
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.objects import FuncValue, Value
-from jitlint.analysis.values import Const, KnownTruth, ModuleRef, NotNone, Taint
+from jitlint.analysis.values import TRACED, Const, KnownTruth, ModuleRef, NotNone, Taint
 from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
@@ -89,6 +89,13 @@ class Guards(Frame):
         if self.traced and isinstance(expr, cst.Call) and self.qualify_call_target(expr.func) == "all" and \
                 self._some_item_no_instance(expr):
             return False
+        if self.traced and isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and \
+                self.qualify_call_target(expr.func) in jaxapi.CONCRETENESS_TESTS:
+            # `if not jax.core.is_concrete(m): raise ValueError(...)` (jax-fli's healpy spectra, fresh set BL):
+            # a tracer without a concrete value is not concrete; one of plain grad is
+            subject = self.static_value(expr.args[0].value)
+            if isinstance(subject, Taint) and not subject.container and not subject.opaque:
+                return subject.level < TRACED
         if self.traced and self._any_traced(self._tracer_test_subjects(expr)):
             return True
         if self.traced and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and \

@@ -271,6 +271,9 @@ NON_TRACER_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "
                     "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating",
                     "numpy.bool_", "collections.abc.Callable", "typing.Callable"}
 TRACER_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.Tracer"}
+# Predicates of a value's concreteness: False for a tracer with no concrete value (jit, vmap, lax bodies),
+# True under plain grad, whose tracers carry their concrete primal (measured on JAX 0.10.2).
+CONCRETENESS_TESTS = {"jax.core.is_concrete"}
 # Classes a tracer may be an instance of without being a JAX type (measured on JAX 0.10.2: the ABCs its
 # `__iter__`, `__len__`, `__contains__` and `__reversed__` satisfy): no isinstance test of them proves
 # anything. Any other class that is not JAX's own (the project's, a library's) never holds a tracer.
