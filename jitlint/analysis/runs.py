@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from jitlint.analysis.objects import FunctionInfo
 
 _SET_ALGEBRA = {"difference", "intersection", "copy"}  # (`union` and `symmetric_difference` may add any number)
+_ARRAY_OF_DISPLAY = {"numpy.array", "numpy.asarray", "jax.numpy.array", "jax.numpy.asarray"}
 _SWEEP_BUILDERS = {"itertools.product", "zip", "enumerate", "reversed", "sorted", "list", "tuple", "set",
                    "itertools.chain", "itertools.permutations", "itertools.combinations"}
 
@@ -181,6 +182,10 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
                                       for v in args)
         if q in _SWEEP_BUILDERS:
             return bool(args) and all(is_fixed_sweep(a, func, v, _depth + 1) for v in args)
+        if q in _ARRAY_OF_DISPLAY:
+            # `Ns = onp.array([8, 16])`: an array written out is as many configurations as its display
+            # (jax-fem's convergence study over mesh sizes, fresh set BL)
+            return bool(args) and is_fixed_sweep(a, func, args[0], _depth + 1)
         if isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value in ("items", "keys") and \
                 not iterable.args:
             # A mapping's keys are distinct: each pass is another key (`for obs_id, obs in
