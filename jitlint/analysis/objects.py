@@ -281,6 +281,8 @@ def value_taint(value: Value) -> Taint | None:
 
 
 def merge_values(old: Value, new: Value) -> Value:
+    if old is new:  # (most names hold what they held on the other path)
+        return old
     if isinstance(old, Taint) or isinstance(new, Taint):
         return join(value_taint(old), value_taint(new))
     if isinstance(old, KnownTruth) or isinstance(new, KnownTruth):
