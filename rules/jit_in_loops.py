@@ -28,10 +28,14 @@ from jitlint.source.cstwalk import children, descendants, target_names
 from ._calls import jitted_calls, repeated_functions
 
 
-def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False) -> str | None:
-    """Where the wrapper is re-created over and over with the same meaning, or None."""
+def _where_repeated(ctx: RuleContext, creation: JitCreation, repeated: dict, stable: bool = False,
+                    sweeps: bool = True) -> str | None:
+    """Where the wrapper is re-created over and over with the same meaning, or None. `sweeps=False`: a loop
+    over configurations written in the source repeats it too (for a fresh function, whose program is
+    another per item only where something it compiles changes with the item: `_different_program`)."""
     a = ctx.analysis
-    if creation.loop is not None and not runs.loops_are_sweeps(a, creation.func, creation.loops, creation.node) and \
+    if creation.loop is not None and \
+            not runs.loops_are_sweeps(a, creation.func, creation.loops, creation.node, sweeps) and \
             not runs.builds_collection(a, creation.loop, creation.node) and \
             not runs.keeps_per_item(creation.loop, creation.node, creation.wrapped):
         place = "inside a loop"
@@ -262,6 +266,10 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
                                                 if creation.func is not None else [])))]
     else:
         infos = [f for f in a.functions if f.node is wrapped]
+    if isinstance(wrapped, cst.Name) and not infos:
+        # a callable object bound by assignment (`profile = Profile(kind)` per item of a sweep): the object
+        # itself is what the program calls
+        bound.add(wrapped.value)
     names = set().union(*(called_free_names(a, f.node.body, set(f.params) | set(f.assignments)) for f in infos))
     for f in infos:  # a closure's free names that hold structure (`n = x.shape[0]`, read in the body)
         structure |= {n for n in names_read(f.node.body) - set(f.params) - set(f.assignments)
@@ -627,7 +635,10 @@ class JitOfFreshFunction(Rule):
             retraces = jaxapi.TRANSFORMS[creation.transform].rewrap_retraces
             if kind[0] != "fresh" and not retraces:
                 continue
-            place = _where_repeated(ctx, creation, repeated)
+            # (a sweep over configurations re-creates a fresh function for nothing where the items reach
+            # its program only as traced arguments: genjax's tests jit a new bound method per `p` of a
+            # literal list, each the same program; fresh set BL)
+            place = _where_repeated(ctx, creation, repeated, sweeps=kind[0] != "fresh")
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
                                                          _only_called_in_traces(ctx, creation) or
                                                          _static_arguments_vary(ctx, creation)) or \

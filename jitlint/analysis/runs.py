@@ -499,17 +499,20 @@ def _is_enum(a: "ModuleFacts", class_name: str) -> bool:
     return any(b in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") for b in bases)
 
 
-def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node: cst.CSTNode | None = None) -> bool:
+def loops_are_sweeps(a: "ModuleFacts", func: "FunctionInfo | None", loops, node: cst.CSTNode | None = None,
+                     sweeps: bool = True) -> bool:
     """Every enclosing loop is a fixed sweep (an outer data-driven loop repeats the whole sweep), or runs
-    `node` again only after a failure (a retry loop)."""
-    return bool(loops) and all(not repeats_same_work(a, func, loop, node) for loop in loops)
+    `node` again only after a failure (a retry loop). `sweeps=False`: a sweep over configurations written
+    in the source counts as repeating it (the caller asks what of the work changes with the items)."""
+    return bool(loops) and all(not repeats_same_work(a, func, loop, node, sweeps) for loop in loops)
 
 
 def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode,
-                      node: cst.CSTNode | None = None) -> bool:
+                      node: cst.CSTNode | None = None, sweeps: bool = True) -> bool:
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
-    return not (is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or iterates_sizes(a, loop)
+    return not (sweeps and is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
+                iterates_sizes(a, loop)
                 or iterates_command_line(a, func, loop) or patches_imported_state(a, func, loop)
                 or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)
                                          or runs_on_one_pass(a, func, loop, node) or runs_once(a, loop, node)))
