@@ -436,6 +436,25 @@ def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:
     return found
 
 
+def _sweep_items_only_traced(ctx: RuleContext, creation: JitCreation) -> bool:
+    """The wrapper is called where it is made, and the shapes of what it is called with do not change with
+    the items of the loops around it (sweeps' items counted): what the items change reaches the program
+    only as traced values, or through what `_different_program` reads. Not where the wrapper is kept for a
+    call elsewhere (a dict of cases per problem size, called in another loop): its arguments are not seen."""
+    a = ctx.analysis
+    func = creation.func
+    if func is None or creation.loop is None:
+        return False
+    calls_it = _calls_the_wrapper(creation)
+    sites = [site for site in a.call_sites.values() if calls_it(site)]
+    if not sites or any(site.node.func is not creation.node for site in sites):
+        return False
+    names = set().union(*(shape_inputs(a, func, arg.value) for site in sites for arg in site.node.args))
+    rep = repetitions(a).get(func)
+    return not (names and varies_between_runs(a, func, names, loop_varying(a, creation, items=True), rep,
+                                              items=True))
+
+
 def _calls_the_wrapper(creation: JitCreation, target=None):
     """Whether a call site, in the function making the wrapper, calls it: the creation itself, a name bound
     to it, or (`target`: a decorated def's function) the def."""
@@ -635,10 +654,12 @@ class JitOfFreshFunction(Rule):
             retraces = jaxapi.TRANSFORMS[creation.transform].rewrap_retraces
             if kind[0] != "fresh" and not retraces:
                 continue
-            # (a sweep over configurations re-creates a fresh function for nothing where the items reach
-            # its program only as traced arguments: genjax's tests jit a new bound method per `p` of a
-            # literal list, each the same program; fresh set BL)
-            place = _where_repeated(ctx, creation, repeated, sweeps=kind[0] != "fresh")
+            place = _where_repeated(ctx, creation, repeated)
+            if place is None and kind[0] == "fresh" and _sweep_items_only_traced(ctx, creation):
+                # (a sweep over configurations re-creates a fresh function for nothing where its items reach
+                # the program only as traced arguments of the call that makes it: genjax's tests jit a new
+                # function per `p` of a literal list, each the same program; fresh set BL)
+                place = _where_repeated(ctx, creation, repeated, sweeps=False)
             if place is None or kind[0] == "fresh" and (_different_program(ctx, creation) or
                                                          _only_called_in_traces(ctx, creation) or
                                                          _static_arguments_vary(ctx, creation)) or \
