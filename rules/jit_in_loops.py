@@ -437,14 +437,18 @@ def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:
 
 
 def _sweep_items_only_traced(ctx: RuleContext, creation: JitCreation) -> bool:
-    """The wrapper is called where it is made, and the shapes of what it is called with do not change with
-    the items of the loops around it (sweeps' items counted): what the items change reaches the program
-    only as traced values, or through what `_different_program` reads. Not where the wrapper is kept for a
+    """The loops over configurations around the wrapper go over Python numbers of one type, the wrapper is
+    called where it is made, and the shapes of what it is called with do not change with the items (sweeps'
+    items counted): what the items change reaches the program only as traced scalars, or through what
+    `_different_program` reads. Not where the wrapper is kept for a
     call elsewhere (a dict of cases per problem size, called in another loop): its arguments are not seen."""
     a = ctx.analysis
     func = creation.func
     if func is None or creation.loop is None:
         return False
+    if not all(runs.scalar_sweep(a, func, loop) for loop in creation.loops
+               if not runs.repeats_same_work(a, func, loop, creation.node)):
+        return False  # (items of other kinds, arrays of several shapes, a generator's cases, may be other programs)
     calls_it = _calls_the_wrapper(creation)
     sites = [site for site in a.call_sites.values() if calls_it(site)]
     if not sites or any(site.node.func is not creation.node for site in sites):

@@ -23,7 +23,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.contexts import ContextKind
-from jitlint.analysis.literals import argument
+from jitlint.analysis.literals import argument, literal_const
 from jitlint.analysis.names import dotted
 from jitlint.analysis.sites import call_arguments
 from jitlint.source.cstwalk import children, descendants, statement_part, target_names, walk_statements
@@ -233,6 +233,25 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
             is_fixed_sweep(a, where, src.value if isinstance(src, cst.AugAssign) else src, _depth + 1)
             and not (isinstance(src, cst.AugAssign) and _inside_loop(a, where, src)) for src in sources)
     return False
+
+
+def scalar_sweep(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    """A `for` over a display written out (or a name bound once to one) of at least two Python numbers of
+    one type (`for p in [0.1, 0.3, 0.5]`): handed to a jitted call as arguments, every item is a traced
+    scalar of the same shape and dtype, so the items alone make no other program."""
+    iterable = loop_iterable(loop)
+    if isinstance(iterable, cst.Name):
+        sources = assigned(a, func, iterable.value)
+        iterable = sources[0] if len(sources) == 1 else None
+    if not isinstance(iterable, (cst.Tuple, cst.List)) or len(iterable.elements) < 2:
+        return False
+    kinds = set()
+    for el in iterable.elements:
+        const = literal_const(el.value) if isinstance(el, cst.Element) else None
+        if const is None or type(const.value) not in (int, float, bool):
+            return False
+        kinds.add(type(const.value))
+    return len(kinds) == 1
 
 
 def _filled(a: "ModuleFacts", func: "FunctionInfo", expr: cst.BaseExpression) -> bool:
