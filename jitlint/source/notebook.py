@@ -317,26 +317,12 @@ class Notebook:
         meta = data.get("metadata")
         info = meta.get("language_info") if isinstance(meta, dict) else None
         self.language = info.get("name") if isinstance(info, dict) else None  # an R notebook is not linted
-        never_run: list[Cell] = []
-        ran = False
         for k, cell in enumerate(data["cells"]):
             if cell.get("cell_type") != "code" or not self.is_python:
                 continue
             source = cell.get("source", "")
             text = "".join(source) if isinstance(source, list) else source
             self.cells.append(_read_cell(k + 1, text, hide_future=bool(self.cells)))
-            if cell.get("execution_count") is None and not cell.get("outputs"):
-                never_run.append(self.cells[-1])
-            else:
-                ran = True
-        if ran:
-            # A cell that does not compile and never ran where the others did is not part of the notebook
-            # as its author runs it (pasted output, a fragment left at the end: jax-fem's docs, fresh set
-            # BL; rbig_jax's drafts, fresh set BI): not linted, and no JIT000. Where no cell holds a run
-            # (outputs stripped), a broken cell is still reported.
-            for c in never_run:
-                if c.error is not None and c.error.get("severity", "error") == "error":
-                    c.error, c.skipped = None, "it does not compile, and it never ran where the others did"
         self.separator = SEPARATOR
         n = 1
         while any(self.separator in c.text for c in self.cells):  # never a line a cell holds

@@ -453,27 +453,6 @@ def test_an_indentation_ipython_does_not_strip_is_a_syntax_error(tmp_path):
     assert all("JIT000 syntax error: unexpected indent" in line for line in lines[:2]), lines
 
 
-def test_a_broken_cell_that_never_ran_where_the_others_did_is_not_linted(tmp_path):
-    """Pasted output in a code cell, a fragment left at the end (jax-fem's docs, fresh set BL): in a notebook
-    whose other cells ran, a cell that never ran is not part of the program as its author runs it. With
-    every run stripped (nbstripout), a broken cell is still a JIT000; so is one that ran."""
-    def ran(cell: dict, count: int) -> dict:
-        return {**cell, "execution_count": count}
-
-    jitted = code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")
-    pasted = code("grad_value[0] = -0.0363, dx_fd_0 = -0.0364\n")
-    (tmp_path / "run.ipynb").write_text(notebook_json([ran(jitted, 1), pasted]), encoding="utf-8")
-    (tmp_path / "stripped.ipynb").write_text(notebook_json([jitted, pasted]), encoding="utf-8")
-    (tmp_path / "edited.ipynb").write_text(notebook_json([ran(jitted, 1), ran(pasted, 2)]), encoding="utf-8")
-    result = check("--no-cache", ".", cwd=tmp_path)
-    lines = finding_lines(result.stdout.decode())
-    assert [line.split(" ", 2)[:2] for line in lines] == [
-        ["edited.ipynb:cell", "1:4:5:"], ["edited.ipynb:cell", "2:1:1:"],
-        ["run.ipynb:cell", "1:4:5:"],
-        ["stripped.ipynb:cell", "1:4:5:"], ["stripped.ipynb:cell", "2:1:1:"]], lines
-    assert all("JIT000 syntax error" in line for line in lines if ":cell 2:" in line), lines
-
-
 def test_cells_that_run_only_on_their_own_are_not_syntax_errors():
     """What compiles as a cell but not in the joined module: no JIT000, and the other cells are linted."""
     from jitlint.source.notebook import NotebookError, read_notebook
