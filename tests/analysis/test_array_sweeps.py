@@ -1,8 +1,9 @@
 """A loop over an array written out in the source (`Ns = np.array([8, 16])`: jax-fem's convergence study
 over mesh sizes, fresh set BL) goes over as many configurations as the display: a function that jits a
 closure per call, called once per item, compiles once per configuration, as the program needs. The
-look-alike calls it at every time step with the same configuration: each call compiles again (JIT101).
-(tests/fixtures/JIT101.py holds the same pair, with its compile counts measured under JAX.)"""
+look-alike calls it at every time step with the same configuration: each call compiles again (JIT101);
+the traces are counted under JAX below. (Not in tests/fixtures/JIT101.py: there the pair's negative is
+silent for other reasons too, so it would not show this belief.)"""
 
 from __future__ import annotations
 
