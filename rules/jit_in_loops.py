@@ -440,8 +440,8 @@ def _sweep_items_only_traced(ctx: RuleContext, creation: JitCreation) -> bool:
     """The loops over configurations around the wrapper go over Python numbers of one type, the wrapper is
     called where it is made, and the shapes of what it is called with do not change with the items (sweeps'
     items counted): what the items change reaches the program only as traced scalars, or through what
-    `_different_program` reads. Not where the wrapper is kept for a
-    call elsewhere (a dict of cases per problem size, called in another loop): its arguments are not seen."""
+    `_different_program` reads. Not where the wrapper is kept for a call elsewhere (a dict of cases per
+    problem size, called in another loop): its arguments are not seen."""
     a = ctx.analysis
     func = creation.func
     if func is None or creation.loop is None:
@@ -564,7 +564,8 @@ class JitOfFreshFunction(Rule):
         factory, nor one returning a module-level function) -- inside a loop, a comprehension, or a
         function called from one, and jit-decorated nested defs there. Silent where each run is a different computation or runs once: a sweep over a fixed
         set of configurations written in the source (a literal tuple, `itertools.product` of literals, an
-        Enum), a wrapped function that calls a callable differing between the runs (a kernel built from
+        Enum, an array written out), unless its items are Python numbers of one type handed to the wrapper
+        only as traced arguments of the call that makes it (then every pass is the same program), a wrapped function that calls a callable differing between the runs (a kernel built from
         each item of the loop, the function each iteration of a caller in another file passes: a
         different program each time, so every compile is needed) or binds shapes that differ between
         them (`partial(solve, shapes=[b.shape for b in blocks])` with blocks built per run), a memoized function (`functools.cache`, `lru_cache`, a project decorator applying one, the

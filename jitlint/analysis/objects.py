@@ -174,7 +174,7 @@ class FunctionInfo:
         self.closure: dict[str, Value] = {}
         # The undecided `is None` tests of the enclosing body's last walk that bound names differently per
         # branch (Frame.tests_seen entries): behind the same test here, a name it reads from there holds
-        # that branch's value (Statements.none_branch).
+        # that branch's value (Guards.none_branch).
         self.outer_none_tests: dict[frozenset[str], list] = {}
         self.traced = False
         self.traces_constants = False

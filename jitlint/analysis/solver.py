@@ -291,6 +291,7 @@ def _closure_fact(value: KnownTruth | NotNone | Const) -> object:
     if isinstance(value, KnownTruth):
         return value.truth
     if isinstance(value, Const):
+        # (a scalar by its repr: a NaN is not equal to itself, and would make every request a new context)
         return value.value.name if isinstance(value.value, ModuleRef) else ("const", type(value.value).__name__,
-                                                                           value.value)
+                                                                           repr(value.value))
     return "not-none"
