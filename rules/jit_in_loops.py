@@ -453,7 +453,7 @@ def _sweep_items_only_traced(ctx: RuleContext, creation: JitCreation) -> bool:
     sites = [site for site in a.call_sites.values() if calls_it(site)]
     if not sites or any(site.node.func is not creation.node for site in sites):
         return False
-    names = set().union(*(shape_inputs(a, func, arg.value) for site in sites for arg in site.node.args))
+    names = _argument_shape_inputs(a, creation)
     rep = repetitions(a).get(func)
     return not (names and varies_between_runs(a, func, names, loop_varying(a, creation, items=True), rep,
                                               items=True))

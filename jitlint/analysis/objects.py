@@ -19,7 +19,7 @@ from jitlint.analysis.index import JitSignature, static_params
 from jitlint.analysis.literals import literal_const
 from jitlint.analysis.names import Scope, dotted
 from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join, module_const
-from jitlint.source.cstwalk import descendants
+from jitlint.source.cstwalk import names_spelt
 
 MAX_VARIANTS = 6
 JOINED = ("*",)  # the key of the variant that absorbs contexts beyond MAX_VARIANTS
@@ -193,7 +193,7 @@ class FunctionInfo:
     def names_read(self) -> frozenset[str]:
         """Every name its code spells (its own and nested bodies): what it may read from enclosing code."""
         if self._names_read is None:
-            self._names_read = frozenset(n.value for n in descendants(self.node) if isinstance(n, cst.Name))
+            self._names_read = names_spelt(self.node)
         return self._names_read
 
     def default_const(self, name: str) -> Const | None:

@@ -177,6 +177,12 @@ class TopLevel:
                     where.setdefault(id(n), k)
 
 
+def names_spelt(node: CSTNode) -> frozenset[str]:
+    """Every name `node` and the nodes under it spell, attribute names included (`x.shape`: `x` and
+    `shape`): what code may read, where a few extra names do no harm (keys of tests seen, of contexts)."""
+    return frozenset(n.value for n in descendants(node) if n.__class__ is cst.Name)
+
+
 def target_names(target: cst.BaseExpression) -> list[str]:
     """The names an assignment or loop target binds, through tuples, lists and starred parts."""
     if isinstance(target, cst.Name):

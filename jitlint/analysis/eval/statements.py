@@ -11,7 +11,7 @@ from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.objects import FuncValue, InstanceValue, Value, merge_env
 from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, Taint, join
-from jitlint.source.cstwalk import descendants
+from jitlint.source.cstwalk import names_spelt
 
 # Each statement class's transfer function, looked up once per class rather than by name on every node.
 _STMT_METHODS: dict[type, object] = {}
@@ -181,7 +181,7 @@ class Statements(Frame):
             self.dispatch_guards.append((node.test, tested))
 
     def _if_branches(self, node: cst.If) -> None:
-        test_names = _test_names(node.test)
+        test_names = names_spelt(node.test)  # (the key of `tests_seen`)
         earlier, flip, body_only = self._same_test(node.test, test_names), 0, False
         if earlier is None:
             earlier, flip = self.none_branch(node.test) or (None, 0)
@@ -452,10 +452,3 @@ def _leaves(block: cst.BaseSuite) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         return bool(last.body) and isinstance(last.body[-1], _EXITS)
     return False
-
-
-def _test_names(test: cst.BaseExpression) -> frozenset[str]:
-    """The names a test reads (and its attribute names: harmless where they only key a comparison). The
-    analysis layer cannot use jitlint.analysis.cardinality's `names_read`: that module reads the model."""
-    return frozenset(node.value for node in descendants(test) if node.__class__ is cst.Name)
-
