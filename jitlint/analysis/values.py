@@ -78,6 +78,21 @@ class Taint:
 MAX_ELEMENT_DEPTH = 6
 
 
+def pytree_like(leaf: Taint, structure: "Taint | None", depth: int = 0) -> Taint:
+    """`structure`'s pytree with `leaf` at the leaves (what a lax loop's carry, or a body's operand, is made
+    of): a position holding a Python value (None, an int jit turns into an array) or something unknown is
+    opaque."""
+    if structure is None or structure.opaque or depth > 8:
+        return replace(leaf, is_array=False, is_bool=False, opaque=True)
+    if structure.container:
+        elements = None if structure.elements is None else tuple(
+            pytree_like(leaf, e, depth + 1) for e in structure.elements)
+        return replace(leaf, container=True, is_array=False, is_bool=False, elements=elements, keys=structure.keys,
+                       mapping=structure.mapping)
+    return replace(leaf, is_bool=structure.is_bool) if structure.is_array else \
+        replace(leaf, is_array=False, is_bool=False, opaque=True)
+
+
 def _nested_deeper(elements: tuple, depth: int) -> bool:
     """Whether `elements` holds containers with positions more than `depth` levels down."""
     if depth <= 0:

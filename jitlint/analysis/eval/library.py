@@ -19,7 +19,7 @@ from jitlint.analysis.contexts import Context, ContextKind
 from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.literals import kwarg, literal_const, positional_args
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, value_taint
-from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, add_spread, join, keyed_mapping
+from jitlint.analysis.values import NOT_NONE, TRACED, Const, Taint, add_spread, join, keyed_mapping, pytree_like
 
 UNKNOWN = object()  # no category decides the call
 NEXT = object()  # a handler's answer when its category does not decide this call
@@ -81,7 +81,7 @@ class Library(Frame):
             # of unknown kind gives a result of unknown kind; a Python number becomes an array
             init = value_taint(init_value)
             if isinstance(init, Taint) and (init.container or init.opaque):
-                return _pytree_like(result, init, 0)
+                return pytree_like(result, init, 0)
             return result
         init_value = _argument(expr, arg_values, 1, "init") if result is not None and q == "jax.lax.scan" else None
         if init_value is not None:
@@ -89,7 +89,7 @@ class Library(Frame):
             # of arrays stays one: signax's signature levels, fresh set AK), `ys` the structure of what the
             # body returns second, each leaf stacked
             init = value_taint(init_value)
-            carry_out = _pytree_like(result, init, 0) if isinstance(init, Taint) and (
+            carry_out = pytree_like(result, init, 0) if isinstance(init, Taint) and (
                 init.container or init.opaque) else result
             ys = result
             body_value = _argument(expr, arg_values, 0, "f")
@@ -361,18 +361,5 @@ def pytree_output(result: Taint, info: FunctionInfo) -> Taint:
         # only (`return levels` or `return jnp.concatenate(levels)` by a flag): not known to be an array
         return dataclasses.replace(result, is_array=False, is_bool=False, opaque=True)
     if all(t == known[0] for t in known):
-        return _pytree_like(result, known[0], 0)
+        return pytree_like(result, known[0], 0)
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
-
-
-def _pytree_like(leaf: Taint, returned: Taint | None, depth: int) -> Taint:
-    """`returned`'s structure with `leaf` at the leaves: a position holding a Python value (None, an int
-    jit turns into an array) or something unknown is opaque."""
-    if returned is None or returned.opaque or depth > 8:
-        return dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)
-    if returned.container:
-        elements = None if returned.elements is None else tuple(
-            _pytree_like(leaf, e, depth + 1) for e in returned.elements)
-        return dataclasses.replace(leaf, container=True, is_array=False, is_bool=False, elements=elements)
-    return dataclasses.replace(leaf, is_bool=returned.is_bool) if returned.is_array else \
-        dataclasses.replace(leaf, is_array=False, is_bool=False, opaque=True)

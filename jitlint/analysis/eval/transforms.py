@@ -15,7 +15,7 @@ from jitlint.analysis.literals import kwarg, literal_ints, literal_strs, positio
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.sites import JitCreation
-from jitlint.analysis.values import GRAD_TRACED, TRACED, KnownTruth, Taint
+from jitlint.analysis.values import GRAD_TRACED, TRACED, KnownTruth, Taint, pytree_like
 from jitlint.source.cstwalk import descendants
 
 Chain = list[tuple[str, cst.Call | None]]  # the transforms applied to a function, outermost first
@@ -435,6 +435,12 @@ class Transforms(Frame):
                 continue
             info = fv.info
             params: dict[str, Value] = {p: Taint(TRACED, p, flattened=True) for p in info.params if p not in fv.bound}
+            free = [p for p in info.positional if p not in fv.bound]
+            if info.is_method and fv.bound_self and free:
+                free = free[1:]
+            for name, structure in zip(free, self._operand_structures(expr, q, values_by_arg)):
+                if structure is not None and name in params:
+                    params[name] = pytree_like(Taint(TRACED, name, is_array=True, flattened=True), structure)
             params.update(fv.consts)
             # The body receives only its operands, positionally: keyword-only parameters and defaulted
             # ones past the operands keep their (constant) defaults.
@@ -455,6 +461,24 @@ class Transforms(Frame):
                 self.closure_for(info)
             context = Context(ContextKind.LAX, transform=q, label=short)
             self.scheduler.request(info, context, params, closure, True, TraceEdge("entry", expr, f"`{short}`"))
+
+    def _operand_structures(self, expr: cst.Call, q: str, values_by_arg: dict) -> list[Taint | None]:
+        """Per body parameter, the operand whose pytree it receives where that is a known container (a Python
+        tuple, list or dict of arrays), else None (`jaxapi.LAX_OPERAND_ARGS`)."""
+        out: list[Taint | None] = []
+        pos = positional_args(expr)
+        for source in jaxapi.LAX_OPERAND_ARGS.get(q, ()):
+            arg = None
+            if source is not None:
+                index, keyword = source
+                arg = pos[index] if index < len(pos) else kwarg(expr, keyword)
+            value = values_by_arg.get(id(arg)) if arg is not None else None
+            if not isinstance(value, Taint) and arg is not None and isinstance(arg.value, (cst.Tuple, cst.List)) \
+                    and not any(isinstance(el, cst.StarredElement) for el in arg.value.elements):
+                # a display of values jitlint knows nothing of (eager arrays): a container all the same
+                value = Taint(TRACED, "", container=True, elements=tuple(None for _ in arg.value.elements))
+            out.append(value if isinstance(value, Taint) and value.container else None)
+        return out
 
 
 def vmap_in_axes(call: cst.Call) -> cst.BaseExpression | None:

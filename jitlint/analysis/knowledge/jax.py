@@ -70,6 +70,12 @@ LAX_BODIES: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
 # How many operands each body receives, positionally (cond/switch: as many as the call passes).
 LAX_OPERANDS = {"jax.lax.scan": 2, "jax.lax.fori_loop": 2, "jax.lax.while_loop": 1, "jax.lax.map": 1,
                 "jax.lax.associative_scan": 2}
+# The operand each body parameter receives, by position ((argument position, keyword), None for a traced
+# loop index): the parameter has that operand's pytree structure, each leaf a traced array (a slice of it,
+# for `xs`). `lax.scan(f, init, (labels, preds))` hands `f` a Python tuple as `x`, so `x == 255` compares a
+# tuple and gives False without tracing anything (measured on JAX 0.10.2; jax_examples, fresh set BN).
+LAX_OPERAND_ARGS = {"jax.lax.scan": ((1, "init"), (2, "xs")), "jax.lax.map": ((1, "xs"),),
+                    "jax.lax.fori_loop": (None, (3, "init_val")), "jax.lax.while_loop": ((2, "init_val"),)}
 # Bodies these call with tracers only when the call itself is traced (eagerly they get concrete arrays).
 LAX_TRACED_ONLY_UNDER_TRACE = {"jax.lax.associative_scan"}
 # lax.switch takes a list of branches as its second argument.
