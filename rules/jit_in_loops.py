@@ -540,8 +540,11 @@ def _options_vary(creation: JitCreation) -> bool:
     local = set(func.params) | set(func.assignments) if func is not None else set()
 
     def varies(value: cst.BaseExpression) -> bool:
-        if isinstance(value, (cst.Integer, cst.SimpleString, cst.Tuple)):
+        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
             return False
+        if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+            # `static_argnames=["concatenate"]`: a display of constants is the same options every call
+            return any(isinstance(el, cst.StarredElement) or varies(el.value) for el in value.elements)
         if isinstance(value, cst.Name):
             return value.value in local
         return True

@@ -196,7 +196,9 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
         (or over values typed on the command line), also where an inner loop passes each value again
         unchanged (timing repeats: only the loops that change the value count),
         and a part of what calls return (`y, kind = prepare(y0)`, or `network.edges` of a network rebuilt by
-        calls on each pass: how many values that part takes is the calls' to say), nor a value that may be an
+        calls on each pass: how many values that part takes is the calls' to say), an item of a pytree's leaves
+        (`for leaf, flag in zip(jax.tree.leaves(params), jax.tree.leaves(mask))`: one value per leaf, the same
+        ones on every pass), nor a value that may be an
         array (`cache[:, i]` on some path: an array static raises, JIT304, rather than compiling per
         value). Not reported where the call is traced into an outer program (inside jitted code or a lax body, also
         in a function the module only hands to its own functions that trace code, which may call it there).
@@ -279,11 +281,14 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
             if site.loop is None or bounded(a, site.func, arg.expr) or _is_object(ctx, site, arg.expr, arg.value) \
                     or hashes_by_value(a, site.func, arg.expr):
                 continue  # a few values (or equal ones): a few compiles, by design
-            if runs.loops_are_sweeps(a, site.func, loops_changing(a, site.func, site.loops, arg.expr) or site.loops,
-                                     site.node):
+            changing = loops_changing(a, site.func, site.loops, arg.expr)
+            if runs.loops_are_sweeps(a, site.func, changing or site.loops, site.node):
                 # one value per configuration of a sweep (a loop that passes it unchanged, timing repeats,
                 # compiles nothing new): each a different program, by design
                 continue
+            if any(isinstance(loop, cst.For) and names_read(arg.expr) <= set(target_names(loop.target)) and
+                   runs.iterates_tree_leaves(a, site.func, loop) for loop in changing):
+                continue  # an item of a pytree's leaves: one value per leaf, the same ones on every pass
             if unhashable(a, site.func, arg.expr) is not None or _maybe_array(a, site.func, arg.expr):
                 continue  # the call raises (JIT304) before anything compiles
             varying = varying_names(site)

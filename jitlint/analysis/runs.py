@@ -235,6 +235,44 @@ def is_fixed_sweep(a: "ModuleFacts", func: "FunctionInfo | None", iterable: cst.
     return False
 
 
+def iterates_tree_leaves(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
+    """`for leaf, flag in zip(jax.tree.leaves(params), jax.tree.leaves(mask))`: a loop over the leaves of
+    pytrees (through `enumerate`, `zip`, `list`, names bound to them) visits the parts of fixed structures,
+    the same parts each time it runs: a value taken per leaf takes one value per leaf, not a new one per
+    pass (paligemma's per-leaf cast with a static trainable flag, fresh set BN)."""
+    return _leaves_of_trees(a, func, loop_iterable(loop), 0)
+
+
+def _leaves_of_trees(a: "ModuleFacts", func: "FunctionInfo | None", expr: cst.BaseExpression | None,
+                     depth: int) -> bool:
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+            and isinstance(expr.slice[0].slice.value, cst.Integer) and expr.slice[0].slice.value.value == "0":
+        # `jax.tree.flatten(params)[0]`
+        return isinstance(expr.value, cst.Call) and jaxapi.TREE_LEAVES.get(_call_name(a, func, expr.value)) is True
+    if isinstance(expr, cst.Call):
+        q = _call_name(a, func, expr)
+        if jaxapi.TREE_LEAVES.get(q) is False:
+            return True
+        args = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
+        return q in ("zip", "enumerate", "list", "tuple", "reversed") and bool(args) and \
+            all(_leaves_of_trees(a, func, v, depth + 1) for v in args[:1 if q == "enumerate" else None])
+    if isinstance(expr, cst.Name):
+        sources = assigned(a, func, expr.value)
+        if len(sources) == 1:
+            return _leaves_of_trees(a, func, sources[0], depth + 1)
+        # `leaves, treedef = jax.tree.flatten(params)` (a treedef is not iterable: what a loop goes over
+        # is the leaves)
+        unpacked = unpacked_from_call(a, func, expr.value)
+        return unpacked is not None and jaxapi.TREE_LEAVES.get(_call_name(a, func, unpacked)) is True
+    return False
+
+
+def _call_name(a: "ModuleFacts", func: "FunctionInfo | None", call: cst.Call) -> str | None:
+    return a.call_names.get(call) or _qualify(a, func, call.func)
+
+
 def scalar_sweep(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
     """A `for` over a display written out (or a name bound once to one) of at least two Python numbers of
     one type (`for p in [0.1, 0.3, 0.5]`): handed to a jitted call as arguments, every item is a traced

@@ -281,6 +281,13 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
                 params[keyword] = passed
             elif info.kwarg:
                 params[info.kwarg] = join(params.get(info.kwarg), as_container(taint))
+        elif star == "*" and taint is not None and taint.container and taint.elements is not None and \
+                i >= 0 and not tail and not info.vararg and len(taint.elements) == len(positional) - i:
+            # `f(*c)` of a tuple whose positions are known (a lax body's operand `(xs, ys, k)`): each
+            # parameter gets its item
+            for p, item in zip(positional[i:], taint.elements):
+                params[p] = item
+            i = len(positional)
         elif star == "*":
             for p in positional[max(i, 0):len(positional) - tail]:
                 params[p] = taint

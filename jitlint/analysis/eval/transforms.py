@@ -15,7 +15,7 @@ from jitlint.analysis.literals import kwarg, literal_ints, literal_strs, positio
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, JitBinding, TraceEdge, Value, annotation_kind
 from jitlint.analysis.scheduler import ContextStart
 from jitlint.analysis.sites import JitCreation
-from jitlint.analysis.values import GRAD_TRACED, TRACED, KnownTruth, Taint, pytree_like
+from jitlint.analysis.values import GRAD_TRACED, TRACED, KnownTruth, Taint
 from jitlint.source.cstwalk import descendants
 
 Chain = list[tuple[str, cst.Call | None]]  # the transforms applied to a function, outermost first
@@ -440,7 +440,7 @@ class Transforms(Frame):
                 free = free[1:]
             for name, structure in zip(free, self._operand_structures(expr, q, values_by_arg)):
                 if structure is not None and name in params:
-                    params[name] = pytree_like(Taint(TRACED, name, is_array=True, flattened=True), structure)
+                    params[name] = _operand_like(name, structure)
             params.update(fv.consts)
             # The body receives only its operands, positionally: keyword-only parameters and defaulted
             # ones past the operands keep their (constant) defaults.
@@ -479,6 +479,22 @@ class Transforms(Frame):
                 value = Taint(TRACED, "", container=True, elements=tuple(None for _ in arg.value.elements))
             out.append(value if isinstance(value, Taint) and value.container else None)
         return out
+
+
+def _operand_like(name: str, structure: Taint | None, depth: int = 0) -> Taint:
+    """What a lax body receives for an operand of this structure: JAX flattens it and hands every leaf in
+    as a tracer, a Python number or an eager array too; a part of unknown structure (a Python value
+    jitlint knows nothing of, which may be a list) is a traced value of unknown kind."""
+    if structure is None or structure.opaque or depth > 8:
+        return Taint(TRACED, name, flattened=True)
+    if structure.container:
+        elements = None if structure.elements is None else tuple(
+            _operand_like(name, e, depth + 1) for e in structure.elements)
+        return Taint(TRACED, name, container=True, elements=elements, keys=structure.keys,
+                     mapping=structure.mapping, flattened=True)
+    if structure.is_array:
+        return Taint(TRACED, name, is_array=True, is_bool=structure.is_bool, flattened=True)
+    return Taint(TRACED, name, flattened=True)
 
 
 def vmap_in_axes(call: cst.Call) -> cst.BaseExpression | None:

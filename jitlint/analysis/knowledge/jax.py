@@ -211,6 +211,12 @@ PASS_THROUGH = {"jax.device_put", "jax.block_until_ready", "jax.tree_util.tree_r
 # pair): iterating one is a loop over a few items, not over an array's rows.
 TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten",
                   "jax.tree_util.tree_unflatten", "jax.tree.unflatten"}
+# Calls whose result (or whose result's first item, for the flatten functions) lists the leaves of one
+# pytree: a loop over it visits the parts of one structure, the same parts every time it runs.
+TREE_LEAVES = {"jax.tree_util.tree_leaves": False, "jax.tree.leaves": False, "jax.tree_util.tree_flatten": True,
+               "jax.tree.flatten": True, "jax.tree_util.tree_leaves_with_path": False,
+               "jax.tree.leaves_with_path": False, "jax.tree_util.tree_flatten_with_path": True,
+               "jax.tree.flatten_with_path": True}
 # jnp calls returning a Python list or tuple of arrays (its elements are arrays; it is not one).
 ARRAY_LISTS = {f"jax.numpy.{name}" for name in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
                                                  "broadcast_arrays",
