@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.analysis.facade import TRACED, ContextKind, ModuleAnalysis, Site, Taint
+from jitlint.analysis.witness import claim_site
 from jitlint.analysis.names import dotted
 from jitlint.rules.base import InsertBefore
 
@@ -69,8 +70,11 @@ def describe(ctx, expr: cst.BaseExpression, taint: Taint, site: Site | None = No
     return shown
 
 
-def where(site: Site) -> str:
-    """"in `f` (traced by `@jax.jit`)": the traced function and how it is traced."""
+def where(site: Site, analysis: ModuleAnalysis | None = None, node: cst.CSTNode | None = None) -> str:
+    """"in `f` (traced by `@jax.jit`)": the traced function and how it is traced -- with `analysis` and
+    the reported `node`, in the calling context the report's witness goes into (`claim_site`)."""
+    if analysis is not None and node is not None and node in analysis.sites:
+        site = claim_site(analysis, node)
     func = site.func
     name = f"`{func.name}`" if func.name != "<lambda>" else "a lambda"
     ctx = site.context

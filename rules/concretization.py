@@ -91,19 +91,19 @@ class ConcreteValueOfTracer(Rule):
                 min_level = GRAD_TRACED if q not in jaxapi.CONCRETE_UNDER_GRAD else None
                 traced = certain_tracer(a, node.args[0].value, min_level or 2)
                 if traced is not None:
-                    yield Report(node, self.message("conversion", name=q.rsplit(".", 1)[-1], where=where(site),
+                    yield Report(node, self.message("conversion", name=q.rsplit(".", 1)[-1], where=where(site, a, node),
                                                     value=describe(ctx, node.args[0].value, traced, site),
                                                     error=jaxapi.CONCRETIZERS[q]))
             elif q is not None and q.startswith("math.") and node.args:
                 traced = next((t for t in (certain_tracer(a, arg.value, GRAD_TRACED) for arg in node.args) if t), None)
                 if traced is not None:
-                    yield Report(node, self.message("math", call=q, origin=traced.origin, where=where(site),
+                    yield Report(node, self.message("math", call=q, origin=traced.origin, where=where(site, a, node),
                                                     function=q.split(".", 1)[1]))
             elif isinstance(node.func, cst.Attribute) and node.func.attr.value in ("item", "tolist") and not node.args:
                 min_level = 2 if node.func.attr.value == "item" else GRAD_TRACED
                 traced = certain_tracer(a, node.func.value, min_level)
                 if traced is not None:
-                    yield Report(node, self.message("method", method=node.func.attr.value, where=where(site),
+                    yield Report(node, self.message("method", method=node.func.attr.value, where=where(site, a, node),
                                                     value=describe(ctx, node.func.value, traced, site)))
 
 
@@ -173,7 +173,7 @@ class NumpyOnTracer(Rule):
                 index = el.slice.value if isinstance(el.slice, cst.Index) else None
                 traced = certain_tracer(a, index, GRAD_TRACED) if index is not None else None
                 if traced is not None:
-                    yield Report(node, self.message("index", array=node.value.value, where=where(site),
+                    yield Report(node, self.message("index", array=node.value.value, where=where(site, a, node),
                                                     value=describe(ctx, index, traced, site)))
                     break
         for node, site in a.sites_of(cst.Call):
@@ -187,7 +187,7 @@ class NumpyOnTracer(Rule):
                 if traced is not None:
                     short = q.replace("numpy.", "np.")
                     yield Report(node, self.message("call", call=short, value=describe(ctx, arg.value, traced, site),
-                                                    where=where(site), instead=short.replace("np.", "jnp.")))
+                                                    where=where(site, a, node), instead=short.replace("np.", "jnp.")))
                     break
 
 
@@ -277,7 +277,7 @@ class RangeOfTracer(Rule):
                 traced = certain_tracer(a, arg.value)
                 if traced is not None:
                     yield Report(node, self.message("range", value=describe(ctx, arg.value, traced, site),
-                                                    where=where(site)))
+                                                    where=where(site, a, node)))
                     break
         for node, site in a.sites_of(cst.Subscript):
             if not _python_sequence(a, site, node.value):
@@ -287,7 +287,7 @@ class RangeOfTracer(Rule):
                     traced = certain_tracer(a, el.slice.value)
                     if traced is not None:
                         yield Report(node, self.message("index", value=describe(ctx, el.slice.value, traced, site),
-                                                        where=where(site)))
+                                                        where=where(site, a, node)))
                         break
 
 
@@ -347,5 +347,5 @@ class TracedSliceBound(Rule):
                 traced = certain_tracer(a, bound)
                 if traced is not None:
                     yield Report(node, self.message("bound", value=describe(ctx, bound, traced, site),
-                                                    where=where(site)))
+                                                    where=where(site, a, node)))
                     break

@@ -107,7 +107,7 @@ class IfOnTracedValue(Rule):
             if traced is not None:
                 jitted = site.context.kind == "jit" and site.func.jit_binding is not None
                 yield Report(node.test, self.message("branch", kind="while" if isinstance(node, cst.While) else "if",
-                                                     value=describe(ctx, node.test, traced, site), where=where(site),
+                                                     value=describe(ctx, node.test, traced, site), where=where(site, a, node),
                                                      raised=truth_error(ctx, node.test),
                                                      remedy=self.messages["remedy under jit" if jitted else "remedy"]))
 
@@ -159,7 +159,7 @@ class AssertOnTracedValue(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 yield Report(node.test, self.message("assert", value=describe(ctx, node.test, traced, site),
-                                                     where=where(site), raised=truth_error(ctx, node.test)))
+                                                     where=where(site, a, node), raised=truth_error(ctx, node.test)))
 
 
 class BoolConversionInExpression(Rule):
@@ -235,13 +235,13 @@ class BoolConversionInExpression(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 yield Report(node.test, self.message("conditional", value=describe(ctx, node.test, traced, site),
-                                                     where=where(site), raised=truth_error(ctx, node.test)))
+                                                     where=where(site, a, node), raised=truth_error(ctx, node.test)))
         for node, site in a.sites_of(cst.CompFor):
             for cond in node.ifs:
                 traced = truth_tested(a, cond.test)
                 if traced is not None:
                     yield Report(cond.test, self.message("filter", value=describe(ctx, cond.test, traced, site),
-                                                         where=where(site), raised=truth_error(ctx, cond.test)))
+                                                         where=where(site, a, node), raised=truth_error(ctx, cond.test)))
         inner_chain = {child for node, _ in a.sites_of(cst.BooleanOperation) for child in (node.left, node.right)}
         for node, site in a.sites_of(cst.BooleanOperation):
             if node in in_condition or node in inner_chain:
@@ -251,7 +251,7 @@ class BoolConversionInExpression(Rule):
                 traced = truth_tested(a, operand)
                 if traced is not None:
                     yield Report(node, self.message("and/or", op="and" if isinstance(node.operator, cst.And) else "or",
-                                                    value=describe(ctx, operand, traced, site), where=where(site),
+                                                    value=describe(ctx, operand, traced, site), where=where(site, a, node),
                                                     raised=truth_error(ctx, operand)))
                     break
         for node, site in a.sites_of(cst.UnaryOperation):
@@ -260,13 +260,13 @@ class BoolConversionInExpression(Rule):
             traced = truth_tested(a, node.expression)
             if traced is not None:
                 yield Report(node, self.message("not", value=describe(ctx, node.expression, traced, site),
-                                                where=where(site), raised=truth_error(ctx, node.expression)))
+                                                where=where(site, a, node), raised=truth_error(ctx, node.expression)))
         for node, site in a.sites_of(cst.Comparison):
             if node in in_condition:
                 continue
             traced = membership_tested(a, node)
             if traced is not None:
-                yield Report(node, self.message("in", value=describe(ctx, node.left, traced, site), where=where(site),
+                yield Report(node, self.message("in", value=describe(ctx, node.left, traced, site), where=where(site, a, node),
                                                 raised=truth_error(ctx, node.left)))
 
 
@@ -345,7 +345,7 @@ class BuiltinMaxMinOfTracer(Rule):
                     found = (arg.value, traced) if traced is not None else None
                 if found is not None:
                     yield Report(node, self.message("builtin", name=name, value=describe(ctx, *found, site),
-                                                    where=where(site), instead=self.messages[name]))
+                                                    where=where(site, a, node), instead=self.messages[name]))
                     break
 
 
@@ -435,7 +435,7 @@ class LoopOverTracedArray(Rule):
                     # Python container of the program (jaxvmas's formation columns, fresh set BD)
                     continue
                 if traced is not None and traced.is_array and not _keyed_entry(a, site.func, expr):
-                    yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site)))
+                    yield Report(expr, self.message("loop", value=describe(ctx, expr, traced, site), where=where(site, a, node)))
                     break
 
 

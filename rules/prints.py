@@ -229,7 +229,7 @@ class PrintTracedValue(Rule):
                     break
             if shown is None:
                 continue
-            yield Report(call, self.message("print", value=shown, where=where(site)),
+            yield Report(call, self.message("print", value=shown, where=where(site, a, call)),
                          fix=_debug_print_fix(ctx, call, site))
 
 
@@ -344,7 +344,7 @@ class LogTracedValue(Rule):
             for arg in call.args:
                 traced = mentions_traced(a, arg.value)
                 if traced is not None:
-                    yield Report(call, self.message("log", call=ctx.short(func), where=where(site),
+                    yield Report(call, self.message("log", call=ctx.short(func), where=where(site, a, call),
                                                     value=describe(ctx, arg.value, traced, site)),
                                  fix=_log_fix(ctx, call, site))
                     break

@@ -177,7 +177,7 @@ class BooleanMaskIndex(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, self.message("mask", value=describe(ctx, mask, traced, site), where=where(site)),
+                yield Report(node, self.message("mask", value=describe(ctx, mask, traced, site), where=where(site, a, node)),
                              fix=_reduction_fix(ctx, node, mask))
 
 
@@ -317,7 +317,7 @@ class BooleanMaskAt(Rule):
             mask = _mask_of(node)
             traced = _traced_mask(a, mask) if mask is not None else None
             if traced is not None:
-                yield Report(node, self.message("at", value=describe(ctx, mask, traced, site), where=where(site)))
+                yield Report(node, self.message("at", value=describe(ctx, mask, traced, site), where=where(site, a, node)))
 
 
 class SizeDependentOutput(Rule):
@@ -404,7 +404,7 @@ class SizeDependentOutput(Rule):
                 what = self.message("constant")
             else:
                 continue
-            yield Report(node, self.message("size", call=short, what=what, where=where(site)))
+            yield Report(node, self.message("size", call=short, what=what, where=where(site, a, node)))
 
 
 class TracedShape(Rule):
@@ -494,7 +494,7 @@ class TracedShape(Rule):
                 if traced is not None:
                     case = "repeats" if keyword == "repeats" else "int" if q in jaxapi.STATIC_INT_ARGS else "shape"
                     yield Report(node, self.message(case, keyword=keyword, value=describe(ctx, expr, traced, site),
-                                                    where=where(site)))
+                                                    where=where(site, a, node)))
                     break
 
 

@@ -42,6 +42,10 @@ class ModuleFacts:
         # (with the highest trace level the value had in each: under a jit, or only under grad)
         self.taint_contexts: dict[cst.CSTNode, dict[tuple, int]] = {}
         self.sites: dict[cst.CSTNode, Site] = {}
+        # Each calling context's site of a node (a helper walked from two callers has two): a report's
+        # message names the context its witness goes into (witness.claim_site), not the last one walked.
+        self.variant_sites: dict[cst.CSTNode, dict[tuple | None, Site]] = {}
+        self._claim_sites: dict[cst.CSTNode, Site] = {}
         self._sites_by_class: dict[type, list[tuple[int, cst.CSTNode]]] = {}  # (see sites_of)
         self._sites_indexed = 0
         self.call_sites: dict[cst.Call, CallSite] = {}

@@ -13,14 +13,17 @@ anything: the rules decided already, the witness says why.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import NamedTuple
 
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
+from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
+from jitlint.analysis.sites import Site
 from jitlint.analysis.repetition import repetitions
 from jitlint.source.cstwalk import descendants
 
@@ -113,7 +116,7 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
         func = site.func if site is not None else facts.function_of(node)
         if func is None or not func.traced or func.callback:
             return Witness([], False)
-        path = _path_of_claim(facts, func, node)
+        path = _path_of_claim(facts, func, node)[0]
         return Witness(path[0], False, path[1]) if path is not None else Witness([], True)
     if claim == "repeated":
         call = facts.call_sites.get(node) or facts.call_sites.get(facts.owner_of(node))
@@ -136,22 +139,60 @@ def witness_of(facts: ModuleFacts, node: cst.CSTNode, claim: str) -> Witness:
     return Witness([], False)
 
 
+def claim_site(facts: ModuleFacts, node: cst.CSTNode) -> Site:
+    """The site of `node` as a report there states it: in the calling context its witness goes into,
+    where the walks of several contexts recorded it, and named after the caller that chain goes through
+    (one context of a helper may be reached from several callers)."""
+    found = facts._claim_sites.get(node)
+    if found is None:
+        site = facts.sites[node]
+        variants = facts.variant_sites.get(node) or {}
+        found = site
+        if len(variants) > 1 or site.context.caller is not None and len(facts.trace_edges.get(site.func, ())) > 1:
+            key, last = claim_variant(facts, site.func, node)
+            found = variants.get(key, site) if key is not None else site
+            context = found.context
+            if last is not None and context.caller not in (None, last[1]) and \
+                    (context.kind, last[0]) in ((ContextKind.HELPER, "call"), (ContextKind.NESTED, "defined")):
+                found = dataclasses.replace(found, context=dataclasses.replace(context, caller=last[1]))
+        facts._claim_sites[node] = found
+    return found
+
+
+def claim_variant(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode) -> \
+        tuple[tuple | None, tuple[str, str] | None]:
+    """The calling context (a Variant key) a report at `node` is about -- the one its witness goes into --
+    and its last step: ("call", the traced function that calls `func`) or ("defined", the one defining
+    it); None where an entry traces it, or no chain reaches it."""
+    path, key = _path_of_claim(facts, func, node)
+    caller = None
+    if path is not None and path[0]:
+        step = path[0][-1]
+        text = step[1] if isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], str) else ""
+        # (the texts `_step` writes)
+        if text.startswith("traced `") and "` calls `" in text:
+            caller = ("call", text[len("traced `"):text.index("` calls `")])
+        elif "` is defined inside traced `" in text and text.endswith("`"):
+            caller = ("defined", text.split("` is defined inside traced `", 1)[1][:-1])
+    return key, caller
+
+
 def _path_of_claim(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode):
     """The chain to the calling contexts in which the walk found the values at `node` traced (a helper
     called with a traced mask from one caller and with precomputed indices from another is wrong in the
     first only: its witness is that caller's chain): an unguarded one first, then the shortest. Where no
     value at `node` is traced (a `print` in traced code), or no chain reaches those contexts, the chain to
-    any context."""
+    any context. (the chain or None, the context it goes into or None)"""
     contexts: dict[tuple, int] = {}
     for inner in [node] if node in facts.taint_contexts else descendants(node):
         for key, level in facts.taint_contexts.get(inner, {}).items():
             contexts[key] = max(level, contexts.get(key, level))
     # (the contexts where it is traced as the report says: under a jit, not only where grad traces it)
     top = max(contexts.values(), default=0)
-    paths = [path for key, level in contexts.items() if level == top
+    paths = [(path, key) for key, level in contexts.items() if level == top
              if (path := traced_path(facts, func, key)) is not None]
-    best = min(paths, key=lambda path: (path[1] is not None, len(path[0])), default=None)
-    return best if best is not None else traced_path(facts, func)
+    best = min(paths, key=lambda found: (found[0][1] is not None, len(found[0][0])), default=None)
+    return best if best is not None else (traced_path(facts, func), None)
 
 
 def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | None:
@@ -159,7 +200,8 @@ def dispatch_guard(facts: ModuleFacts, node: cst.CSTNode) -> tuple[str, str] | N
     0:`), of a value's type (`if isinstance(sig, np.ndarray):`) or of a flag the callers choose (`if
     flag:`) -- as (its source, "shapes", "types" or "flags"), or None: the line runs only for what passes
     it, so its claim is not certain."""
-    site = facts.sites.get(node) or facts.sites.get(facts.owner_of(node))
+    owner = node if node in facts.sites else facts.owner_of(node)
+    site = claim_site(facts, owner) if owner in facts.sites else None
     guard = site.dispatch_guard if site is not None else None
     if guard is None:
         return None

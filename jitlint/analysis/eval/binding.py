@@ -15,7 +15,7 @@ from jitlint.analysis.eval.frame import Frame
 from jitlint.analysis.eval.library import as_container, pytree_output
 from jitlint.analysis.objects import FuncValue, FunctionInfo, InstanceValue, TraceEdge, Value, Variant, value_taint
 from jitlint.analysis.scheduler import returns_of
-from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join
+from jitlint.analysis.values import NOT_NONE, Const, KnownTruth, NotNone, Taint, join, pytree_like
 
 
 class Binding(Frame):
@@ -236,7 +236,11 @@ def _derivative_result(fv: FuncValue, result: Taint | None, arg_taints: list) ->
                           for t in arg_taints):
         grads = result
     elif arg_taints and isinstance(arg_taints[0], Taint) and arg_taints[0].container:
-        grads = dataclasses.replace(result, container=True, is_array=False, is_bool=False, elements=None)
+        # the gradient has the argument's structure, an array at each leaf (a part of unknown kind, such as
+        # a Python list of layers, is opaque: qjax's `grads["weights"] + grads["biases"]`, set AV)
+        leaf = dataclasses.replace(result, container=False, is_array=True, is_bool=False, elements=None, keys=None,
+                                   mapping=False, opaque=False)
+        grads = pytree_like(leaf, arg_taints[0])
     else:
         grads = dataclasses.replace(result, is_array=False, is_bool=False, opaque=True, flattened=False)
     if fv.derivative == "like_argument":

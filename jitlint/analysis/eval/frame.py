@@ -110,7 +110,8 @@ class Frame:
             old = self.facts.sites.get(node)
             if old is not None and old.constants_traced and not self.staged:
                 return  # (staged in another context, only vmapped or differentiated in this one: that one claims)
-            self.facts.sites[node] = self.site()
+            site = self.facts.sites[node] = self.site()
+            self.facts.variant_sites.setdefault(node, {})[self.variant_key] = site
 
     def lookup(self, name: str) -> Value:
         if name in self.env:

@@ -483,10 +483,11 @@ class Transforms(Frame):
 
 def _operand_like(name: str, structure: Taint | None, depth: int = 0) -> Taint:
     """What a lax body receives for an operand of this structure: JAX flattens it and hands every leaf in
-    as a tracer, a Python number or an eager array too; a part of unknown structure (a Python value
-    jitlint knows nothing of, which may be a list) is a traced value of unknown kind."""
+    as a tracer, a Python number or an eager array too. A part of unknown structure (a Python value
+    jitlint knows nothing of: an array, or a list of them) is opaque: `grads["weights"] + grads["biases"]`
+    may join two lists (qjax, set AV)."""
     if structure is None or structure.opaque or depth > 8:
-        return Taint(TRACED, name, flattened=True)
+        return Taint(TRACED, name, flattened=True, opaque=depth > 0)
     if structure.container:
         elements = None if structure.elements is None else tuple(
             _operand_like(name, e, depth + 1) for e in structure.elements)
