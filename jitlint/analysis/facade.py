@@ -29,10 +29,12 @@ class ModuleAnalysis(ModuleFacts):
     """Everything the rules ask about one module: its facts (``ModuleFacts``), once the solver ran."""
 
     def __init__(self, module: cst.Module, module_name: str | None = None, is_package: bool = False,
-                 incoming: tuple = (), imported_kind=None):
+                 incoming: tuple = (), imported_kind=None, star_binding=None):
         super().__init__(module, module_name, is_package)
         self.incoming = tuple(incoming)
         self.imported_kind = imported_kind
+        if star_binding is not None:
+            self.scope.star_lookup = lambda name: self.star_name(name, star_binding)
         self.out_of_budget = False  # did the walks stop at their budget rather than when nothing grew?
         self.budget_used = 0
 
@@ -50,4 +52,5 @@ def analyze(module: cst.Module, module_name: str | None = None, is_package: bool
             incoming: tuple = (), index=None) -> ModuleAnalysis:
     """`incoming`: the contexts other modules' traced code gives this one's functions (foreign.ForeignCall).
     `index`: the project index, asked what other modules' names hold (what their functions return)."""
-    return ModuleAnalysis(module, module_name, is_package, incoming, getattr(index, "value_kind", None)).run()
+    return ModuleAnalysis(module, module_name, is_package, incoming, getattr(index, "value_kind", None),
+                          getattr(index, "star_binding", None)).run()

@@ -13,7 +13,8 @@ import ast
 from dataclasses import asdict, dataclass, field
 
 from jitlint.analysis import jaxapi
-from jitlint.analysis.names import import_bindings, qualify
+from jitlint.analysis.names import import_bindings, qualify, star_module
+from jitlint.analysis.qualnames import canonical
 from jitlint.source.astwalk import walk
 
 
@@ -114,6 +115,11 @@ class ModuleSummary:
     # to a module-level call nor a base of another class of the module). A jitted function's argument of
     # one raises TypeError before tracing.
     plain_classes: list[str] = field(default_factory=list)
+    # Modules it star-imports at module level (`from common import *`), absolute; and its `__all__` when it
+    # writes one out as a literal (None: none, so `import *` takes every name without a leading underscore;
+    # [] when `__all__` is computed: which names it exports is unknown).
+    stars: list[str] = field(default_factory=list)
+    public: list[str] | None = None
 
     def imports_any(self, modules: "set[str] | frozenset[str]") -> bool:
         """Whether its top-level imports name one of `modules`, or something in one."""
@@ -132,7 +138,7 @@ class ModuleSummary:
                 "scalars": self.scalars, "jit_makers": self.jit_makers, "sweeps": self.sweeps,
                 "pytree_makers": self.pytree_makers, "static_fields": self.static_fields,
                 "class_bases": self.class_bases, "size_feeders": self.size_feeders,
-                "plain_classes": self.plain_classes}
+                "plain_classes": self.plain_classes, "stars": self.stars, "public": self.public}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
@@ -141,7 +147,8 @@ class ModuleSummary:
                    {k: list(v) for k, v in data["classes"].items()}, dict(data["returns"]), list(data["scalars"]),
                    list(data["jit_makers"]), list(data["sweeps"]), list(data["pytree_makers"]),
                    list(data["static_fields"]), {k: list(v) for k, v in data["class_bases"].items()},
-                   list(data["size_feeders"]), list(data["plain_classes"]))
+                   list(data["size_feeders"]), list(data["plain_classes"]), list(data["stars"]),
+                   None if data["public"] is None else list(data["public"]))
 
 
 # ---------------------------------------------------------------------------------------------- ast side
@@ -154,6 +161,26 @@ def _imports(tree: ast.Module, module: str | None, is_package: bool) -> dict[str
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             out.update(import_bindings(stmt, module, is_package))
     return out
+
+
+def _star_facts(tree: ast.Module, module: str | None, is_package: bool) -> tuple[list[str], list[str] | None]:
+    """(the modules a module star-imports at module level, its literal `__all__` or None; [] when it
+    computes `__all__`)."""
+    stars: list[str] = []
+    public: list[str] | None = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            target = star_module(stmt, module, is_package)
+            if target is not None:
+                stars.append(target)
+        elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                value = stmt.value
+                names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)] \
+                    if isinstance(value, (ast.List, ast.Tuple)) and isinstance(stmt, ast.Assign) else None
+                public = names if names is not None and len(names) == len(value.elts) and public is None else []
+    return stars, public
 
 
 def _qualify(node: ast.AST, imports: dict[str, str]) -> str | None:
@@ -180,7 +207,7 @@ def _jit_of(node: ast.AST, imports: dict[str, str]) -> tuple[str, ast.Call | Non
     """`jax.jit`, `jax.jit(...)` (factory form), `partial(jax.jit, ...)` -> (transform, options call)."""
     if isinstance(node, ast.Call):
         q = _qualify(node.func, imports)
-        if q == "functools.partial" and node.args:
+        if q in jaxapi.PARTIALS and node.args:
             inner = _qualify(node.args[0], imports)
             if inner in jaxapi.JIT_WRAPPERS:
                 return inner, node
@@ -238,6 +265,7 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
             return ModuleSummary(module, path)
     imports = _imports(tree, module, is_package)
     summary = ModuleSummary(module, path, imports=imports)
+    summary.stars, summary.public = _star_facts(tree, module, is_package)
     prefix = f"{module}." if module else ""
     functions = {}
     memoizing = bool(imports) and (refers_to is None or not jaxapi.MEMOIZERS.isdisjoint(refers_to))
@@ -643,6 +671,28 @@ class ProjectIndex:
                 return None
             module, _, head = module.rpartition(".")
             name = f"{head}.{name}"
+        return None
+
+    def star_binding(self, module: str, name: str, _depth: int = 0) -> str | None:
+        """What `name` is in a module that does `from module import *`, where `module` is a project module:
+        the canonical name of what `module` imports under it (`jax` for `import jax`, `jax.tree_util.Partial`
+        for `from jax.tree_util import Partial as partial`), or its own function or class; through its own
+        star imports too. None for a name it does not export (a leading underscore, not in `__all__`) or
+        does not bind in a way the index knows."""
+        summary = self.modules.get(module)
+        if summary is None or _depth > 4 or (name not in summary.public if summary.public is not None
+                                             else name.startswith("_")):
+            return None
+        if name in summary.imports:
+            return canonical(summary.imports[name])
+        if name in summary.functions or name in summary.classes:
+            return f"{module}.{name}"
+        if name in summary.scalars or name in summary.sweeps:
+            return None  # a constant: no name to resolve (and nothing a star import may hide)
+        for other in summary.stars:
+            found = self.star_binding(other, name, _depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _defined(self, qualified: str) -> tuple[ModuleSummary, str] | None:

@@ -187,6 +187,19 @@ class ModuleFacts:
             func = func.parent
         return self._def_statements.get(func.node) if func is not None else None
 
+    def star_name(self, name: str, star_binding) -> str | None:
+        """What a name no import binds refers to through the module's star imports (`from common import *`
+        of a project module that imports jax: `jax.jit`), by `star_binding(module, name)` of the project
+        index; None where the module binds the name itself or no star-imported module exports it."""
+        if not self.scope.stars or name in self.module_defs or name in self.classes or \
+                name in self.module_assignments:
+            return None
+        for module in self.scope.stars:
+            found = star_binding(module, name)
+            if found is not None:
+                return found
+        return None
+
     def sites_of(self, *types: type) -> Iterator[tuple[cst.CSTNode, Site]]:
         """The recorded sites of nodes of these types, in the order they were recorded."""
         # Some twenty rule queries per file each filtered every site with an isinstance test: the sites

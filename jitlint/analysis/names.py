@@ -112,10 +112,31 @@ def import_bindings(node, module_name: str | None, is_package: bool) -> Iterator
         yield asname or name, f"{module}.{name}" if module else name
 
 
-class Scope:
-    """Import bindings of one scope (module, function or class), chained to the enclosing scope."""
+def star_module(node, module_name: str | None, is_package: bool) -> str | None:
+    """The module `from m import *` imports everything public of, absolute (ast or libcst); None for any
+    other import."""
+    if isinstance(node, ast.AST):
+        if not isinstance(node, ast.ImportFrom) or not any(alias.name == "*" for alias in node.names):
+            return None
+        module, level = node.module or "", node.level
+    else:
+        import libcst as cst  # a libcst node: libcst is loaded
 
-    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package")
+        if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, cst.ImportStar):
+            return None
+        module = (dotted(node.module) if node.module is not None else "") or ""
+        level = len(node.relative)
+    if level:
+        module = resolve_relative(module_name, is_package, level, module)
+    return module or None
+
+
+class Scope:
+    """Import bindings of one scope (module, function or class), chained to the enclosing scope. A module
+    scope also knows the modules it star-imports and, where a project index can tell what those export,
+    `star_lookup` (a name's binding through them, or None)."""
+
+    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package", "stars", "star_lookup")
 
     def __init__(self, parent: "Scope | None" = None, module_name: str | None = None,
                  is_package: bool = False):
@@ -125,10 +146,16 @@ class Scope:
         self.shadowed: set[str] = set()
         self.module_name = module_name if parent is None else parent.module_name
         self.is_package = is_package if parent is None else parent.is_package
+        self.stars: list[str] = []
+        self.star_lookup = None
 
     def add_import(self, node) -> None:
         for local, qualified in import_bindings(node, self.module_name, self.is_package):
             self._bind(local, qualified)
+        if self.parent is None:
+            star = star_module(node, self.module_name, self.is_package)
+            if star is not None:
+                self.stars.append(star)
 
     add_import_from = add_import
 
@@ -148,14 +175,17 @@ class Scope:
         self.shadowed.add(local)
 
     def lookup(self, name: str) -> str | None:
-        scope: Scope | None = self
-        while scope is not None:
+        scope: Scope = self
+        while True:
             if name in scope.bindings:
                 return scope.bindings[name]
             if name in scope.shadowed:
                 return None
+            if scope.parent is None:
+                break
             scope = scope.parent
-        return None
+        # (the module scope: a name no import binds may come from a star import)
+        return scope.star_lookup(name) if scope.star_lookup is not None else None
 
     def qualify(self, expr) -> str | None:
         """The canonical qualified name of a Name/Attribute chain, or None when it is not imported."""

@@ -31,13 +31,14 @@ checks every fixture and rule example with findings against `is_relevant`.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import unicodedata
 from dataclasses import dataclass, field, fields
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.index import JitSignature, ModuleSummary, summarize
-from jitlint.analysis.names import extend, import_bindings
+from jitlint.analysis.names import extend, import_bindings, star_module
 from jitlint.source.astwalk import node_fields, node_fields_cache
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.noqa import file_is_suppressed
@@ -49,6 +50,30 @@ TRACE_NAMES: frozenset[str] = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES,
 TOKENS: frozenset[str] = frozenset(name.rsplit(".", 1)[-1] for name in TRACE_NAMES)
 _TOKEN_RE = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, TOKENS), key=len, reverse=True)))
 _IMPORT_RE = re.compile(r"\bimport\b")
+_BUILTINS = frozenset(dir(builtins))
+
+
+# A star import (`from common import *`) binds whatever the project module exports: only the project index
+# knows what. The names a file reads that no import binds are kept as references through each module it
+# star-imports ("*common:jax.jit"); `is_relevant` resolves them (ProjectIndex.star_binding).
+STAR_IMPORT = "*"  # the local name of a star import's binding (slicing's chunks)
+STAR_REF = "*"  # the prefix of a reference through a star import
+
+
+def star_references(stars, unbound) -> set[str]:
+    """`*module:name.attr` for each star-imported module and each (name, attributes) no import binds."""
+    return {f"{STAR_REF}{module}:{extend(root, parts)}" for module in stars for root, parts in unbound
+            if root not in _BUILTINS}
+
+
+def resolve_star_reference(index, ref: str) -> str | None:
+    """What a star reference names (`*common:jax.jit` -> `jax.jit` where common does `import jax`), by the
+    index's `star_binding`; None where the module does not export the name (or the index cannot say)."""
+    star_binding = getattr(index, "star_binding", None)
+    module, _, chain = ref[len(STAR_REF):].partition(":")
+    root, _, rest = chain.partition(".")
+    found = star_binding(module, root) if star_binding is not None else None
+    return None if found is None else extend(found, rest.split(".")) if rest else found
 
 
 def mentions_trace_token(text: str) -> bool:
@@ -109,12 +134,13 @@ def _valid_summary(summary) -> bool:
     if not (isinstance(summary, dict)
             and set(summary) == {"module", "path", "imports", "jitted", "memoizers", "functions", "classes",
                                  "returns", "scalars", "jit_makers", "sweeps", "pytree_makers", "static_fields",
-                                 "class_bases", "size_feeders", "plain_classes"}
+                                 "class_bases", "size_feeders", "plain_classes", "stars", "public"}
             and isinstance(summary["module"], (str, type(None))) and isinstance(summary["path"], str)
             and isinstance(summary["imports"], dict) and isinstance(summary["jitted"], dict)
             and _strings(summary["memoizers"]) and _strings(summary["functions"])
             and isinstance(summary["classes"], dict) and _strings(summary["scalars"]) and _strings(summary["jit_makers"])
             and _strings(summary["size_feeders"]) and _strings(summary["plain_classes"])
+            and _strings(summary["stars"]) and (summary["public"] is None or _strings(summary["public"]))
             and _strings(summary["sweeps"]) and _strings(summary["pytree_makers"]) and _strings(summary["static_fields"])
             and isinstance(summary["returns"], dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in summary["returns"].items())
@@ -145,8 +171,21 @@ def is_relevant(facts: Facts, index=None) -> bool:
     # would compile again and again), or a class an object of which may run a method that does
     compiles = getattr(index, "compiles_per_run", None)
     class_compiles = getattr(index, "class_compiles_per_run", None)
-    return any(index.lookup(q) is not None or (compiles is not None and compiles(q)) or
-               (class_compiles is not None and class_compiles(q)) for q in facts.refs)
+
+    def matters(q: str) -> bool:
+        return index.lookup(q) is not None or (compiles is not None and compiles(q)) or \
+            (class_compiles is not None and class_compiles(q))
+
+    for q in facts.refs:
+        if q.startswith(STAR_REF):
+            q = resolve_star_reference(index, q)
+            if q is None:
+                continue
+            if q in TRACE_NAMES:
+                return True
+        if "." in q and matters(q):
+            return True
+    return False
 
 
 def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:
@@ -156,6 +195,7 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
     scopes are merged, so a name is resolved in every way some scope could resolve it.
     """
     bindings: dict[str, set[str]] = {}
+    stars: list[str] = []
     names: list[ast.Name] = []
     attributes: list[ast.Attribute] = []
     Name, Attribute, Import, ImportFrom = ast.Name, ast.Attribute, ast.Import, ast.ImportFrom
@@ -172,6 +212,9 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
         if cls is Import or cls is ImportFrom:
             for local, qualified in import_bindings(node, module, is_package):
                 bindings.setdefault(local, set()).add(qualified)
+            star = star_module(node, module, is_package) if cls is ImportFrom else None
+            if star is not None:
+                stars.append(star)
             continue
         if cls is Attribute:
             attributes.append(node)
@@ -181,14 +224,17 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
                 push_all(value)
             else:
                 push(value)
-    if not bindings:
+    if not bindings and not stars:
         return set()
     roots = {local: {canonical(target) for target in targets} for local, targets in bindings.items()}
     out: set[str] = set()
+    unbound: set[tuple[str, tuple[str, ...]]] = set()
     for node in names:
         found = roots.get(node.id)
         if found:
             out |= found
+        elif stars:
+            unbound.add((node.id, ()))
     for node in attributes:
         parts = [node.attr]
         value = node.value
@@ -199,9 +245,13 @@ def references(tree: ast.Module, module: str | None, is_package: bool) -> set[st
             continue
         found = roots.get(value.id)
         if not found:
+            if stars:
+                unbound.add((value.id, tuple(reversed(parts))))
             continue
         for q in found:
             out.add(extend(q, reversed(parts)))
+    if stars:
+        out |= star_references(stars, unbound)
     return out
 
 
@@ -226,7 +276,8 @@ def file_facts(text: str, path: str, module: str | None, is_package: bool, *, re
         found = references_of(text, tree) if references_of is not None else references(tree, module, is_package)
         facts.trace = not TRACE_NAMES.isdisjoint(found)
         if refs:
-            facts.refs = sorted(q for q in found if "." in q)  # a name without a dot never resolves in the index
+            # (a name without a dot never resolves in the index; one through a star import may)
+            facts.refs = sorted(q for q in found if "." in q or q.startswith(STAR_REF))
     if summary and module:
         facts.summary = summarize(tree, path, module, is_package, refers_to=found)
     return facts

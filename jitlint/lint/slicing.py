@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jitlint.analysis import jaxapi
-from jitlint.analysis.names import extend, import_bindings
-from jitlint.analysis.prefilter import TRACE_NAMES
+from jitlint.analysis.names import extend, import_bindings, star_module
+from jitlint.analysis.prefilter import STAR_IMPORT, TRACE_NAMES, star_references
 from jitlint.source.astwalk import child_fields  # the one walk order of pass 1's name walk
 from jitlint.analysis.qualnames import canonical
 from jitlint.source import cstparse  # cstparse.parse_module, looked up per call: tests patch it
@@ -218,18 +218,26 @@ def references(chunks: list[Chunk]) -> set[str]:
     """`prefilter.references` of the whole text, from its chunks' facts (remembered by chunk text in the
     language server, so that an edit walks only the chunks it changed)."""
     roots: dict[str, set[str]] = {}
+    stars: list[str] = []
     for chunk in chunks:
         for binding in chunk.imports:
-            if binding is not None:  # (a star import binds nothing known)
+            if binding[0] == STAR_IMPORT:
+                if binding[1] is not None:  # (`import *` is allowed at module level only)
+                    stars.append(binding[1])
+            else:
                 roots.setdefault(binding[0], set()).add(binding[1])
     out: set[str] = set()
-    if not roots:
+    if not roots and not stars:
         return out
+    unbound = set()
     for chunk in chunks:
         for root, parts in chunk.refs:
             found = roots.get(root)
             if found:
                 out.update(extend(q, parts) for q in found) if parts else out.update(found)
+            elif stars:
+                unbound.add((root, parts))
+    out.update(star_references(stars, unbound))
     return out
 
 
@@ -287,7 +295,8 @@ def _chunk_facts(chunk_text: str, group: list[ast.stmt], module: str | None, is_
     bindings = []
     for node in found:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            bindings.append(None)  # a star import: nobody can list what it binds
+            # a star import: only the project index can list what it binds (STAR_IMPORT, the module)
+            bindings.append((STAR_IMPORT, star_module(node, module, is_package)))
             continue
         bindings.extend((local, canonical(qualified)) for local, qualified in import_bindings(node, module, is_package))
     is_import = all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in group)
@@ -383,7 +392,7 @@ def _analyse_chunks(chunks: list[Chunk]) -> dict[str, set[str]]:
     imports: dict[str, set[str]] = {}
     for chunk in chunks:
         for binding in chunk.imports:
-            if binding is None:
+            if binding[0] == STAR_IMPORT:
                 raise _Unsliceable("star import")
             imports.setdefault(binding[0], set()).add(binding[1])
     # Only names some chunk binds at module level are the module's: the rest are builtins or undefined.

@@ -34,7 +34,7 @@ from pathlib import Path
 import jitlint
 from jitlint.analysis import foreign
 from jitlint.analysis.foreign import ForeignCall
-from jitlint.analysis.prefilter import Facts
+from jitlint.analysis.prefilter import STAR_REF, Facts, resolve_star_reference
 from jitlint.core.finding import Finding
 from jitlint.core.writing import replace_content
 
@@ -108,6 +108,7 @@ class Resolver:
     def __init__(self, index):
         self.index = index
         self._memo: dict[str, str | None] = {}
+        self._stars: dict[tuple[str, str], str | None] = {}
 
     def digest(self, qualified: str) -> str | None:
         try:
@@ -131,6 +132,13 @@ class Resolver:
                 cls, _, method = qualified[len(METHOD_COMPILES):].rpartition("#")
                 targets = self.index.methods_compiling_per_run(cls, method)
                 found = " ".join(":".join(target) for target in targets) or None
+            elif qualified.startswith(STAR_REF):
+                # `*common:jax.jit`: what it names through the star import, and that name's signature when
+                # it is a jitted function of the project (either changes what a file's lint found)
+                resolved = resolve_star_reference(self.index, qualified)
+                sig = self.index.lookup(resolved) if resolved is not None and "." in resolved else None
+                found = None if resolved is None else resolved if sig is None else \
+                    f"{resolved}|{signature_digest(sig)}"
             elif qualified.startswith(FUNCTION):
                 target = self.index.resolve_function(qualified[len(FUNCTION):])
                 found = None if target is None else ":".join(target)
@@ -141,6 +149,14 @@ class Resolver:
             return found
 
     lookup = digest  # so that it stands in for the index in prefilter.is_relevant
+
+    def star_binding(self, module: str, name: str) -> str | None:
+        key = (module, name)
+        try:
+            return self._stars[key]
+        except KeyError:
+            found = self._stars[key] = self.index.star_binding(module, name)
+            return found
 
     def makes_jit(self, qualified: str) -> bool:
         return self.digest(MAKES_JIT + qualified) is not None

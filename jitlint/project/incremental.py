@@ -62,7 +62,7 @@ class _AskedIndex:
     """The project index, remembering every question and answer (the questions the analysis and the
     rules may ask: QUESTIONS)."""
 
-    QUESTIONS = ("lookup", "is_memoizer", "plain_method", "value_kind")
+    QUESTIONS = ("lookup", "is_memoizer", "plain_method", "value_kind", "star_binding")
 
     def __init__(self, index) -> None:
         self._index = index

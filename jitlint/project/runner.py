@@ -21,7 +21,7 @@ from typing import Iterable
 from jitlint.analysis import foreign
 from jitlint.analysis.index import ProjectIndex
 from jitlint.analysis import prefilter  # (prefilter.is_relevant looked up per run: tests force it open)
-from jitlint.analysis.prefilter import Facts, file_facts
+from jitlint.analysis.prefilter import STAR_REF, Facts, file_facts
 from jitlint.core.config import Config
 from jitlint.core.writing import InterruptBetweenFiles, WritesInterrupted
 from jitlint.lint.fixing import diff_fixed, fix_and_relint, write_fixed
@@ -431,6 +431,10 @@ class _RecordingIndex:
     def value_kind(self, qualified: str) -> str | None:
         self.looked_up.add(KIND + qualified)
         return self._index.value_kind(qualified)
+
+    def star_binding(self, module: str, name: str) -> str | None:
+        self.looked_up.add(f"{STAR_REF}{module}:{name}")
+        return self._index.star_binding(module, name)
 
     def compiles_per_run(self, qualified: str) -> bool:
         self.looked_up.add(COMPILES + qualified)

@@ -48,7 +48,7 @@ class Transforms(Frame):
             return self.resolve_method(expr), []
         if isinstance(expr, cst.Call):
             q = self.qualify_call_target(expr.func)
-            if q == "functools.partial" and expr.args:
+            if q in jaxapi.PARTIALS and expr.args:
                 inner, chain = self.target(expr.args[0].value)
                 if inner is not None:
                     return self.partial_value(expr, inner), chain
@@ -98,7 +98,7 @@ class Transforms(Frame):
         for dec in node.decorators:  # outermost first
             d = dec.decorator
             q = self.qualify_call_target(d.func) if isinstance(d, cst.Call) else self.qualify_call_target(d)
-            if isinstance(d, cst.Call) and q == "functools.partial" and d.args:
+            if isinstance(d, cst.Call) and q in jaxapi.PARTIALS and d.args:
                 inner_q = self.qualify_call_target(d.args[0].value)
                 if inner_q in jaxapi.TRANSFORMS:
                     chain.append((inner_q, d))
@@ -285,7 +285,7 @@ class Transforms(Frame):
             d = dec.decorator
             call = d if isinstance(d, cst.Call) else None
             q = self.qualify_call_target(d.func if call is not None else d)
-            if call is not None and q == "functools.partial" and call.args:
+            if call is not None and q in jaxapi.PARTIALS and call.args:
                 q = self.qualify_call_target(call.args[0].value)
             t = jaxapi.TRANSFORMS.get(q or "")
             if t is None or t.kind != "jit" or q not in jaxapi.JIT_WRAPPERS:

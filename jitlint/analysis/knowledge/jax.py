@@ -211,6 +211,10 @@ PASS_THROUGH = {"jax.device_put", "jax.block_until_ready", "jax.tree_util.tree_r
 # pair): iterating one is a loop over a few items, not over an array's rows.
 TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util.tree_flatten", "jax.tree.flatten",
                   "jax.tree_util.tree_unflatten", "jax.tree.unflatten"}
+# What binds a transform's options as a decorator (`@partial(jax.jit, static_argnums=0)`): `functools.partial`,
+# and `jax.tree_util.Partial`, a subclass of it (measured on JAX 0.10.2: `@Partial(jax.jit, static_argnums=(0,))`
+# compiles once per static value, as functools' does; jax_healpix, fresh set BN).
+PARTIALS = {"functools.partial", "jax.tree_util.Partial"}
 # Calls whose result (or whose result's first item, for the flatten functions) lists the leaves of one
 # pytree: a loop over it visits the parts of one structure, the same parts every time it runs.
 TREE_LEAVES = {"jax.tree_util.tree_leaves": False, "jax.tree.leaves": False, "jax.tree_util.tree_flatten": True,
