@@ -43,10 +43,20 @@ def test_one_file_cold_cached_and_after_the_star_module_changed(project, monkeyp
     assert edited.stats.cached == 0 and found(edited, "spectra.py") == set()
 
 
-def test_one_text_against_the_project(project):
+def test_one_text_against_the_project_and_in_the_editor(project):
+    from jitlint.project.incremental import Document
+
+    path = str(project / "spectra.py")
     text = (project / "spectra.py").read_text(encoding="utf-8")
-    result = Project.discover(str(project / "spectra.py")).lint_text(text, str(project / "spectra.py"))
+    proj = Project.discover(path)
+    result = proj.lint_text(text, path)
     assert {(f.line, f.code) for f in result.findings} == expected_findings(text)
+    # the editor's incremental document: the same findings, and again after an edit elsewhere in the file
+    doc = Document()
+    doc.reset_unless("settings")
+    assert {(f.line, f.code) for f in proj.lint_text(text, path, state=doc).findings} == expected_findings(text)
+    edited = text.replace("def print_norm(alm):", "def print_norm(alm, scale=1.0):")
+    assert {(f.line, f.code) for f in proj.lint_text(edited, path, state=doc).findings} == expected_findings(edited)
 
 
 def test_what_a_star_import_exports():
