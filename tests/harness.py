@@ -5,6 +5,7 @@ A test fails on any expected finding that is missing *and* on any finding that i
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -108,6 +109,33 @@ def write_project(folder: Path, files: dict[str, str] = CROSS_FILE) -> Path:
 # ---- snapshots: the whole of every finding (positions, code, severity, message, the fix's result)
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def copied_project(tmp_path: Path, name: str) -> Path:
+    """A copy of tests/fixtures/projects/NAME under tmp_path, configured to select every rule."""
+    import shutil
+
+    copy = tmp_path / name
+    shutil.copytree(PROJECT_FIXTURES / name, copy)
+    (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
+    return copy
+
+
+@contextlib.contextmanager
+def imported_project(name: str, modules: tuple[str, ...]):
+    """The modules of tests/fixtures/projects/NAME imported as its scripts import each other (its folder
+    first on sys.path), by name; removed from sys.modules afterwards."""
+    import importlib
+    import sys
+
+    folder = str(PROJECT_FIXTURES / name)
+    sys.path.insert(0, folder)
+    try:
+        yield {module: importlib.import_module(module) for module in modules}
+    finally:
+        sys.path.remove(folder)
+        for module in modules:
+            sys.modules.pop(module, None)
 
 
 def snapshot_text(findings, sources: dict[str, str], title: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, PROJECT_FIXTURES, expected_findings
+from harness import PROJECT_FIXTURES, copied_project, expected_findings
 from jitlint.core.config import Config
 from jitlint.project.project import Project
 
@@ -26,10 +26,7 @@ WITHOUT_PRINTING_CALL = "loss = losses.masked_mse(pred, y, y > 0)"
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    copy = tmp_path / "helpers"
-    shutil.copytree(FIXTURES / "projects" / "helpers", copy)
-    (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
-    return copy
+    return copied_project(tmp_path, "helpers")
 
 
 def marked(project: Path, name: str) -> set[tuple[int, str]]:

@@ -4,12 +4,11 @@ the star-imported module (what it exports is part of what the file's lint asked)
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from harness import FIXTURES, expected_findings
+from harness import copied_project, expected_findings
 from jitlint.analysis import prefilter
 from jitlint.analysis.index import ProjectIndex, summarize
 from jitlint.project.project import Project
@@ -17,10 +16,7 @@ from jitlint.project.project import Project
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    copy = tmp_path / "star_imports"
-    shutil.copytree(FIXTURES / "projects" / "star_imports", copy)
-    (copy / "pyproject.toml").write_text("[tool.jitlint]\nselect = [\"ALL\"]\n", encoding="utf-8")
-    return copy
+    return copied_project(tmp_path, "star_imports")
 
 
 def found(run, name: str) -> set[tuple[int, str]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import sys
 
 os.environ["JAX_PLATFORMS"] = "cpu"  # before jax is first imported: never touch an accelerator here
 
@@ -18,7 +17,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import FIXTURES, expected_findings, innermost_line  # noqa: E402
+from harness import FIXTURES, expected_findings, imported_project, innermost_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -27,14 +26,8 @@ PROJECT = FIXTURES / "projects" / "helpers"
 
 @pytest.fixture(scope="module")
 def project():
-    sys.path.insert(0, str(PROJECT))
-    try:
-        import compat, evaluate, losses, model, train, utils  # noqa: E401,F401  (the fixture's modules)
-        yield {"losses": losses, "model": model, "train": train, "utils": utils, "evaluate": evaluate}
-    finally:
-        sys.path.remove(str(PROJECT))
-        for name in ("compat", "evaluate", "losses", "model", "train", "utils"):
-            sys.modules.pop(name, None)
+    with imported_project("helpers", ("compat", "evaluate", "losses", "model", "train", "utils")) as modules:
+        yield modules
 
 
 def _line(rel: str, code: str) -> int:

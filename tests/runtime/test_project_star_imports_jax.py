@@ -5,14 +5,13 @@ whose own `jnp` is NumPy) run cleanly."""
 from __future__ import annotations
 
 import os
-import sys
 
 os.environ["JAX_PLATFORMS"] = "cpu"  # before jax is first imported: never touch an accelerator here
 
 import jax.numpy as jnp  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import FIXTURES, expected_findings, innermost_line  # noqa: E402
+from harness import FIXTURES, expected_findings, imported_project, innermost_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -21,14 +20,8 @@ PROJECT = FIXTURES / "projects" / "star_imports"
 
 @pytest.fixture(scope="module")
 def modules():
-    sys.path.insert(0, str(PROJECT))
-    try:
-        import common, shadowed, spectra  # noqa: E401,F401  (the fixture's modules)
-        yield spectra, shadowed
-    finally:
-        sys.path.remove(str(PROJECT))
-        for name in ("common", "shadowed", "spectra"):
-            sys.modules.pop(name, None)
+    with imported_project("star_imports", ("common", "shadowed", "spectra")) as found:
+        yield found["spectra"], found["shadowed"]
 
 
 def test_the_marked_line_raises_and_the_look_alikes_run(modules):
