@@ -122,20 +122,20 @@ def copied_project(tmp_path: Path, name: str) -> Path:
 
 
 @contextlib.contextmanager
-def imported_project(name: str, modules: tuple[str, ...]):
-    """The modules of tests/fixtures/projects/NAME imported as its scripts import each other (its folder
-    first on sys.path), by name; removed from sys.modules afterwards."""
+def imported(project: str, *modules: str):
+    """The modules of tests/fixtures/projects/PROJECT imported as its scripts import each other (its folder
+    first on sys.path), in order; removed from sys.modules afterwards."""
     import importlib
     import sys
 
-    folder = str(PROJECT_FIXTURES / name)
+    folder = str(PROJECT_FIXTURES / project)
     sys.path.insert(0, folder)
     try:
-        yield {module: importlib.import_module(module) for module in modules}
+        yield [importlib.import_module(m) for m in modules]
     finally:
         sys.path.remove(folder)
-        for module in modules:
-            sys.modules.pop(module, None)
+        for m in modules:
+            sys.modules.pop(m, None)
 
 
 def snapshot_text(findings, sources: dict[str, str], title: str) -> str:

@@ -10,7 +10,8 @@ from jitlint.analysis.foreign import ForeignCall, Place, encode
 from jitlint.analysis.values import Taint
 from jitlint.analysis import runs
 from jitlint.analysis.cardinality import depends_on, masked_length
-from jitlint.analysis.repetition import PASSED_NONE, SIZE_VARIES, VARIES, loop_varying, repetitions
+from jitlint.analysis.repetition import (PASSED_NONE, SIZE_VARIES, VARIES, loop_varying, repetitions,
+                                        skipped_by_repeating_call)
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
 from jitlint.source.cstwalk import walk_statements
 
@@ -98,6 +99,10 @@ def _repeated_candidates(analysis, index):
             rep = repetitions(analysis).get(site.func)  # (worked out once per module)
             if rep is None or any(isinstance(node, Place) for node, _ in rep.steps):
                 continue  # (repeated from another file: that file's export reaches the callee already)
+            if runs.stored_per_key(analysis, site.func, site.node) or \
+                    runs.filled_once_per_key(analysis, site.func, site.node) or \
+                    skipped_by_repeating_call(analysis, site, rep):
+                continue  # built once per object or key however often its function runs, as in this file
         elif runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node) or \
                 runs.filled_once_per_key(analysis, site.func, site.node):

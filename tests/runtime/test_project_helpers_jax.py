@@ -17,7 +17,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import FIXTURES, expected_findings, imported_project, innermost_line  # noqa: E402
+from harness import FIXTURES, expected_findings, imported, innermost_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -26,8 +26,8 @@ PROJECT = FIXTURES / "projects" / "helpers"
 
 @pytest.fixture(scope="module")
 def project():
-    with imported_project("helpers", ("compat", "evaluate", "losses", "model", "train", "utils")) as modules:
-        yield modules
+    with imported("helpers", "compat", "evaluate", "losses", "model", "train", "utils") as found:
+        yield dict(zip(("compat", "evaluate", "losses", "model", "train", "utils"), found))
 
 
 def _line(rel: str, code: str) -> int:

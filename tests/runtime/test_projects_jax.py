@@ -5,8 +5,6 @@ compiles of the fixture's own functions. The fixtures are imported the way their
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import sys
 from collections import Counter
@@ -16,7 +14,7 @@ os.environ["JAX_PLATFORMS"] = "cpu"  # before jax is first imported: never touch
 import jax  # noqa: E402
 import pytest  # noqa: E402
 
-from harness import PROJECT_FIXTURES, expected_findings, innermost_line  # noqa: E402
+from harness import PROJECT_FIXTURES, expected_findings, imported, innermost_line  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -30,18 +28,6 @@ def _listen(event: str, duration: float, **kwargs) -> None:
 
 
 jax.monitoring.register_event_duration_secs_listener(_listen)
-
-
-@contextlib.contextmanager
-def imported(project: str, *modules: str):
-    folder = str(PROJECT_FIXTURES / project)
-    sys.path.insert(0, folder)
-    try:
-        yield [importlib.import_module(m) for m in modules]
-    finally:
-        sys.path.remove(folder)
-        for m in modules:
-            sys.modules.pop(m, None)
 
 
 def compiles(name: str, thunk) -> int:
@@ -141,6 +127,8 @@ def test_repetition():
         # compiles once per axis, when used (built once each: not JIT101)
         assert compiles("step", lambda: experiments.anneal(jnp.ones(3), 3)) == 3
         assert compiles("project", lambda: experiments.projectors(jnp.ones((2, 2)), 2)) == 2
+        # a factory called only where an object initialises itself lazily: one compile
+        assert compiles("smooth", lambda: experiments.smooth_repeatedly(jnp.ones(3), 3)) == 1
         # a fit closing over each cluster's members (a mask selects them): one program per length, each
         # needed; the same data rescaled compiles again on every call (JIT101)
         import numpy as np
@@ -401,3 +389,18 @@ def test_rollout_steps():
         assert compiles("single_rollout", lambda: trainer.Trainer(2.0).train(key, 3)) == 3
         assert compiles("single_rollout", lambda: trainer.Evaluator(2.0, key).report(3)) == 1
         assert jnp.isfinite(trainer.Trainer(1.0).collect(key)).all()
+
+
+def test_star_imports():
+    """spectra.py's JAX names all come through `from common import *`: its marked line raises what JIT601
+    says; the look-alikes (a NumPy mask, a module whose own `jnp` is NumPy) run."""
+    assert marked("star_imports") == {("spectra.py", "JIT601")}
+    jnp = jax.numpy
+    with imported("star_imports", "common", "shadowed", "spectra") as (_, shadowed, spectra):
+        with pytest.raises(jax.errors.NonConcreteBooleanIndexError) as info:
+            spectra.stack_ylm(3, jnp.ones((4, 4, 2)))
+        assert innermost_line(info.value, (PROJECT_FIXTURES / "star_imports" / "spectra.py").resolve()) == \
+            _line("star_imports", "spectra.py", "JIT601")
+        assert spectra.stack_fixed(3, jnp.ones((4, 4, 2))).shape == (10, 2)
+        assert shadowed.positive_rows(jnp.ones(4)).shape == (2,)
+        spectra.print_norm(jnp.ones(3))

@@ -473,12 +473,25 @@ class Transforms(Frame):
                 index, keyword = source
                 arg = pos[index] if index < len(pos) else kwarg(expr, keyword)
             value = values_by_arg.get(id(arg)) if arg is not None else None
-            if not isinstance(value, Taint) and arg is not None and isinstance(arg.value, (cst.Tuple, cst.List)) \
-                    and not any(isinstance(el, cst.StarredElement) for el in arg.value.elements):
-                # a display of values jitlint knows nothing of (eager arrays): a container all the same
-                value = Taint(TRACED, "", container=True, elements=tuple(None for _ in arg.value.elements))
+            display = arg.value if arg is not None else None
+            if isinstance(display, (cst.Tuple, cst.List)) and not any(
+                    isinstance(el, cst.StarredElement) for el in display.elements):
+                # a display: a container whatever jitlint knows of its items; a Python number written in it
+                # becomes a traced scalar array (`(0, o, ell)`: the loop counter; levanter's flash attention)
+                known = value.elements if isinstance(value, Taint) and value.container and value.elements is not None \
+                    and len(value.elements) == len(display.elements) else (None,) * len(display.elements)
+                value = Taint(TRACED, "", container=True, elements=tuple(
+                    item if item is not None else
+                    Taint(TRACED, "", is_array=True) if _is_number_literal(el.value) else None
+                    for item, el in zip(known, display.elements)))
             out.append(value if isinstance(value, Taint) and value.container else None)
         return out
+
+
+def _is_number_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or isinstance(expr, cst.Name) and expr.value in ("True", "False")
 
 
 def _operand_like(name: str, structure: Taint | None, depth: int = 0) -> Taint:
