@@ -127,8 +127,13 @@ def skipped_by_repeating_call(a: ModuleFacts, site: CallSite, rep: Repetition) -
         repeating = a.call_sites.get(node) if isinstance(node, cst.Call) else None
         if repeating is None:
             return False
+        caller = repeating.func
+        # (`waveform_function=waveform_function`, the caller's own parameter defaulting to None, may be None:
+        # jaxus's per-transmit simulation, set AX)
         passed = frozenset(param for param, expr in call_arguments(repeating, func)
-                           if not (isinstance(expr, cst.Name) and expr.value == "None"))
+                           if not (isinstance(expr, cst.Name) and (expr.value == "None" or caller is not None and
+                                                                    expr.value in caller.params and
+                                                                    _defaults_to_none(caller, expr.value))))
         if any(arg.star for arg in repeating.node.args):
             return False  # (`f(*args, **kw)`: which are passed is not seen)
     return bool(needs & passed) or bool(wants - passed)

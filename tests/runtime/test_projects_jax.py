@@ -129,6 +129,8 @@ def test_repetition():
         assert compiles("project", lambda: experiments.projectors(jnp.ones((2, 2)), 2)) == 2
         # a factory called only where an object initialises itself lazily: one compile
         assert compiles("smooth", lambda: experiments.smooth_repeatedly(jnp.ones(3), 3)) == 1
+        # a builder behind `if pulse is None`, the repeating call passing its caller's None default: one per call
+        assert compiles("pulse", lambda: experiments.simulate(data, 3)) == 3
         # a fit closing over each cluster's members (a mask selects them): one program per length, each
         # needed; the same data rescaled compiles again on every call (JIT101)
         import numpy as np
