@@ -78,15 +78,30 @@ def _search(facts: ModuleFacts, func: FunctionInfo, variant: tuple | None, guard
     return None
 
 
+class _StepText(str):
+    """A step's text, knowing the edge it says: its kind ("call", "defined", "rule") and the traced function
+    on the caller's side (what a report's message names: `claim_site`)."""
+
+    kind: str = ""
+    caller: str | None = None
+
+
+def _said(text: str, kind: str, caller: str | None) -> _StepText:
+    out = _StepText(text)
+    out.kind, out.caller = kind, caller
+    return out
+
+
 def _step(edge: TraceEdge, target: FunctionInfo) -> Step:
-    caller = edge.caller.name if edge.caller is not None else "module code"
+    caller = edge.caller.name if edge.caller is not None else None
+    shown = caller or "module code"
     if edge.kind == "defined":
-        return edge.node, f"`{target.name}` is defined inside traced `{caller}`"
+        return edge.node, _said(f"`{target.name}` is defined inside traced `{shown}`", "defined", caller)
     if edge.kind == "rule":  # (`how`: its role)
         role = {"fwd": "forward", "bwd": "backward", "jvp": "JVP"}.get(edge.how, edge.how)
-        return edge.node, f"`{target.name}` is the {role} rule of traced `{caller}`: JAX traces it where it " \
-                          f"differentiates `{caller}`"
-    return edge.node, f"traced `{caller}` calls `{target.name}`"
+        return edge.node, _said(f"`{target.name}` is the {role} rule of traced `{shown}`: JAX traces it where it "
+                                f"differentiates `{shown}`", "rule", caller)
+    return edge.node, _said(f"traced `{shown}` calls `{target.name}`", "call", caller)
 
 
 def test_text(facts: ModuleFacts, test: cst.BaseExpression) -> str:
@@ -165,16 +180,10 @@ def claim_variant(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode) -> 
     and its last step: ("call", the traced function that calls `func`) or ("defined", the one defining
     it); None where an entry traces it, or no chain reaches it."""
     path, key = _path_of_claim(facts, func, node)
-    caller = None
-    if path is not None and path[0]:
-        step = path[0][-1]
-        text = step[1] if isinstance(step, tuple) and len(step) == 2 and isinstance(step[1], str) else ""
-        # (the texts `_step` writes)
-        if text.startswith("traced `") and "` calls `" in text:
-            caller = ("call", text[len("traced `"):text.index("` calls `")])
-        elif "` is defined inside traced `" in text and text.endswith("`"):
-            caller = ("defined", text.split("` is defined inside traced `", 1)[1][:-1])
-    return key, caller
+    text = path[0][-1][1] if path is not None and path[0] else None
+    if isinstance(text, _StepText) and text.caller is not None and text.kind in ("call", "defined"):
+        return key, (text.kind, text.caller)
+    return key, None  # (an entry, another file's place, a rule of differentiation)
 
 
 def _path_of_claim(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode):

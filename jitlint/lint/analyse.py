@@ -165,8 +165,8 @@ def _placed(path: str, reports, witnesses, positions) -> list[Finding] | None:
         if (rule.code, line, col) in seen:
             continue
         seen.add((rule.code, line, col))
-        witness = tuple(WitnessStep(node.path, node.line, node.col, text) if isinstance(node, Place) else
-                        WitnessStep(path, p[0], p[1], text) for node, text in steps
+        witness = tuple(WitnessStep(node.path, node.line, node.col, str(text)) if isinstance(node, Place) else
+                        WitnessStep(path, p[0], p[1], str(text)) for node, text in steps
                         if isinstance(node, Place) or (p := positions.get(node)) is not None)
         out.append(Finding(path, line, col, end_line, end_col, rule.code, report.message,
                            report.severity or rule.severity, None, witness=witness))

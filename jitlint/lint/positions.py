@@ -44,8 +44,8 @@ def to_findings(module, path: str, reports, source: str, starts=None, top_level=
             continue
         seen.add(key)
         fix = _fix_of(module, report.fix, positions, lines) if report.fix is not None else None
-        witness = tuple(WitnessStep(node.path, node.line, node.col, text) if isinstance(node, Place) else
-                        WitnessStep(path, where.start.line, where.start.column + 1, text)
+        witness = tuple(WitnessStep(node.path, node.line, node.col, str(text)) if isinstance(node, Place) else
+                        WitnessStep(path, where.start.line, where.start.column + 1, str(text))
                         for node, text in steps
                         if isinstance(node, Place) or (where := positions.get(node)) is not None)
         findings.append(Finding(path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1,
