@@ -215,8 +215,11 @@ class FunctionInfo:
         return names
 
     def free_positional(self, bound: frozenset[str] = frozenset(), bound_self: bool = False) -> list[str]:
+        """The positional parameters a caller passes: less those a partial binds, and `self` (`cls`) where it
+        is reached through an object (`bound_self`) and is a method (a `@staticmethod` has no `self` to bind:
+        `jax.jit(self.adapter, static_argnums=[2])` of a three-parameter one is valid, jax_act, fresh set BO)."""
         free = [p for p in self.positional if p not in bound]
-        return free[1:] if bound_self and free else free
+        return free[1:] if bound_self and self.is_method and free else free
 
     def static_param_names(self, argnums: tuple[int, ...], argnames: tuple[str, ...],
                            bound: frozenset[str] = frozenset(), bound_self: bool = False) -> set[str]:
