@@ -333,6 +333,8 @@ _NON_CALLABLE_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "N
 def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool:
     """A Python callable (not a pytree): a def, lambda, partial, bound method, jitted function, or a
     library function such as `jnp.cos`."""
+    if isinstance(value, FuncValue) and _wrapped_as_pytree(ctx, value):
+        return False
     if isinstance(expr, cst.Lambda) or isinstance(value, FuncValue):
         return True
     if isinstance(expr, cst.Call) and ctx.analysis.call_names.get(expr) == "functools.partial":
@@ -344,6 +346,15 @@ def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool
             return last not in _NON_CALLABLE_CONSTANTS and last[:1].islower() and not last.startswith(
                 ("float", "int", "uint", "bool", "complex", "bfloat"))
     return False
+
+
+def _wrapped_as_pytree(ctx: RuleContext, value: FuncValue) -> bool:
+    """A def decorated with `@jax.tree_util.Partial` (above any other decorator) is a `Partial`, a pytree: a
+    legal traced argument (jax_vumps' matvec handed to a jitted GMRES, fresh set BP)."""
+    node = value.info.node if value.info is not None else None
+    if not isinstance(node, cst.FunctionDef) or not node.decorators:
+        return False
+    return value.info.scope.qualify(node.decorators[0].decorator) in jaxapi.PYTREE_PARTIALS
 
 
 def loops_over_functions(ctx: RuleContext, site: CallSite, expr: cst.BaseExpression) -> bool:

@@ -117,7 +117,8 @@ class CallableToTracedArg(Rule):
         made of functions or that are not pytrees, built where jitlint sees them: an optax
         `GradientTransformation` (`tx = optax.adam(...)`), an instance of a linen Module class, an instance
         of a plain class (also one kept on `self`, even with a `__call__`). An nnx or Equinox Module with a
-        `__call__` is a pytree, not a function: passing it is fine.
+        `__call__` is a pytree, not a function: passing it is fine; so is a def decorated with
+        `@jax.tree_util.Partial`, which makes it a `Partial`.
         """
     why = """
         Non-static arguments must be arrays or pytrees of arrays. A function is neither, so JAX raises

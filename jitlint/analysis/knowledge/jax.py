@@ -215,6 +215,8 @@ TREE_FUNCTIONS = {"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_util
 # and `jax.tree_util.Partial`, a subclass of it (measured on JAX 0.10.2: `@Partial(jax.jit, static_argnums=(0,))`
 # compiles once per static value, as functools' does; jax_healpix, fresh set BN).
 PARTIALS = {"functools.partial", "jax.tree_util.Partial"}
+# Callables that are pytrees (`jax.tree_util.Partial`): a def decorated with one is a legal traced argument.
+PYTREE_PARTIALS = {"jax.tree_util.Partial"}
 # Calls whose result (or whose result's first item, for the flatten functions) lists the leaves of one
 # pytree: a loop over it visits the parts of one structure, the same parts every time it runs.
 TREE_LEAVES = {"jax.tree_util.tree_leaves": False, "jax.tree.leaves": False, "jax.tree_util.tree_flatten": True,
