@@ -1152,16 +1152,19 @@ def stored_per_key(a: "ModuleFacts", func: "FunctionInfo | None", creation_node:
     # `@jax.jit def forward_fn` then `cache[key] = forward_fn`: the decorated def's name holds the wrapper
     names |= {f.name for f in a.functions if f.parent is func and isinstance(f.node, cst.FunctionDef) and
               any(d is creation_node or d.decorator is creation_node for d in f.node.decorators)}
-    code = a.module.code_for_node
-    entries = [(node, unset(code)) for node, unset in _assignments(func.node.body)]
+    code = a.module.code_for_node  # (libcst renders the source: only for the assignments that hold it)
+    entries = list(_assignments(func.node.body))
     for node, unset in entries:
         value = node.value
         if _holds(value, creation_node) or isinstance(value, cst.Name) and value.value in names:
             for target in node.targets:
                 t = target.target
-                if isinstance(t, cst.Subscript) or _outlives_call(func, t) and (
-                        code(t) in unset or _initialises(func, entries, unset, code)):
+                if isinstance(t, cst.Subscript):
                     return True
+                if _outlives_call(func, t):
+                    tested = unset(code)
+                    if code(t) in tested or _initialises(func, entries, tested, code):
+                        return True
     return False
 
 
@@ -1170,7 +1173,7 @@ def _initialises(func: "FunctionInfo", entries, unset: set[str], code) -> bool:
     self._tv0 = ...; self._fns = build(...)`): a lazy initialisation, so everything stored on the object
     in it is built once per object (cosmocnc_jax's cached sigma functions, fresh set BK)."""
     return bool(unset) and any(
-        other >= unset and any(_outlives_call(func, t.target) and code(t.target) in unset for t in node.targets)
+        any(_outlives_call(func, t.target) and code(t.target) in unset for t in node.targets) and other(code) >= unset
         for node, other in entries)
 
 

@@ -99,10 +99,6 @@ def _repeated_candidates(analysis, index):
             rep = repetitions(analysis).get(site.func)  # (worked out once per module)
             if rep is None or any(isinstance(node, Place) for node, _ in rep.steps):
                 continue  # (repeated from another file: that file's export reaches the callee already)
-            if runs.stored_per_key(analysis, site.func, site.node) or \
-                    runs.filled_once_per_key(analysis, site.func, site.node) or \
-                    skipped_by_repeating_call(analysis, site, rep):
-                continue  # built once per object or key however often its function runs, as in this file
         elif runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node) or \
                 runs.filled_once_per_key(analysis, site.func, site.node):
@@ -113,10 +109,22 @@ def _repeated_candidates(analysis, index):
                 continue  # a factory whose product the loop keeps per item: built once for each (jax-lab's kernels)
             target = index.resolve_function(site.qualified)
             if target is not None:
-                yield site, target, rep
+                if not _once_per_run_of_repeated(analysis, site, rep):
+                    yield site, target, rep
                 continue
-        for target in _method_targets(analysis, index, site):
-            yield site, target, rep
+        targets = _method_targets(analysis, index, site)
+        if targets and not _once_per_run_of_repeated(analysis, site, rep):
+            for target in targets:
+                yield site, target, rep
+
+
+def _once_per_run_of_repeated(analysis, site, rep) -> bool:
+    """In a function some loop repeats (`rep`), a call that runs once per object or key however often the
+    function runs, as this file's own repetition has it (a lazy `if not hasattr(self, "_fns"): ...`, a
+    memo dict, a builder behind `if fns is None` that the repeating call passes)."""
+    return rep is not None and (runs.stored_per_key(analysis, site.func, site.node) or
+                                runs.filled_once_per_key(analysis, site.func, site.node) or
+                                skipped_by_repeating_call(analysis, site, rep))
 
 
 def _method_targets(analysis, index, site) -> tuple:
