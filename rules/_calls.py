@@ -333,7 +333,7 @@ _NON_CALLABLE_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "N
 def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool:
     """A Python callable (not a pytree): a def, lambda, partial, bound method, jitted function, or a
     library function such as `jnp.cos`."""
-    if isinstance(value, FuncValue) and _wrapped_as_pytree(ctx, value):
+    if isinstance(value, FuncValue) and _wrapped_as_pytree(value):
         return False
     if isinstance(expr, cst.Lambda) or isinstance(value, FuncValue):
         return True
@@ -348,7 +348,7 @@ def is_function_value(ctx: RuleContext, expr: cst.BaseExpression, value) -> bool
     return False
 
 
-def _wrapped_as_pytree(ctx: RuleContext, value: FuncValue) -> bool:
+def _wrapped_as_pytree(value: FuncValue) -> bool:
     """A def decorated with `@jax.tree_util.Partial` (above any other decorator) is a `Partial`, a pytree: a
     legal traced argument (jax_vumps' matvec handed to a jitted GMRES, fresh set BP)."""
     node = value.info.node if value.info is not None else None

@@ -368,7 +368,7 @@ class Transforms(Frame):
             if not isinstance(in_axes, (cst.Tuple, cst.List)) or \
                     any(isinstance(el, cst.StarredElement) for el in in_axes.elements):
                 continue
-            free = info.free_positional(fv.bound, fv.bound_self and info.is_method)
+            free = info.free_positional(fv.bound, fv.bound_self)
             if any(name not in info.defaults and annotation_kind(info.annotations.get(name)) == "scalar"
                    for name in free[len(in_axes.elements):]):
                 return True
@@ -395,7 +395,7 @@ class Transforms(Frame):
             axes = unbatched_axes(head)
             if axes is None:
                 continue
-            free = info.free_positional(fv.bound, fv.bound_self and info.is_method)  # (a staticmethod has no self)
+            free = info.free_positional(fv.bound, fv.bound_self)  # (a staticmethod has no self to bind)
             out.update(name for name, unbatched in zip(free, axes) if unbatched)
             if rest_unbatched:
                 out.update(free[len(axes):])
@@ -435,9 +435,7 @@ class Transforms(Frame):
                 continue
             info = fv.info
             params: dict[str, Value] = {p: Taint(TRACED, p, flattened=True) for p in info.params if p not in fv.bound}
-            free = [p for p in info.positional if p not in fv.bound]
-            if info.is_method and fv.bound_self and free:
-                free = free[1:]
+            free = info.free_positional(fv.bound, fv.bound_self)  # (what the body's operands fill, in order)
             for name, structure in zip(free, self._operand_structures(expr, q, values_by_arg)):
                 if structure is not None and name in params:
                     params[name] = _operand_like(name, structure)
@@ -449,9 +447,6 @@ class Transforms(Frame):
                 operands = max(len(positional_args(expr)) - (2 if q in jaxapi.LAX_SWITCH else 3), 0) + (
                     1 if kwarg(expr, "operand") or kwarg(expr, "operands") else 0)
             if operands is not None and not info.vararg:
-                free = [p for p in info.positional if p not in fv.bound]
-                if info.is_method and fv.bound_self and free:
-                    free = free[1:]
                 for name in [*free[operands:], *info.kwonly]:
                     if name in info.defaults:
                         params[name] = info.default_const(name)
