@@ -182,7 +182,7 @@ def reports_on_quick_tree(rules, unit: LintUnit) -> bool:
     """Whether the rules report anything on the quick tree of the file; True where that tree cannot be
     built or the analysis fails on it (libcst's parse decides). RecursionError escapes (see `analyse`)."""
     tree, error = parse_python(unit.text)  # pass 1's tree, when this process made it
-    if error is not None:
+    if error is not None or not runs_here(tree):  # (newer syntax: CPython's tree is of a rewritten text)
         return True
     try:
         with cstparse.unvalidated():  # nodes the rules build from it (fixes, `children`) are never written out

@@ -291,10 +291,9 @@ def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
         if isinstance(exc, SyntaxError):
             # valid Python of a newer version (a 3.12 f-string in a notebook run on 3.12): the cell is not
             # analysed, and its JIT000 says why, at info (nothing in the code is wrong)
-            blanked, newer = newer_syntax.downlevel(python, exc)
-            if newer is not None or blanked is not None:
-                exc = newer or newer_syntax.NewerSyntax("type parameters or a `type` alias", "3.12",
-                                                        exc.lineno or 1, exc.offset or 1)
+            _, _, first = newer_syntax.described(python, exc)
+            if first is not None:
+                exc = first
         if exc is not None:
             e = syntax_error(exc)
             e["col"] += c.shift(e["line"])

@@ -71,7 +71,26 @@ PLAIN_LINES = (
     "    return -x\n"
 )
 
-NEW_FSTRING = 'import jax\n\n\n@jax.jit\ndef f(x):\n    return f"{x["a"]}"\n'
+NEW_FSTRINGS = (
+    "import jax\n"
+    "\n"
+    "table = {\"a\": 1}\n"
+    "\n"
+    "\n"
+    "@jax.jit\n"
+    "def step(x, width):\n"
+    "    label = f\"{table[\"a\"]:>{width}} of {\n"
+    "        x.shape[0]  # rows\n"
+    "    }\" \"tail\"\n"
+    "    print(f\"loss {x.sum()} at {table[\"a\"]}\")\n"
+    "    if x > 0:\n"
+    "        return label\n"
+    "    return -x\n"
+)
+# The same program in Python 3.11's f-strings, at the same positions.
+PLAIN_FSTRINGS = (NEW_FSTRINGS.replace('[\"a\"]', "['a']").replace('f\"{table', 'f\"\"\"{table')
+                  .replace("  # rows", "").replace('}\" \"tail', '}\"\"\" \"tail'))
+TSTRING = 'import jax\n\n\n@jax.jit\ndef f(x):\n    return t"{x}"\n'
 
 
 def _seen(text: str, state=None):
@@ -99,13 +118,26 @@ def test_no_fix_is_offered_where_this_python_cannot_compile_the_result():
         assert any(f.fix is not None for f in findings)
 
 
+def test_fstrings_of_python_3_12_are_analysed_where_they_are_written():
+    """Quotes reused inside an f-string, an expression over several lines with a comment in it: the file is
+    the same program as its 3.11 spelling, found at the same places, and the message quotes the code as
+    written. No fix is offered where this Python could not compile the fixed file."""
+    findings = check_source(NEW_FSTRINGS, "f.py").findings
+    assert [(f.line, f.col, f.code) for f in findings] == [(11, 5, "JIT501"), (12, 8, "JIT401")]
+    assert [(f.line, f.col, f.code) for f in check_source(PLAIN_FSTRINGS, "f.py").findings] == \
+        [(11, 5, "JIT501"), (12, 8, "JIT401")]
+    assert "`f\"loss {x.sum()} at {table[...`" in findings[0].message  # (as written, shortened)
+    if sys.version_info < (3, 12):
+        assert all(f.fix is None for f in findings)
+
+
 def test_other_newer_syntax_names_the_python_it_needs():
-    (finding,) = check_source(NEW_FSTRING, "f.py").findings if sys.version_info < (3, 12) else [None]
-    if finding is None:  # 3.12 reads it: analysed as any file
-        assert check_source(NEW_FSTRING, "f.py").findings == []
+    (finding,) = check_source(TSTRING, "f.py").findings if sys.version_info < (3, 14) else [None]
+    if finding is None:  # 3.14 reads it: analysed as any file
+        assert check_source(TSTRING, "f.py").findings == []
         return
-    assert finding.code == "JIT000" and (finding.line, finding.col) == (6, 12)
-    assert "needs Python 3.12 or newer" in finding.message and "syntax error" not in finding.message
+    assert finding.code == "JIT000" and (finding.line, finding.col) == (6, 12)  # at the t-string
+    assert "needs Python 3.14 or newer" in finding.message and "syntax error" not in finding.message
     assert finding.severity == "info"  # valid Python, only not analysed here: nothing to fix in the code
 
 
