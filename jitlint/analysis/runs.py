@@ -1412,7 +1412,8 @@ def only_lowered(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: c
 
 # A transform or lax body given a wrapper calls it then and there (`jax.vmap(jax.jit(f))(x)` compiles `f`'s
 # wrapper eagerly), so handing a wrapper to one is a call, not a hand-over.
-_CALLS_WHAT_IT_IS_GIVEN = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH})
+_CALLS_WHAT_IT_IS_GIVEN = frozenset({*jaxapi.TRANSFORMS, *jaxapi.LAX_BODIES, *jaxapi.LAX_SWITCH, *jaxapi.TREE_MAPS,
+                                     *jaxapi.CALLERS})
 
 
 class _Uses:
@@ -1427,9 +1428,16 @@ class _Uses:
         self.passed: dict[str, int] = {}  # read as a call's argument (`SaveAt(fn=save)`)
         self.passed_ids: set[int] = set()
         body = func.node.body if func is not None and isinstance(func.node, cst.FunctionDef) else a.module
+        called_params: dict[int, set[str]] | None = None
         for node in _walk(body):
             if isinstance(node, cst.Call) and a.call_names.get(node) not in _CALLS_WHAT_IT_IS_GIVEN:
+                site = a.call_sites.get(node)
                 for arg in node.args:
+                    if site is not None and site.callee is not None and not site.callee.info.traced:
+                        if called_params is None:
+                            called_params = _called_parameters(a)
+                        if _receiving_parameter(site, arg) in called_params.get(id(site.callee.info), ()):
+                            continue  # a function of the module that calls what it is given: it is called
                     self.passed_ids.add(id(arg.value))
                     if isinstance(arg.value, cst.Name):
                         self.passed[arg.value.value] = self.passed.get(arg.value.value, 0) + 1
@@ -1451,11 +1459,36 @@ class _Uses:
                 self.reads[name] -= len(exprs)
 
 
+def _called_parameters(a: "ModuleFacts") -> dict[int, set[str]]:
+    """id of each function of the module -> the names it calls that are its own parameters."""
+    called: dict[int, set[str]] = {}
+    for site in a.call_sites.values():
+        f, info = site.node.func, site.func
+        if isinstance(f, cst.Name) and info is not None and f.value in (*info.positional, *info.kwonly):
+            called.setdefault(id(info), set()).add(f.value)
+    return called
+
+
+def _receiving_parameter(site, arg: cst.Arg) -> str | None:
+    """The parameter of the module's function `site` calls that `arg` fills, where the call says plainly."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    positional = [each for each in site.node.args if each.keyword is None]
+    if arg.star or any(each.star for each in positional):
+        return None
+    free = site.callee.info.free_positional(site.callee.bound, site.callee.bound_self)
+    index = next(i for i, each in enumerate(positional) if each is arg)
+    return free[index] if index < len(free) else None
+
+
 def only_passed_on(a: "ModuleFacts", func: "FunctionInfo | None", creation_node: cst.CSTNode,
                    wrapped: cst.CSTNode) -> bool:
     """A wrapper never called where it is made, only handed to other code as an argument
-    (`diffrax.SaveAt(fn=save_nodes)`, `lax.scan(jax.jit(step), ...)`): it compiles where that code calls it,
-    inside a trace not at all (inlined), so whether re-making it costs a compile is that code's to say."""
+    (`diffrax.SaveAt(fn=save_nodes)`): it compiles where that code calls it, inside a trace not at all
+    (inlined), so whether re-making it costs a compile is that code's to say. Handed to code that calls
+    it -- a transform or lax body (`lax.scan(jax.jit(step), ...)`), a tree map, a library function known
+    to call what it is given (`blackjax.smc.base.step`), a function of the module calling the parameter
+    it fills -- it is called there, on every pass."""
     uses = _name_uses(a, func)
     if id(creation_node) in uses.passed_ids:
         return True

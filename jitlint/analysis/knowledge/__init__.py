@@ -7,6 +7,8 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
 - TRANSFORMS: qualified name -> Transform (how the wrapped function is traced).
 - LAX_BODIES / LAX_SWITCH: control-flow calls and which arguments are bodies traced with their operands.
 - TREE_MAPS: functions mapping a callable over pytree leaves (not transforms: they call it per leaf).
+- CALLERS: other library functions that call the functions handed to them each time they run (a jit
+  wrapper made per loop pass and handed to one compiles on every pass).
 - ARRAY_MODULE_PREFIXES / ARRAY_FUNCTIONS: calls computing arrays (traced on traced inputs, and inside jit);
   TREE_FUNCTIONS: calls returning a pytree built from their arguments.
 - STATIC_FUNCS: calls whose result is a Python value even on tracers.
