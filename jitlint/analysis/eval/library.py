@@ -263,9 +263,7 @@ class Library(Frame):
     def partial_value(self, expr: cst.Call, fv: FuncValue) -> FuncValue:
         """`functools.partial(f, ...)` of a function of the module: its bound parameters and literals."""
         bound = set(fv.bound)
-        free = [p for p in fv.info.positional if p not in bound]
-        if fv.bound_self or (fv.info.is_method and fv.info.positional):
-            free = free[1:] if fv.bound_self else free
+        free = fv.info.free_positional(fv.bound, fv.bound_self)  # (a `@staticmethod` through `self` binds no self)
         pos = positional_args(expr)[1:]
         consts = dict(fv.consts)
         bound_args = [*zip(free, (arg.value for arg in pos)),
