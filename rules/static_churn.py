@@ -85,6 +85,35 @@ def _field_of_item(a, site, expr: cst.BaseExpression, depth: int = 0) -> bool:
     return any(isinstance(loop, (cst.For, cst.CompFor)) and root.value in _item_names(a, loop) for loop in site.loops)
 
 
+# Draws of items from a collection (the module functions: a seeded game, a tournament's pairings).
+_DRAWS = frozenset({"random.choice", "random.choices", "random.sample", "numpy.random.choice"})
+
+
+def _field_of_drawn_item(a, site, expr: cst.BaseExpression, varying: set[str]) -> bool:
+    """A field of an object drawn from a collection the loops do not change (`agents = random.choices(league,
+    k=2)` then `agents[0].task_id`; `league[i].task_id`): one of the values that collection's objects hold,
+    the same ones again and again, so at most one compile per distinct value there, reused on every later
+    draw (a league of policies ranked in random pairings: mapox's evaluation, fresh set BQ)."""
+    if not isinstance(expr, cst.Attribute):
+        return False
+    root = expr.value
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    pool: cst.BaseExpression = root
+    if root.value in varying:
+        sources = runs.assigned(a, site.func, root.value)
+        draw = sources[0] if len(sources) == 1 else None
+        if not isinstance(draw, cst.Call) or a.call_names.get(draw) not in _DRAWS or not draw.args or \
+                draw.args[0].keyword is not None or draw.args[0].star:
+            return False
+        pool = draw.args[0].value
+    elif not isinstance(expr.value, cst.Subscript):
+        return False  # `config.depth`: not an item of anything
+    return isinstance(pool, cst.Name) and pool.value not in varying
+
+
 def _item_names(a, loop: cst.For | cst.CompFor) -> set[str]:
     """The names a loop binds to the objects it walks: all of its target's, none of a counting loop's but
     the items `enumerate` pairs with its index (`for i, frame in enumerate(reader)`: `frame`)."""
@@ -299,7 +328,7 @@ class LoopVaryingStaticArg(_ChangingStaticArg):
                 continue  # reported by the more specific JIT302/JIT303
             if _changes_with_passed_shapes(ctx, site, arg.expr, varying) or _describes_passed_slice(ctx, site, arg.expr):
                 continue  # new only with a new shape of another argument, which compiles anyway
-            if _field_of_item(a, site, arg.expr):
+            if _field_of_item(a, site, arg.expr) or _field_of_drawn_item(a, site, arg.expr, varying):
                 continue  # a property of each item (a table's size, a video's rotation), not of a step
             if isinstance(arg.expr, cst.Name) and runs.unpacked_from_call(a, site.func, arg.expr.value) is not None \
                     or runs.part_of_call_results(site.loops, arg.expr):

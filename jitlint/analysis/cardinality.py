@@ -490,8 +490,8 @@ def _is_float(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseEx
 
 
 def class_hash_kind(a: "ModuleAnalysis", class_name: str) -> str:
-    """How instances of a module-local class hash: "value" (frozen dataclass, NamedTuple, Enum, pytree
-    modules, `__hash__`), "unhashable" (a plain `@dataclass` or `__eq__` without `__hash__`: Python sets
+    """How instances of a module-local class hash: "value" (frozen dataclass, `flax.struct.dataclass`,
+    NamedTuple, Enum, pytree modules, `__hash__`), "unhashable" (a plain `@dataclass` or `__eq__` without `__hash__`: Python sets
     `__hash__ = None`), or "identity" (the default object hash: every new object is a new key)."""
     for stmt in a.module.body:
         if not (isinstance(stmt, cst.ClassDef) and stmt.name.value == class_name):
@@ -506,6 +506,8 @@ def class_hash_kind(a: "ModuleAnalysis", class_name: str) -> str:
                 return "value"
         for dec in stmt.decorators:
             d = dec.decorator
+            if a.scope.qualify(d.func if isinstance(d, cst.Call) else d) in jaxapi.FROZEN_DATACLASSES:
+                return "value"  # `@flax.struct.dataclass`: frozen whatever its options say
             name = a.module.code_for_node(d.func if isinstance(d, cst.Call) else d)
             if not name.endswith("dataclass"):
                 continue

@@ -18,7 +18,8 @@ that the evaluator and the rules read. To teach jitlint a library, add a module 
 - MODULE_BASES: model base classes -> framework ("linen", "nnx", "equinox").
 - PYTREE_CLASSES: library pytree classes -> field -> "leaf" / "subtree" / "static"; CONSTRUCTORS: calls
   building one (and the keyword holding a model's apply function); PYTREE_BASES / PYTREE_DECORATORS: what
-  makes a local class a pytree; STATIC_FIELD_CALLS: field(...) calls marking a field static;
+  makes a local class a pytree; FROZEN_DATACLASSES: dataclass decorators that always freeze (their
+  instances hash by value); STATIC_FIELD_CALLS: field(...) calls marking a field static;
   LEAF_FIELD_CALLS: calls whose result, assigned to a Module attribute in `__init__`, is traced -> the
   array-like class it is (an nnx Variable, looked up in PYTREE_CLASSES) or None (the array itself); the
   module's other plain attributes are static.

@@ -68,6 +68,9 @@ CONSTRUCTORS = {TRAIN_STATE + ".create": (TRAIN_STATE, "apply_fn")}
 # Base classes of local pytree dataclasses, and the call marking one of their fields static.
 PYTREE_BASES = {"flax.struct.PyTreeNode", TRAIN_STATE}
 PYTREE_DECORATORS = {"flax.struct.dataclass"}
+# Dataclass decorators that always freeze the class (`flax.struct.dataclass` passes `frozen=True`): its
+# instances hash by their fields' values, so one of plain Python fields is a valid static argument.
+FROZEN_DATACLASSES = {"flax.struct.dataclass"}
 STATIC_FIELD_CALLS = {"flax.struct.field": ("pytree_node", False)}
 
 # Activations re-exported by flax (`nn.relu`, `nnx.gelu`): jax.nn functions, arrays out.
