@@ -428,12 +428,27 @@ def _argument_shape_inputs(a, creation: JitCreation) -> set[str]:
     if func is None:
         return set()
     calls_it = _calls_the_wrapper(creation)
+    hands_it_on = _hands_the_wrapper_on(creation)
     found: set[str] = set()
     for site in a.call_sites.values():
-        if calls_it(site):
+        if calls_it(site) or hands_it_on(site):
             for arg in site.node.args:
                 found |= shape_inputs(a, func, arg.value)
     return found
+
+
+def _hands_the_wrapper_on(creation: JitCreation):
+    """Whether a call site, in the function making the wrapper, hands it to code that calls it, with what
+    to call it with beside it (`time_fn(pallas_fn, A, B, ...)`: a benchmark's timer)."""
+    func = creation.func
+    names = {name for name, exprs in func.assignments.items() if any(e is creation.node for e in exprs)}
+    if isinstance(creation.wrapped, cst.FunctionDef) and any(creation.node is d for d in creation.wrapped.decorators):
+        names.add(creation.wrapped.name.value)
+
+    def hands_it_on(site) -> bool:
+        return site.func is func and any(arg.value is creation.node or isinstance(arg.value, cst.Name) and
+                                         arg.value.value in names for arg in site.node.args)
+    return hands_it_on
 
 
 def _sweep_items_only_traced(ctx: RuleContext, creation: JitCreation) -> bool:

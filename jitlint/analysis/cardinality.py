@@ -420,6 +420,25 @@ _SHAPE_ARGS = {
 }
 
 
+# NumPy's random generators (`rng = np.random.RandomState(0)`, `np.random.default_rng()`) -> their methods'
+# shape arguments, as in `_SHAPE_ARGS` (`rng.randn(n, n)`).
+_GENERATORS = frozenset({"numpy.random.RandomState", "numpy.random.default_rng", "numpy.random.Generator"})
+_GENERATOR_SHAPE_ARGS = {"randn": "all", "rand": "all", "standard_normal": (0, "size"), "random": (0, "size"),
+                         "random_sample": (0, "size"), "normal": (2, "size"), "uniform": (2, "size"),
+                         "integers": (2, "size"), "randint": (2, "size")}
+
+
+def _generator_method(a: "ModuleAnalysis", func: "FunctionInfo | None", call: cst.Call) -> str | None:
+    """`randn` of `rng.randn(n, n)` where `rng` is bound to a NumPy random generator, else None."""
+    f = call.func
+    if not (isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.attr.value in _GENERATOR_SHAPE_ARGS):
+        return None
+    sources = runs.assigned(a, func, f.value.value) or a.module_assignments.get(f.value.value, [])
+    if sources and all(isinstance(src, cst.Call) and a.call_names.get(src) in _GENERATORS for src in sources):
+        return f.attr.value
+    return None
+
+
 def shape_inputs(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression,
                  depth: int = 0) -> set[str]:
     """The names read by the shape arguments of the array constructors `expr` is built with, through the
@@ -427,6 +446,8 @@ def shape_inputs(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
     r) / s)`: {d, r}): what decides the shape of an array passed on."""
     if isinstance(expr, cst.Call):
         spec = _SHAPE_ARGS.get(a.call_names.get(expr) or "")
+        method = _generator_method(a, func, expr) if spec is None else None
+        spec = _GENERATOR_SHAPE_ARGS[method] if method is not None else spec
         positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
         if spec == "all":
             return set().union(*(names_read(v) for v in positional))
