@@ -289,10 +289,14 @@ def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
                 c.python, c.future = hidden, future
                 c.magic = sorted({*magic, *future})
         if isinstance(exc, SyntaxError):
-            # valid Python of a newer version (a 3.12 f-string in a notebook run on 3.12): the cell is not
-            # analysed, and its JIT000 says why, at info (nothing in the code is wrong)
-            _, _, first = newer_syntax.described(python, exc)
-            if first is not None:
+            # valid Python of a newer version (a notebook run on 3.12): where CPython reads the cell with
+            # its newer syntax rewritten in place (type parameters, 3.12 f-strings), the cell is analysed as
+            # written, as a file is (the notebook's module is rewritten the same way when it is parsed);
+            # otherwise it is not analysed, and its JIT000 says why, at info (nothing in the code is wrong)
+            rewritten, _, first = newer_syntax.described(python, exc)
+            if rewritten is not None and compile_cell(rewritten, f"<cell {number}>") is None:
+                exc = None
+            elif first is not None:
                 exc = first
         if exc is not None:
             e = syntax_error(exc)

@@ -340,19 +340,22 @@ def test_a_future_import_at_the_top_of_a_later_cell_is_valid(tmp_path):
     assert json.loads(after)["cells"][2:4] == json.loads(before)["cells"][2:4]
 
 
-def test_a_cell_in_newer_syntax_says_which_python_it_needs_and_the_others_are_linted(tmp_path):
-    """A notebook written for Python 3.12 (a nested-quote f-string) runs there: its cell is not analysed on
-    an older Python, said at info, never as a syntax error; the other cells are linted as usual."""
+def test_a_cell_in_newer_syntax_is_analysed_or_says_which_python_it_needs(tmp_path):
+    """A notebook written for Python 3.12 runs there: a cell with 3.12 f-strings (quotes reused inside) is
+    analysed as written, at its own positions, as a file is; a cell in syntax this Python cannot analyse
+    (a 3.14 template string) is not, said at info, never as a syntax error; the other cells are linted."""
     cells = [code("row = {'name': 'x'}\n", "print(f\"{row['name']}\")\n".replace("'", '"')),
-             code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")]
+             code("import jax\n", "@jax.jit\n", "def f(x):\n",
+                  "    print(f\"{x} {row['name']}\")\n".replace("'", '"'), "    return x\n"),
+             code("greeting = t\"{row}\"\n")]
     (tmp_path / "new.ipynb").write_text(notebook_json(cells), encoding="utf-8")
     data = json.loads(check("--no-cache", "--format", "json", "new.ipynb", cwd=tmp_path).stdout)
-    found = [(d["cell"], d["line"], d["code"], d["severity"]) for d in data]
-    if sys.version_info < (3, 12):
-        assert found[0] == (1, 2, "JIT000", "info") and "needs Python 3.12 or newer" in data[0]["message"]
-        assert "syntax error" not in data[0]["message"]
-        found = found[1:]
-    assert found == [(2, 4, "JIT501", "warning")], data
+    found = [(d["cell"], d["line"], d["col"], d["code"], d["severity"]) for d in data]
+    if sys.version_info < (3, 14):
+        assert found[-1][:4] == (3, 1, 12, "JIT000") and found[-1][4] == "info"
+        assert "needs Python 3.14 or newer" in data[-1]["message"] and "syntax error" not in data[-1]["message"]
+        found = found[:-1]
+    assert found == [(2, 4, 5, "JIT501", "warning")], data
 
 
 def test_a_future_import_after_a_statement_of_its_cell_runs(tmp_path):
