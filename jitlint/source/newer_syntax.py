@@ -144,14 +144,15 @@ def _rewrite_fstrings(positions, lines: list[str], cst) -> bool:
     the tuple of its expressions at their places: the opening quote becomes `(`, the closing one `)`, the
     character after each expression `,`, and every other character of the string a blank (line breaks
     stay, inside the brackets). Format specifications are blanked with what they hold. Whether anything
-    was rewritten."""
+    was rewritten. (Linear in the strings' length: a huge f-string is no hang.)"""
     joined = {id(part) for node in positions if isinstance(node, cst.ConcatenatedString)
               for part in (node.left, node.right)}
     units = [node for node in positions if isinstance(node, (cst.FormattedString, cst.ConcatenatedString))
              and id(node) not in joined]
     units.sort(key=lambda node: (positions[node].start.line, positions[node].start.column))
+    original = list(lines)
     rows: dict[int, list[str]] = {}
-    blanked: set[tuple[int, int]] = set()  # (line, column) of what an outer string blanked
+    open_units: list[tuple[tuple[int, int], list]] = []  # (end, kept spans) of the strings around the next
     done = False
     for unit in units:
         strings = _strings_of(unit, cst)
@@ -159,27 +160,28 @@ def _rewrite_fstrings(positions, lines: list[str], cst) -> bool:
                 any(type(s).__name__ == "TemplatedString" for s in strings):
             continue
         where = positions[unit]
-        if (where.start.line, where.start.column) in blanked:
+        start = (where.start.line, where.start.column)
+        while open_units and open_units[-1][0] <= start:
+            open_units.pop()
+        if open_units and not any(_inside(span, *start) for span in open_units[-1][1]):
             continue  # inside an outer string's format specification: gone with it
-        kept: list = []
-        commas: set[tuple[int, int]] = set()
-        for s in strings:
-            for part in getattr(s, "parts", ()):
-                if isinstance(part, cst.FormattedStringExpression):
-                    span = positions[part.expression]
-                    kept.append(span)
-                    commas.add((span.end.line, span.end.column))
+        kept = [positions[part.expression] for s in strings for part in getattr(s, "parts", ())
+                if isinstance(part, cst.FormattedStringExpression)]
         for line in range(where.start.line, where.end.line + 1):
             row = rows.setdefault(line, list(lines[line - 1]))
             first = where.start.column if line == where.start.line else 0
             last = where.end.column if line == where.end.line else len(row)
-            for col in range(first, last):
-                if any(_inside(span, line, col) for span in kept):
-                    continue
-                row[col] = "," if (line, col) in commas else " "
-                blanked.add((line, col))
+            row[first:last] = " " * (last - first)
+        for span in kept:  # the expressions as written, then a comma after each
+            for line in range(span.start.line, span.end.line + 1):
+                row, text = rows[line], original[line - 1]
+                first = span.start.column if line == span.start.line else 0
+                last = span.end.column if line == span.end.line else len(text)
+                row[first:last] = text[first:last]
+            rows[span.end.line][span.end.column] = ","
         rows[where.start.line][where.start.column] = "("
         rows[where.end.line][where.end.column - 1] = ")"
+        open_units.append(((where.end.line, where.end.column), kept))
         done = True
     for line, row in rows.items():
         lines[line - 1] = "".join(row)
