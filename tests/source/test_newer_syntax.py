@@ -162,3 +162,31 @@ def test_deep_nesting_in_newer_syntax_is_analysed_without_crashing():
     assert [(f.line, f.code) for f in check_source(deep, "f.py").findings] == [(6, "JIT501")]
     too_deep = "def f[T](x):\n    return " + "(" * 5000 + "x" + ")" * 5000 + "\n"
     assert [f.code for f in check_source(too_deep, "f.py").findings] == ["JIT000"]
+
+
+def test_a_3_12_fstring_is_read_by_cpython_as_its_expressions_in_place():
+    """What CPython reads of each 3.12 f-string (nested, with a format specification holding another
+    f-string, joined to plain strings, over lines with a comment) is the tuple of its expressions, each at
+    the place it is written, every line as long as before."""
+    import ast
+
+    from jitlint.source import newer_syntax
+
+    cases = {
+        'x = f"{f"{f"{d["k"]}"}"}"\n': 'x = (  (  (  d["k"],),),)\n',
+        'x = f"{y:{f"{w}"}}" "a"\n': 'x = (  y,             )\n',
+        'x = f"{y}" "a" f"{d["k"]}"\n': 'x = (  y,         d["k"],)\n',
+        'x = (f"{y!r}"\n     f"{d["k"]=}")\n': 'x = ((  y,   \n        d["k"], ))\n',
+        'print(f"{d["a"]} and {\n    d["a"] + 1  # rows\n}")\n': 'print((  d["a"],      \n    d["a"] + 1,       \n ))\n',
+    }
+    for text, expected in cases.items():
+        if sys.version_info >= (3, 12):
+            ast.parse(text)  # the running Python reads it as written: nothing to rewrite
+            continue
+        try:
+            ast.parse(text)
+            raise AssertionError(f"3.11 reads {text!r}")
+        except SyntaxError as error:
+            rewritten, newer = newer_syntax.downlevel(text, error)
+        assert (rewritten, newer) == (expected, None)
+        ast.parse(rewritten)
