@@ -55,6 +55,20 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _HELP = re.compile(r"^\s*(\?\??[\w.*%]*|[\w.*%]+\?\??)\s*$")  # obj?  obj??  ?obj  np.*load*?
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[!%]")  # x = !ls   files = %sx ls
 _INDENT = re.compile(r"[ \t]+")  # IPython's _indent_re
+# IPython's automagic, on by default: a line that starts with the name of a line magic (IPython's own and
+# its shell aliases) and is not Python runs that magic (`cd ..`, `run train.py`, `pip install jax`, `time
+# f(x)`); one that reads on as Python (`run = 3`, `time.sleep(1)`, `ls[0]`) is Python, as IPython reads
+# it too (its PythonOpsChecker), and so is any line Python compiles as it stands.
+_LINE_MAGICS = frozenset("""
+    alias alias_magic autoawait autocall automagic bookmark cat cd clear colors conda config cp cpaste debug
+    dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir less lf lk ll load load_ext loadpy
+    logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba man matplotlib micromamba mkdir
+    more mv notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch
+    psource pushd pwd pycat pylab qtconsole quickref recall rehashx reload_ext rep rerun reset
+    reset_selective rm rmdir run save sc set_env store sx system tb time timeit unalias unload_ext uv who
+    who_ls whos xdel xmode""".split())
+_AUTOMAGIC = re.compile(r"^\s*(\w+)[ \t]+(\S.*)$")
+_READS_ON = re.compile(r"[!=()<>,+*/%^&|]")  # (IPython's PythonOpsChecker: the rest is Python)
 
 
 def is_notebook(path) -> bool:
@@ -239,7 +253,22 @@ class _Lexer:
 
 def _is_magic(code: str) -> bool:
     stripped = code.strip()
-    return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or _ASSIGN_MAGIC.match(code) is not None
+    return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or \
+        _ASSIGN_MAGIC.match(code) is not None or _is_automagic(stripped)
+
+
+def _is_automagic(stripped: str) -> bool:
+    """`cd ..`: a line magic's name and its arguments, which IPython runs as the magic (not Python)."""
+    m = _AUTOMAGIC.match(stripped)
+    if m is None or m.group(1) not in _LINE_MAGICS or _READS_ON.match(m.group(2)):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(stripped, "<line>", "exec", ast.PyCF_ONLY_AST)
+        return False  # Python as it stands
+    except (SyntaxError, ValueError):
+        return True
 
 
 def _neutralise(text: str) -> tuple[str, list[int], str | None]:

@@ -456,6 +456,21 @@ def test_an_indentation_ipython_does_not_strip_is_a_syntax_error(tmp_path):
     assert all("JIT000 syntax error: unexpected indent" in line for line in lines[:2]), lines
 
 
+def test_a_line_magic_without_its_percent_sign_is_a_magic(tmp_path):
+    """IPython's automagic (on by default) runs `cd ..`, `run script.py`, `pip install jax`, `time y = f(x)`
+    as their line magics (IPython 9.19 runs each: fresh set BR's qdpy notebooks, whose saved outputs show
+    they ran); a line that reads on as Python (`run = 3`, `ls[0]`) is Python, and one that is neither
+    (`cd(..`) is a syntax error."""
+    cells = [code("cd ..\n"), code("cd ~/repo\n", "run rotation_kernels.py\n", "pip install jax\n"),
+             code("run = 3\n", "ls = [run]\n", "ls[0]\n", "time y = run + 1\n"),
+             code("cd(..\n"),
+             code("import jax\n", "@jax.jit\n", "def f(x):\n", "    print(x)\n", "    return x\n")]
+    (tmp_path / "magics.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    lines = finding_lines(check("--no-cache", "magics.ipynb", cwd=tmp_path).stdout.decode())
+    assert starts(lines, ["magics.ipynb:cell 4:1:", "magics.ipynb:cell 5:4:5: JIT501"]), lines
+    assert "JIT000 syntax error" in lines[0]
+
+
 def test_cells_that_run_only_on_their_own_are_not_syntax_errors():
     """What compiles as a cell but not in the joined module: no JIT000, and the other cells are linted."""
     from jitlint.source.notebook import NotebookError, read_notebook
