@@ -136,7 +136,7 @@ class Scope:
     scope also knows the modules it star-imports and, where a project index can tell what those export,
     `star_lookup` (a name's binding through them, or None)."""
 
-    __slots__ = ("parent", "bindings", "shadowed", "module_name", "is_package", "stars", "star_lookup")
+    __slots__ = ("parent", "bindings", "shadowed", "rebound", "module_name", "is_package", "stars", "star_lookup")
 
     def __init__(self, parent: "Scope | None" = None, module_name: str | None = None,
                  is_package: bool = False):
@@ -144,6 +144,9 @@ class Scope:
         self.bindings: dict[str, str] = {}
         # Names rebound locally to something that is not an import (they hide outer imports).
         self.shadowed: set[str] = set()
+        # Module-level names imported as one thing and again as another: which one a function reads
+        # depends on when it runs (the cells of a notebook run in order), so neither is believed.
+        self.rebound: set[str] = set()
         self.module_name = module_name if parent is None else parent.module_name
         self.is_package = is_package if parent is None else parent.is_package
         self.stars: list[str] = []
@@ -165,6 +168,12 @@ class Scope:
             # `import jax.numpy as jnp` and, in the branch for a machine without JAX, `import numpy as jnp`
             # (a `try`/`except ImportError`, `if not JAX_AVAILABLE:`): traced code only runs where JAX
             # imported, so there the name is JAX's (JAXTrace, fresh set BF)
+            return
+        if self.parent is None and (local in self.rebound or old is not None and old != qualified):
+            # `import numpy as np` in one cell, `import jax.numpy as np` in a later one: a function the
+            # cells between call reads NumPy's, one called later JAX's (qdpy's notebook, fresh set BR)
+            self.rebound.add(local)
+            self.shadow(local)
             return
         self.bindings[local] = qualified
         self.shadowed.discard(local)

@@ -471,6 +471,25 @@ def test_a_line_magic_without_its_percent_sign_is_a_magic(tmp_path):
     assert "JIT000 syntax error" in lines[0]
 
 
+def test_a_module_imported_under_a_name_another_cell_imports_again_is_not_believed(tmp_path):
+    """`import numpy as np` in cell 1, `import jax.numpy as np` in cell 4: the function cell 3 calls reads
+    NumPy's `minimum` (static ints in, a Python int out: `jnp.arange` of it runs, checked under JAX), one
+    called after cell 4 JAX's (a tracer: ConcretizationTypeError). Which one is not known statically, so
+    no error rests on either (qdpy's notebook, fresh set BR); imported once as JAX's, the error stands."""
+    jitted = code("@partial(jax.jit, static_argnums=(0, 1))\n", "def f_test(ell1, ell2):\n",
+                  "    ell = np.minimum(ell1, ell2)\n", "    return jnp.arange(ell)\n")
+    rebound = [code("import numpy as np\n", "import jax\n", "import jax.numpy as jnp\n",
+                    "from functools import partial\n"), jitted, code("f_test(3, 4)\n"),
+               code("import jax.numpy as np\n")]
+    once = [code("import jax.numpy as np\n", "import jax\n", "import jax.numpy as jnp\n",
+                 "from functools import partial\n"), jitted, code("f_test(3, 4)\n")]
+    for name, cells in (("rebound", rebound), ("once", once)):
+        (tmp_path / f"{name}.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    assert finding_lines(check("--no-cache", "rebound.ipynb", cwd=tmp_path).stdout.decode()) == []
+    (line,) = finding_lines(check("--no-cache", "once.ipynb", cwd=tmp_path).stdout.decode())
+    assert line.startswith("once.ipynb:cell 2:4:") and " JIT604 " in line, line
+
+
 def test_cells_that_run_only_on_their_own_are_not_syntax_errors():
     """What compiles as a cell but not in the joined module: no JIT000, and the other cells are linted."""
     from jitlint.source.notebook import NotebookError, read_notebook
