@@ -45,30 +45,13 @@ from dataclasses import dataclass, field, replace
 
 from jitlint.core.finding import LINE_BREAK, Finding, Severity
 from jitlint.source import newer_syntax
+from jitlint.source.ipython import first_line, line_break, lines_of, neutralise
 from jitlint.source.python import syntax_error
 
 SUFFIX = ".ipynb"
 SEPARATOR = "# jitlint: next notebook cell"
-# Cell magics whose body is still Python run in the kernel.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 
-_HELP = re.compile(r"^\s*(\?\??[\w.*%]*|[\w.*%]+\?\??)\s*$")  # obj?  obj??  ?obj  np.*load*?
-_ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[!%]")  # x = !ls   files = %sx ls
 _INDENT = re.compile(r"[ \t]+")  # IPython's _indent_re
-# IPython's automagic, on by default: a line that starts with the name of a line magic (IPython's own and
-# its shell aliases) and is not Python runs that magic (`cd ..`, `run train.py`, `pip install jax`, `time
-# f(x)`); one that reads on as Python (`run = 3`, `time.sleep(1)`, `ls[0]`) is Python, as IPython reads
-# it too (its PythonOpsChecker), and so is any line Python compiles as it stands.
-_LINE_MAGICS = frozenset("""
-    alias alias_magic autoawait autocall automagic bookmark cat cd clear colors conda config cp cpaste debug
-    dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir less lf lk ll load load_ext loadpy
-    logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba man matplotlib micromamba mkdir
-    more mv notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch
-    psource pushd pwd pycat pylab qtconsole quickref recall rehashx reload_ext rep rerun reset
-    reset_selective rm rmdir run save sc set_env store sx system tb time timeit unalias unload_ext uv who
-    who_ls whos xdel xmode""".split())
-_AUTOMAGIC = re.compile(r"^\s*(\w+)[ \t]+(\S.*)$")
-_READS_ON = re.compile(r"[!=()<>,+*/%^&|]")  # (IPython's PythonOpsChecker: the rest is Python)
 
 
 def is_notebook(path) -> bool:
@@ -94,11 +77,11 @@ class Cell:
 
     @property
     def lines(self) -> int:
-        return len(_lines(self.python))
+        return len(lines_of(self.python))
 
     @functools.cached_property
     def _text_lines(self) -> list[str]:
-        return _lines(self.text)
+        return lines_of(self.text)
 
     def shift(self, line: int) -> int:
         """The columns IPython's indentation strip removed from a line (1-based within the cell)."""
@@ -109,23 +92,7 @@ class Cell:
     @property
     def chunk(self) -> str:
         """Its part of the joined text: `python`, ending with a line break."""
-        return self.python if not self.python or _break(self.python[-1]) else self.python + "\n"
-
-
-def _lines(text: str) -> list[str]:
-    """The lines with their line breaks (no empty last one)."""
-    out, start = [], 0
-    for m in LINE_BREAK.finditer(text):
-        out.append(text[start:m.end()])
-        start = m.end()
-    if start < len(text):
-        out.append(text[start:])
-    return out
-
-
-def _break(line: str) -> str:
-    m = LINE_BREAK.search(line)
-    return m.group() if m else ""
+        return self.python if not self.python or line_break(self.python[-1]) else self.python + "\n"
 
 
 def compile_cell(text: str, name: str = "<cell>") -> Exception | None:
@@ -145,18 +112,13 @@ def _leading_indent(text: str) -> tuple[str, str]:
     with spaces or tabs, that prefix is removed from each line that starts with it (the others stay as
     they are). The text so stripped, and the prefix ("" when there is none). IPython also drops the
     blank lines above that first line; they stay here, so that no line moves."""
-    lines = _lines(text)
+    lines = lines_of(text)
     first = next((line for line in lines if not line.isspace()), "")
     m = _INDENT.match(first)
     if m is None:
         return text, ""
     prefix = m.group()
     return "".join(line[len(prefix):] if line.startswith(prefix) else line for line in lines), prefix
-
-
-def _first_line(lines: list[str]) -> int:
-    """The index of the first line with more than whitespace (the one IPython's cleanup makes first)."""
-    return next((k for k, line in enumerate(lines) if not line.isspace()), 0)
 
 
 def _char_col(line: str, offset: int) -> int:
@@ -177,7 +139,7 @@ def _hide_future(python: str) -> tuple[str, list[int]]:
                            dont_inherit=True)
     except Exception:  # it compiled: only a parser's limit (RecursionError, MemoryError)
         return python, []
-    lines = _lines(python)
+    lines = lines_of(python)
     hidden: list[int] = []
     for stmt in tree.body:
         if not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and not stmt.level):
@@ -195,9 +157,9 @@ def _hide_future(python: str) -> tuple[str, list[int]]:
             width = len(head.rstrip("\r\n")) - start
             if width < len("(None") or end < 1:
                 return python, []
-            lines[first] = head[:start] + "(None".ljust(width) + _break(head)
+            lines[first] = head[:start] + "(None".ljust(width) + line_break(head)
             for k in range(first + 1, last):
-                lines[k] = " " * len(lines[k].rstrip("\r\n")) + _break(lines[k])
+                lines[k] = " " * len(lines[k].rstrip("\r\n")) + line_break(lines[k])
             lines[last] = " " * (end - 1) + ")" + tail[end:]
         hidden += range(first, last + 1)
     new = "".join(lines)
@@ -206,106 +168,15 @@ def _hide_future(python: str) -> tuple[str, list[int]]:
     return new, hidden
 
 
-class _Lexer:
-    """Just enough of Python's lexing to know whether a line starts a logical line: open brackets,
-    strings (a triple-quoted one spans lines) and backslash continuations."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.quote: str | None = None
-        self.continued = False
-
-    @property
-    def at_statement(self) -> bool:
-        return self.depth == 0 and self.quote is None and not self.continued
-
-    def feed(self, line: str) -> None:
-        body = line.rstrip("\r\n")
-        i, n = 0, len(body)
-        while i < n:
-            c = body[i]
-            if self.quote is not None:
-                if c == "\\":
-                    i += 2
-                elif body.startswith(self.quote, i):
-                    i += len(self.quote)
-                    self.quote = None
-                else:
-                    i += 1
-                continue
-            if c == "#":
-                n = i
-                break
-            if c in "'\"":
-                self.quote = c * 3 if body.startswith(c * 3, i) else c
-                i += len(self.quote)
-                continue
-            if c in "([{":
-                self.depth += 1
-            elif c in ")]}":
-                self.depth = max(0, self.depth - 1)
-            i += 1
-        ends_with_backslash = body[:n].endswith("\\")
-        if self.quote in ("'", '"') and not ends_with_backslash:
-            self.quote = None  # an unterminated one-line string: Python's error, not ours to follow
-        self.continued = ends_with_backslash and self.quote is None
-
-
-def _is_magic(code: str) -> bool:
-    stripped = code.strip()
-    return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or \
-        _ASSIGN_MAGIC.match(code) is not None or _is_automagic(stripped)
-
-
-def _is_automagic(stripped: str) -> bool:
-    """`cd ..`: a line magic's name and its arguments, which IPython runs as the magic (not Python)."""
-    m = _AUTOMAGIC.match(stripped)
-    if m is None or m.group(1) not in _LINE_MAGICS or _READS_ON.match(m.group(2)):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(stripped, "<line>", "exec", ast.PyCF_ONLY_AST)
-        return False  # Python as it stands
-    except (SyntaxError, ValueError):
-        return True
-
-
-def _neutralise(text: str) -> tuple[str, list[int], str | None]:
-    """The cell's text with IPython lines replaced (same line count), those lines, and why the whole
-    cell is not Python (a cell magic other than PYTHON_CELL_MAGICS), if it is not."""
-    lines = _lines(text)
-    head = lines[_first_line(lines)] if lines else ""  # IPython drops the blank lines above a cell magic
-    if head.lstrip().startswith("%%"):
-        name = head.strip()[2:].split(None, 1)
-        if not name or name[0] not in PYTHON_CELL_MAGICS:
-            return "".join(_break(line) or "\n" for line in lines), [], f"cell magic {head.strip().split()[0]}"
-    out, magic = [], []
-    lexer = _Lexer()
-    in_magic = False  # a magic line ended with `\`: its next line belongs to it
-    for k, line in enumerate(lines):
-        body = line.rstrip("\r\n")
-        if in_magic or (lexer.at_statement and _is_magic(body)):
-            indent = body[:len(body) - len(body.lstrip())]
-            placeholder = " " * len(body) if in_magic else (indent + "pass").ljust(len(body))
-            out.append(placeholder + _break(line))
-            magic.append(k)
-            in_magic = body.endswith("\\")
-            continue
-        out.append(line)
-        lexer.feed(line)
-    return "".join(out), magic, None
-
-
 def _blank(text: str) -> str:
-    return "".join(_break(line) or "\n" for line in _lines(text))
+    return "".join(line_break(line) or "\n" for line in lines_of(text))
 
 
 def _read_cell(number: int, text: str, hide_future: bool) -> Cell:
     """A code cell as jitlint lints it: as IPython compiles it (indentation stripped, magics
     neutralised), compiled alone; `hide_future`: its `from __future__` imports hidden (a later cell)."""
     dedented, indent = _leading_indent(text)
-    python, magic, skipped = _neutralise(dedented)
+    python, magic, skipped = neutralise(dedented)
     c = Cell(number, text, python, magic=magic, skipped=skipped, dedented=dedented, indent=indent)
     if skipped is None:
         exc = compile_cell(python, f"<cell {number}>")
@@ -516,7 +387,7 @@ class Notebook:
 
 def _split_at(text: str, separator: str) -> list[str]:
     chunks, current = [], []
-    for line in _lines(text):
+    for line in lines_of(text):
         if line.rstrip("\r\n") == separator:
             chunks.append("".join(current))
             current = []
@@ -533,7 +404,7 @@ def _restore(cell: Cell, fixed: str) -> tuple[str, str]:
     lines a fix wrote there)."""
     if not cell.magic and not cell.indent:
         return fixed, fixed
-    old, new, dedented, original = _lines(cell.python), _lines(fixed), _lines(cell.dedented), _lines(cell.text)
+    old, new, dedented, original = lines_of(cell.python), lines_of(fixed), lines_of(cell.dedented), lines_of(cell.text)
     where: dict[int, int] = {}  # a line of `python` -> its line in `fixed`, where the fix kept it
     near: dict[int, int] = {}  # a line the fix wrote -> the line of `python` it replaces or goes before
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
@@ -547,10 +418,10 @@ def _restore(cell: Cell, fixed: str) -> tuple[str, str]:
             what = "a `from __future__` import" if k in cell.future else "an IPython magic line"
             raise NotebookError(f"a fix would change {what} of cell {cell.number}")
         j = where[k]
-        new[j] = dedented[k].rstrip("\r\n") + _break(new[j])
+        new[j] = dedented[k].rstrip("\r\n") + line_break(new[j])
     back = {j: i for i, j in where.items()}
     lines = [(line, j) for j, line in enumerate(new)]
-    head = _first_line(dedented)
+    head = first_line(dedented)
     if cell.magic and cell.magic[0] == head and dedented[head].lstrip().startswith("%%"):
         first = where[head]
         if any(not line.isspace() for line, _ in lines[:first]):
@@ -562,7 +433,7 @@ def _restore(cell: Cell, fixed: str) -> tuple[str, str]:
     out = []
     for line, j in lines:
         if j in back:
-            line = original[back[j]].rstrip("\r\n") + _break(line)  # as it was, indentation included
+            line = original[back[j]].rstrip("\r\n") + line_break(line)  # as it was, indentation included
         elif not line.isspace():  # a line the fix wrote: indented as the line it replaces (or goes before)
             k = near.get(j, -1)
             if 0 <= k < len(original):  # that line, or the nearest one with more than whitespace

@@ -12,12 +12,13 @@ import re
 import warnings
 
 from jitlint.core.deep import run_deep
-from jitlint.source import newer_syntax
+from jitlint.source import ipython, newer_syntax
 
 # A line holding only a backslash (and blanks): valid Python that libcst may read otherwise than CPython
 # (its tree of the file then re-renders other code), so its positions are checked before they are used.
 BACKSLASH_ONLY_LINE = re.compile(r"(?:^|(?<=\r))[ \t\f]*\\(?:\r\n|\r|\n|\Z)", re.MULTILINE)  # (any line ending)
 
+_PERCENT_CELL = re.compile(r"^#[ \t]*%%", re.MULTILINE)  # (ipython.PERCENT_CELL, in a text)
 _last_parse: tuple[str, ast.Module] | None = None  # pass 2 (sliced parsing) asks again for pass 1's tree
 
 
@@ -39,12 +40,15 @@ def parse_python(text: str) -> tuple[ast.Module | None, Exception | None]:
     except SyntaxError as exc:  # perhaps valid Python of a newer version (jitlint.source.newer_syntax)
         blanked, newer = newer_syntax.downlevel(text, exc)
         if blanked is None:
-            return None, newer or exc
+            blanked = _ipython_script(text)  # or a script of IPython cells
+            if blanked is None:
+                return None, newer or exc
         tree, error = parse_python(blanked)
         if error is None:
-            tree.newer_syntax = True  # read by `runs_here`
+            tree.rewritten = True  # read by `runs_here`
             _last_parse = (text, tree)
-        return tree, error
+            return tree, None
+        return None, error
     except Exception as exc:  # ValueError (NUL bytes); MemoryError
         return None, exc
     try:
@@ -63,9 +67,20 @@ def accepted_tree(text: str, path: str) -> tuple[ast.Module | None, Exception | 
 
 
 def runs_here(tree: ast.Module) -> bool:
-    """Whether CPython's tree is of the text itself, not of one with newer syntax blanked out: only a
-    text the running Python compiles may be fixed (a fix is written only where the result compiles)."""
-    return not getattr(tree, "newer_syntax", False)
+    """Whether CPython's tree is of the text itself, not of one with newer syntax blanked out or IPython
+    lines read as `pass`: only a text the running Python compiles may be fixed (a fix is written only
+    where the result compiles)."""
+    return not getattr(tree, "rewritten", False)
+
+
+def _ipython_script(text: str) -> str | None:
+    """A script of `# %%` cells (jupytext's percent format, VS Code's and Spyder's interactive cells) runs
+    in IPython: with its IPython lines read as `pass` (jitlint.source.ipython), the text CPython reads, or
+    None where it has none."""
+    if not _PERCENT_CELL.search(text):
+        return None
+    script = ipython.neutralise_script(text)
+    return script if script != text else None
 
 
 def _parse(text: str) -> ast.Module:
