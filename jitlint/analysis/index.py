@@ -10,6 +10,7 @@ be cached by content and replaced alone when one file changes (the LSP and the c
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import asdict, dataclass, field
 
 from jitlint.analysis import jaxapi
@@ -642,6 +643,7 @@ class ProjectIndex:
     def __init__(self, summaries: list[ModuleSummary] | None = None):
         self.modules: dict[str, ModuleSummary] = {}
         self._subclasses: dict[str, list[tuple[ModuleSummary, str]]] | None = None  # (see `_subclasses_of`)
+        self._aliases: dict[str, str] | None = None  # (see `_namespace_aliases`)
         for summary in summaries or ():
             self.add(summary)
 
@@ -649,10 +651,34 @@ class ProjectIndex:
         if summary.module:
             self.modules[summary.module] = summary
             self._subclasses = None
+            self._aliases = None
 
     def remove(self, module: str) -> None:
         self.modules.pop(module, None)
         self._subclasses = None
+        self._aliases = None
+
+    def module(self, name: str) -> ModuleSummary | None:
+        """The project module `name` names: by its own name, or by the name it has under the folders
+        above its package that hold no `__init__.py` (namespace packages: `core/envs/grid.py`, named
+        `grid` from its folder, is what `from core.envs.grid import GridEnv` imports)."""
+        summary = self.modules.get(name)
+        if summary is None and self.modules:
+            primary = self._namespace_aliases().get(name)
+            summary = self.modules.get(primary) if primary is not None else None
+        return summary
+
+    def _namespace_aliases(self) -> dict[str, str]:
+        """Alias -> module name, for every name a module has under up to four folders above its package;
+        a name two modules could have, or one a module has as its own, is nobody's alias."""
+        if self._aliases is None:
+            claims: dict[str, set[str]] = {}
+            for name, summary in self.modules.items():
+                for alias in _namespace_names(summary):
+                    claims.setdefault(alias, set()).add(name)
+            self._aliases = {alias: next(iter(names)) for alias, names in claims.items()
+                             if len(names) == 1 and alias not in self.modules}
+        return self._aliases
 
     def lookup(self, qualified: str, _depth: int = 0) -> JitSignature | None:
         """`pkg.model.train_step` -> its signature, following `from .model import train_step` re-exports."""
@@ -660,7 +686,7 @@ class ProjectIndex:
             return None
         module, _, name = qualified.rpartition(".")
         while module:
-            summary = self.modules.get(module)
+            summary = self.module(module)
             if summary is not None:
                 head, _, rest = name.partition(".")
                 if not rest and head in summary.jitted:
@@ -679,7 +705,7 @@ class ProjectIndex:
         for `from jax.tree_util import Partial as partial`), or its own function or class; through its own
         star imports too. None for a name it does not export (a leading underscore, not in `__all__`) or
         does not bind in a way the index knows."""
-        summary = self.modules.get(module)
+        summary = self.module(module)
         if summary is None or _depth > 4 or (name not in summary.public if summary.public is not None
                                              else name.startswith("_")):
             return None
@@ -700,7 +726,7 @@ class ProjectIndex:
         re-exports, and the name there; None for anything else."""
         for _ in range(9):
             module, _, name = qualified.rpartition(".")
-            summary = self.modules.get(module)
+            summary = self.module(module)
             if summary is None or not name:
                 return None
             if name in summary.functions or name in summary.classes or name in summary.scalars or \
@@ -716,11 +742,11 @@ class ProjectIndex:
         project module re-exports (followed through other project modules); None otherwise."""
         for _ in range(9):
             module, _, name = qualified.rpartition(".")
-            summary = self.modules.get(module)
+            summary = self.module(module)
             if summary is None or not name or name not in summary.imports:
                 return None
             qualified = summary.imports[name]
-            if qualified.rpartition(".")[0] not in self.modules:
+            if self.module(qualified.rpartition(".")[0]) is None:
                 return qualified
         return None
 
@@ -834,22 +860,24 @@ class ProjectIndex:
     def base_modules(self, module: str) -> set[str]:
         """The project modules defining a base (direct or not) of a class of `module`: a caller holding an
         object declared of such a base may run that class's methods (dynamic dispatch)."""
-        summary = self.modules.get(module)
+        summary = self.module(module)
         if summary is None:
             return set()
         return {base.module for name in summary.class_bases for base, _ in self._class_chain(f"{module}.{name}")
                 if base.module and base.module != module}
 
     def importers(self, modules: set[str]) -> set[str]:
-        """The modules whose top-level imports name one of `modules` (or something in one)."""
-        return {name for name, summary in self.modules.items() if summary.imports_any(modules)}
+        """The modules whose top-level imports name one of `modules` (or something in one), by its name or
+        a namespace-package name (`module`)."""
+        wanted = set(modules) | {alias for alias, name in self._namespace_aliases().items() if name in modules}
+        return {name for name, summary in self.modules.items() if summary.imports_any(wanted)}
 
     def is_memoizer(self, qualified: str, _depth: int = 0) -> bool:
         """Whether `qualified` names a project function that memoizes what it decorates."""
         if _depth > 8 or not qualified:
             return False
         module, _, name = qualified.rpartition(".")
-        summary = self.modules.get(module)
+        summary = self.module(module)
         if summary is None:
             return False
         if name in summary.memoizers:
@@ -861,3 +889,26 @@ class ProjectIndex:
     def dependencies(self, qualified_names) -> list[tuple[str, JitSignature | None]]:
         """What a file's findings depend on: each name it resolves through the index, and the result."""
         return [(q, self.lookup(q)) for q in sorted(set(qualified_names))]
+
+
+def _namespace_names(summary: ModuleSummary) -> list[str]:
+    """The names a module has under the folders above its package (or above it, outside any package),
+    which hold no `__init__.py` (the package would reach them otherwise), nearest first: Python imports
+    it so from a folder up that tree (namespace packages). A folder whose name is no identifier ends the
+    names; at most four. (No file system access: the index asks this for every module.)"""
+    if not summary.module or not summary.path:
+        return []
+    parts = summary.module.split(".")
+    folder = os.path.dirname(os.path.abspath(summary.path))
+    is_package = os.path.basename(summary.path) == "__init__.py"
+    for _ in range(len(parts) if is_package else len(parts) - 1):
+        folder = os.path.dirname(folder)  # the folder holding the top package (or the module)
+    names, name = [], summary.module
+    for _ in range(4):
+        parent, here = os.path.split(folder)
+        if not here.isidentifier() or parent == folder:
+            break
+        name = f"{here}.{name}"
+        names.append(name)
+        folder = parent
+    return names

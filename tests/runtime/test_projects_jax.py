@@ -393,6 +393,22 @@ def test_rollout_steps():
         assert jnp.isfinite(trainer.Trainer(1.0).collect(key)).all()
 
 
+def test_namespace_packages():
+    """A class imported through folders without `__init__.py` (`from core.envs.grid import GridEnv`): its
+    bound method jitted per key recompiles per key (JIT101); hoisted, once."""
+    import sys
+
+    assert marked("namespace_packages") == {("play.py", "JIT101")}
+    keys = list(jax.numpy.arange(3))
+    try:
+        with imported("namespace_packages", "play") as (play,):
+            assert compiles("step", lambda: play.play(keys)) == len(keys)
+            assert compiles("step", lambda: play.play_hoisted(keys)) == 1
+    finally:
+        for name in ("core.envs.grid", "core.envs", "core"):
+            sys.modules.pop(name, None)
+
+
 def test_star_imports():
     """spectra.py's JAX names all come through `from common import *`: its marked line raises what JIT601
     says; the look-alikes (a NumPy mask, a module whose own `jnp` is NumPy) run."""
