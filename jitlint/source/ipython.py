@@ -100,6 +100,8 @@ class _Lexer:
 
 def _is_magic(code: str) -> bool:
     stripped = code.strip()
+    if stripped.strip("%") == "" and stripped:
+        return False  # a bare `%` or `%%` names no magic: IPython refuses it too
     return stripped.startswith(("%", "!")) or _HELP.match(stripped) is not None or \
         _ASSIGN_MAGIC.match(code) is not None or _is_automagic(stripped)
 
@@ -125,7 +127,7 @@ def neutralise(text: str) -> tuple[str, list[int], str | None]:
     head = lines[first_line(lines)] if lines else ""  # IPython drops the blank lines above a cell magic
     if head.lstrip().startswith("%%"):
         name = head.strip()[2:].split(None, 1)
-        if not name or name[0] not in PYTHON_CELL_MAGICS:
+        if name and name[0] not in PYTHON_CELL_MAGICS:  # (a bare `%%` names none: not a cell magic)
             return "".join(line_break(line) or "\n" for line in lines), [], f"cell magic {head.strip().split()[0]}"
     out, magic = [], []
     lexer = _Lexer()

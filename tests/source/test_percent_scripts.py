@@ -46,3 +46,11 @@ def test_the_same_lines_without_cells_are_a_syntax_error():
 def test_a_real_syntax_error_in_a_script_of_cells_is_still_one():
     (finding,) = check_source(CELLS.replace("def step(x):", "def step(x)"), "tutorial.py").findings
     assert (finding.line, finding.code) == (11, "JIT000") and finding.message == "syntax error: expected ':'"
+
+
+def test_a_bare_percent_line_names_no_magic():
+    """A stray `%%` line (rl_with_jax's scratch script, labelled set BK) is no magic: IPython refuses it."""
+    ((line, _, code, _),) = _found(CELLS.replace("%env MUJOCO_GL=egl\n", "%%\n"))
+    assert (line, code) == (6, "JIT000")
+    ((line, _, code, _),) = _found(CELLS.replace("%%bash\necho 'not python ('\n", "\n%%\n"))
+    assert (line, code) == (17, "JIT000")  # first in its cell: no cell magic either
