@@ -162,6 +162,9 @@ class NumpyOnTracer(Rule):
                  "and raises TracerArrayConversionError; use `jnp.asarray({array})[...]`",
         "call": "`{call}` on traced value {value} {where} converts it to a NumPy array and raises "
                 "TracerArrayConversionError; use `{instead}`",
+        "host": "`{call}` on traced value {value} {where} converts it to a NumPy array and raises "
+                "TracerArrayConversionError; write it outside the traced function, or from it with "
+                "`jax.debug.callback`",
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
@@ -186,9 +189,15 @@ class NumpyOnTracer(Rule):
                 traced = certain_tracer(a, arg.value, GRAD_TRACED)
                 if traced is not None:
                     short = q.replace("numpy.", "np.")
-                    yield Report(node, self.message("call", call=short, value=describe(ctx, arg.value, traced, site),
+                    # (`jnp.save` is NumPy's own `save`: files are written on the host, not from a trace)
+                    yield Report(node, self.message("host" if q in _HOST_WRITERS else "call", call=short,
+                                                    value=describe(ctx, arg.value, traced, site),
                                                     where=where(site, a, node), instead=short.replace("np.", "jnp.")))
                     break
+
+
+# NumPy's writers, which `jax.numpy` re-exports as they are (measured: `jnp.save is np.save`).
+_HOST_WRITERS = frozenset({"numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt"})
 
 
 def _is_module_numpy_array(a, site, name: str) -> bool:
