@@ -18,7 +18,7 @@ from jitlint.analysis.facade import GRAD_TRACED
 from jitlint.core.finding import Severity
 from jitlint.rules.base import Report, Rule, RuleContext
 
-from ._helpers import calls, certain_tracer, describe, where
+from ._helpers import calls, certain_tracer, describe, formatted_tracer, where
 
 
 class ConcreteValueOfTracer(Rule):
@@ -26,10 +26,13 @@ class ConcreteValueOfTracer(Rule):
     name = "concrete-value-of-tracer"
     summary = "`int()`, `float()`, `bool()`, `.item()`, `.tolist()` or `math.*` on a traced value"
     severity = Severity.ERROR
-    raises = ("ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError")
+    raises = ("ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError", "TypeError")
     what = """
         Finds conversions of a traced value to a Python value inside traced code: `int(t)`, `float(t)`,
-        `bool(t)`, `complex(t)`, `operator.index(t)`, `t.item()`, `t.tolist()`, and `math.*(t)`.
+        `bool(t)`, `complex(t)`, `operator.index(t)`, `t.item()`, `t.tolist()`, and `math.*(t)`; and an
+        f-string that formats a traced value with a format specification (`label = f"{loss:.4f}"`), which
+        raises `TypeError` (an empty specification, or `!r` first, formats the tracer's text instead; in a
+        `print`, JIT501 reports it with its fix).
         """
     why = """
         A tracer has no concrete value, so JAX raises `ConcretizationTypeError` (or one of its
@@ -81,6 +84,9 @@ class ConcreteValueOfTracer(Rule):
                 "ConcretizationTypeError; use the `jnp` equivalent (`jnp.{function}`)",
         "method": "`.{method}()` of traced value {value} {where} needs a concrete value and raises "
                   "ConcretizationTypeError; keep it an array",
+        "format": "`{text}` formats traced value {value} with a format specification {where}: a tracer has no "
+                  "formatted value, so building the string raises TypeError; print it with "
+                  "`jax.debug.print(\"{{x:.4f}}\", x=...)` (formatted on the host), or format it outside",
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
@@ -105,6 +111,13 @@ class ConcreteValueOfTracer(Rule):
                 if traced is not None:
                     yield Report(node, self.message("method", method=node.func.attr.value, where=where(site, a, node),
                                                     value=describe(ctx, node.func.value, traced, site)))
+        printed = {id(arg.value) for call, _ in a.sites_of(cst.Call) if calls(a, call, "print") for arg in call.args}
+        for node, site in a.sites_of(cst.FormattedString):
+            found = formatted_tracer(a, node) if id(node) not in printed else None  # (a print's: JIT501 says it)
+            if found is not None:
+                expr, traced = found
+                yield Report(node, self.message("format", text=ctx.short(node, 40), where=where(site, a, node),
+                                                value=describe(ctx, expr, traced, site)))
 
 
 class NumpyOnTracer(Rule):

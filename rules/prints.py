@@ -18,7 +18,7 @@ from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, Rul
 from jitlint.source.cstwalk import descendants
 
 from ._debug_print import Converter, Message, debug_print_call, escape, literal_text
-from ._helpers import calls, describe, jax_module, mentions_traced, where
+from ._helpers import calls, describe, formatted_tracer, jax_module, mentions_traced, where
 
 _PRINT_KEYWORDS = {"sep", "end", "file", "flush"}
 
@@ -212,6 +212,9 @@ class PrintTracedValue(Rule):
     messages = {
         "print": "`print` of traced value {value} {where}: it runs once, at trace time, and shows a tracer instead of "
                  "the values (and nothing on later calls); use `jax.debug.print`",
+        "format": "`print` formats traced value {value} with a format specification {where}: a tracer has no "
+                  "formatted value, so building the string raises TypeError at trace time and nothing is "
+                  "printed; use `jax.debug.print`, which formats the values on the host",
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
@@ -220,6 +223,14 @@ class PrintTracedValue(Rule):
             if not calls(a, call, "print"):
                 continue
             shown = None
+            raising = next((found for arg in call.args if isinstance(arg.value, cst.FormattedString)
+                            for found in [formatted_tracer(a, arg.value)] if found is not None), None)
+            if raising is not None:
+                # (certain: the string is never built, nothing is printed; the fix prints what it meant)
+                yield Report(call, self.message("format", value=describe(ctx, raising[0], raising[1], site),
+                                                where=where(site, a, call)),
+                             fix=_debug_print_fix(ctx, call, site), severity=Severity.ERROR)
+                continue
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value in _PRINT_KEYWORDS:
                     continue

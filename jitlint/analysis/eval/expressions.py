@@ -125,6 +125,7 @@ class Expressions(Frame):
             if isinstance(part, cst.FormattedStringExpression):
                 self.expr(part.expression)
                 if part.format_spec:
+                    self.record(expr)  # (a format specification: what it formats must be concrete, JIT404)
                     for sub in part.format_spec:
                         if isinstance(sub, cst.FormattedStringExpression):
                             self.expr(sub.expression)
