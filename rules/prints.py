@@ -41,7 +41,10 @@ class PrintTracedValue(Rule):
         `print` is a Python side effect. Under `jit` it runs once, while JAX traces the function, and
         prints the tracer (`JitTracer(float32[3])`) rather than the numbers. Later calls hit the compile
         cache and print nothing, so the output is both useless and misleadingly quiet. Printing static
-        values (`x.shape`, `x.dtype`, a static argument, a plain string) is fine and is not reported.
+        values (`x.shape`, `x.dtype`, a static argument, a plain string) is fine and is not reported. An
+        f-string field with a format specification (`f"loss={loss:.3f}"`) does not even print: a tracer
+        has no formatted value, so building the string raises `TypeError` at trace time; that print is
+        reported at error.
         """
     instead_note = """
         `jax.debug.print` is staged into the computation and prints the runtime values on every call.

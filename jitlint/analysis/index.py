@@ -644,11 +644,15 @@ class ProjectIndex:
         self.modules: dict[str, ModuleSummary] = {}
         self._subclasses: dict[str, list[tuple[ModuleSummary, str]]] | None = None  # (see `_subclasses_of`)
         self._aliases: dict[str, str] | None = None  # (see `_namespace_aliases`)
+        self._contested: set[str] = set()  # module names two files have claimed (no aliases for them)
         for summary in summaries or ():
             self.add(summary)
 
     def add(self, summary: ModuleSummary) -> None:
         if summary.module:
+            old = self.modules.get(summary.module)
+            if old is not None and old.path != summary.path:
+                self._contested.add(summary.module)
             self.modules[summary.module] = summary
             self._subclasses = None
             self._aliases = None
@@ -674,6 +678,8 @@ class ProjectIndex:
         if self._aliases is None:
             claims: dict[str, set[str]] = {}
             for name, summary in self.modules.items():
+                if name in self._contested:
+                    continue  # (two `utils/benchmark.py` in one tree: which one an alias means is not known)
                 for alias in _namespace_names(summary):
                     claims.setdefault(alias, set()).add(name)
             self._aliases = {alias: next(iter(names)) for alias, names in claims.items()

@@ -568,11 +568,31 @@ def repeats_same_work(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
                       node: cst.CSTNode | None = None, sweeps: bool = True) -> bool:
     """Whether `loop` runs `node` again and again with the same meaning: not a sweep over configurations,
     not a pass over names, not a retry that runs it again only after a failure."""
-    return not (sweeps and is_fixed_sweep(a, func, loop_iterable(loop)) or iterates_names(a, loop) or
+    return not (at_most_one_pass(a, loop) or sweeps and is_fixed_sweep(a, func, loop_iterable(loop)) or
+                iterates_names(a, loop) or
                 iterates_sizes(a, loop)
                 or iterates_command_line(a, func, loop) or patches_imported_state(a, func, loop)
                 or node is not None and (reruns_only_on_failure(a, loop, node) or leaves_after(a, loop, node)
                                          or runs_on_one_pass(a, func, loop, node) or runs_once(a, loop, node)))
+
+
+def at_most_one_pass(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
+    """`for seed in range(1):`, `for x in [only]:`: a loop over a literal range or display of at most one
+    item runs its body once at most, repeating nothing (jax-verify's test over one seed, fresh sets AT
+    and BN)."""
+    iterable = loop_iterable(loop)
+    if isinstance(iterable, (cst.List, cst.Tuple)):
+        return len(iterable.elements) <= 1 and not any(isinstance(el, cst.StarredElement) for el in iterable.elements)
+    if not (isinstance(iterable, cst.Call) and a.call_names.get(iterable) == "range" and 1 <= len(iterable.args) <= 3
+            and all(arg.keyword is None and not arg.star for arg in iterable.args)):
+        return False
+    values = [literal_const(arg.value) for arg in iterable.args]
+    if any(v is None or not isinstance(v.value, int) or isinstance(v.value, bool) for v in values):
+        return False
+    try:
+        return len(range(*(v.value for v in values))) <= 1
+    except ValueError:  # range(0, 3, 0)
+        return False
 
 
 def patches_imported_state(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:

@@ -31,3 +31,11 @@ def test_an_alias_two_modules_could_have_is_neither_and_an_own_name_wins():
     assert index.module("core.envs.grid") is None
     assert index.module("envs.grid") is index.modules["envs.grid"]
     assert index.module("core.envs.grid2") is index.modules["grid2"]
+
+
+def test_a_module_name_two_files_claim_gives_no_alias():
+    """Two `utils/benchmark.py` in one tree (a repository vendoring another): the index keeps one file
+    under `benchmark`, and `utils.benchmark` could mean either, so it means neither."""
+    index = _index(("benchmark", "/r/gymnax-blines/utils/benchmark.py"),
+                   ("benchmark", "/r/baselines/gymnax-blines/utils/benchmark.py"))
+    assert index.module("utils.benchmark") is None and index.module("benchmark") is not None
