@@ -44,10 +44,7 @@ class Binding(Frame):
             return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
         if not self.recording:
-            if not _names_the_def(expr, info):
-                # (`jax.vmap(f, axes)(xs, flags)`, `g(xs, flags)` of `g = jax.vmap(f)`: a transformed call, whose
-                # trace gets what it passes; a plain `f(x, flag=True)` passes it to no trace)
-                self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
             self._note_eager_objects(info, expr, fv, arg_values, skip_first or fv.bound_self)
             instance = self._returned_instance(info)
             self.last_call_value = FuncValue(returned) if returned is not None else instance
@@ -326,13 +323,3 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
         for name in info.defaults - params.keys():
             params[name] = info.default_const(name)  # not passed: the default's value
     return params
-
-
-def _names_the_def(expr: cst.Call, info: FunctionInfo) -> bool:
-    """`f(...)` or `obj.f(...)`: an eager call of the def itself, not of a transformed value bound to
-    another name. What it passes a defaulted parameter reaches no trace of `f` (jax-gptq's eager
-    `eval_jaxpr_with_quantized_args(..., remat_unpack=...)`, whose pjit'd partial leaves it at its default:
-    fresh set BS)."""
-    f = expr.func
-    name = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None
-    return name == info.name
