@@ -394,18 +394,18 @@ def test_rollout_steps():
 
 
 def test_namespace_packages():
-    """A class imported through folders without `__init__.py` (`from core.envs.grid import GridEnv`): its
-    bound method jitted per key recompiles per key (JIT101); hoisted, once."""
+    """A class imported through folders without `__init__.py` (`from core.envs.chain import ChainEnv`): its
+    bound method jitted per push recompiles per push (JIT101); jitted once, once."""
     import sys
 
     assert marked("namespace_packages") == {("play.py", "JIT101")}
-    keys = list(jax.numpy.arange(3))
+    pushes = list(jax.numpy.arange(3.0))
     try:
         with imported("namespace_packages", "play") as (play,):
-            assert compiles("step", lambda: play.play(keys)) == len(keys)
-            assert compiles("step", lambda: play.play_hoisted(keys)) == 1
+            assert compiles("advance", lambda: play.episode(pushes)) == len(pushes)
+            assert compiles("advance", lambda: play.episode_jitted_once(pushes)) == 1
     finally:
-        for name in ("core.envs.grid", "core.envs", "core"):
+        for name in ("core.envs.chain", "core.envs", "core"):
             sys.modules.pop(name, None)
 
 
