@@ -111,10 +111,13 @@ class ConcreteValueOfTracer(Rule):
                 if traced is not None:
                     yield Report(node, self.message("method", method=node.func.attr.value, where=where(site, a, node),
                                                     value=describe(ctx, node.func.value, traced, site)))
-        printed = {id(arg.value) for call, _ in a.sites_of(cst.Call) if calls(a, call, "print") for arg in call.args}
+        printed: set[int] | None = None  # (the f-strings print calls are given: asked only once one is found)
         for node, site in a.sites_of(cst.FormattedString):
-            found = formatted_tracer(a, node) if id(node) not in printed else None  # (a print's: JIT501 says it)
-            if found is not None:
+            found = formatted_tracer(a, node)
+            if found is not None and printed is None:
+                printed = {id(arg.value) for call, _ in a.sites_of(cst.Call) if calls(a, call, "print")
+                           for arg in call.args}
+            if found is not None and id(node) not in printed:  # (a print's: JIT501 says it)
                 expr, traced = found
                 yield Report(node, self.message("format", text=ctx.short(node, 40), where=where(site, a, node),
                                                 value=describe(ctx, expr, traced, site)))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
-from jitlint.analysis.literals import argument, evaluated, literal_const
+from jitlint.analysis.literals import argument, evaluated
 from jitlint.source.cstwalk import children, descendants, target_names
 
 if TYPE_CHECKING:
@@ -216,17 +216,8 @@ _FEW_RANGE = 3
 def _few_elements(a: "ModuleAnalysis", iterable: cst.BaseExpression) -> bool:
     """A loop target is one element of `iterable`: of `range(3)` or `range(1, 4)` with integers written in
     the source, at most three values."""
-    if not (isinstance(iterable, cst.Call) and a.call_names.get(iterable) == "range" and iterable.args
-            and len(iterable.args) <= 3 and all(arg.keyword is None and not arg.star for arg in iterable.args)):
-        return False
-    consts = [literal_const(arg.value) for arg in iterable.args]
-    values = [c.value for c in consts if c is not None]
-    if len(values) != len(consts) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return False
-    try:
-        return len(range(*values)) <= _FEW_RANGE
-    except ValueError:  # range(0, 3, 0)
-        return False
+    length = runs.literal_range_length(a, iterable)
+    return length is not None and length <= _FEW_RANGE
 
 
 def _not_rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.BaseExpression) -> bool:

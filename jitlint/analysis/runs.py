@@ -583,16 +583,23 @@ def at_most_one_pass(a: "ModuleFacts", loop: cst.CSTNode) -> bool:
     iterable = loop_iterable(loop)
     if isinstance(iterable, (cst.List, cst.Tuple)):
         return len(iterable.elements) <= 1 and not any(isinstance(el, cst.StarredElement) for el in iterable.elements)
+    length = literal_range_length(a, iterable)
+    return length is not None and length <= 1
+
+
+def literal_range_length(a: "ModuleFacts", iterable: cst.BaseExpression | None) -> int | None:
+    """How many values `range(...)` with integers written in the source gives (`range(1, 4)`: 3), or None
+    for anything else."""
     if not (isinstance(iterable, cst.Call) and a.call_names.get(iterable) == "range" and 1 <= len(iterable.args) <= 3
             and all(arg.keyword is None and not arg.star for arg in iterable.args)):
-        return False
+        return None
     values = [literal_const(arg.value) for arg in iterable.args]
     if any(v is None or not isinstance(v.value, int) or isinstance(v.value, bool) for v in values):
-        return False
+        return None
     try:
-        return len(range(*(v.value for v in values))) <= 1
+        return len(range(*(v.value for v in values)))
     except ValueError:  # range(0, 3, 0)
-        return False
+        return None
 
 
 def patches_imported_state(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.CSTNode) -> bool:
