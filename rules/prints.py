@@ -11,6 +11,7 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi
+from jitlint.analysis.cardinality import names_read
 from jitlint.analysis.facade import ContextKind
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
@@ -241,7 +242,8 @@ class PrintTracedValue(Rule):
                 if traced is not None:
                     shown = describe(ctx, arg.value, traced, site)
                     break
-            if shown is None:
+            if shown is None or _shown_by_debug_print(a, site, [arg.value for arg in call.args
+                                                                 if mentions_traced(a, arg.value) is not None]):
                 continue
             yield Report(call, self.message("print", value=shown, where=where(site, a, call)),
                          fix=_debug_print_fix(ctx, call, site))
@@ -462,6 +464,24 @@ def _log_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
         ok = conv.print_arg(first, msg) if literal_text(first) is None else _plain(first, msg)
     return _debug_print(ctx, call, msg if ok else None, "", site, "Print with jax.debug.print instead of logging",
                         unsafe=True)
+
+
+def _shown_by_debug_print(a, site, printed: list[cst.BaseExpression]) -> bool:
+    """The same function also stages `jax.debug.print` (or a debug callback) of what this `print` shows:
+    the run-time values are printed already, and the plain `print` shows the trace-time structure on
+    purpose (`print("A", a)` then `jax.debug.print("A:{}", a)`: jax-fem's inverse scripts, fresh set BS).
+    Nothing to fix."""
+    shown = set().union(*(names_read(expr) for expr in printed))
+    if not shown or not isinstance(site.func.node, cst.FunctionDef):
+        return False
+    staged = set()
+    for node in descendants(site.func.node.body):
+        if isinstance(node, cst.Call) and a.call_names.get(node) in _STAGED_PRINTS:
+            staged |= set().union(*(names_read(arg.value) for arg in node.args))
+    return shown <= staged
+
+
+_STAGED_PRINTS = frozenset({"jax.debug.print", "jax.debug.callback"})
 
 
 def _plain(node, msg: Message) -> bool:
