@@ -181,6 +181,9 @@ class FunctionInfo:
         self.callback = False  # target of a host callback: runs on concrete values
         self.eager_done = False
         self.passed_params: set[str] = set()  # defaulted params some caller passes explicitly
+        # ... and those a call that reaches a trace passes (a jitted or transformed call, not an eager call
+        # of the def by its own name): only these are surely traced when passed
+        self.trace_passed_params: set[str] = set()
         self.assignments: dict[str, list[cst.BaseExpression]] = {}  # local name -> assigned expressions
         self.unpacked: set[str] = set()  # local names also bound to a part of an unpacked value (`a, b = f()`)
         self.def_loop: cst.CSTNode | None = None  # the loop (in the enclosing function) around this def

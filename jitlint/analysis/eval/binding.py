@@ -30,7 +30,7 @@ class Binding(Frame):
         any_arg = join(*arg_taints)
         if fv.transform is not None or info.jit_binding is not None and not fv.partial:
             # Calling a jitted function: it has its own context; the result is an array.
-            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self, reaches_trace=True)
             self._note_classes(info, expr, fv, arg_values, skip_first or fv.bound_self)
             self._note_scalars(info, expr, fv, arg_values, skip_first or fv.bound_self)
             result = self.array_result(any_arg, in_jit, expr, "jit") if (any_arg or in_jit) else None
@@ -44,7 +44,10 @@ class Binding(Frame):
             return _derivative_result(fv, result, arg_taints)
         returned = _returned_def(info)
         if not self.recording:
-            self._note_passed(info, expr, fv, skip_first or fv.bound_self)
+            # (`jax.vmap(f, axes)(xs, flags)`, `g(xs, flags)` of `g = jax.vmap(f)`: a transformed call, whose
+            # trace gets what it passes; a plain `f(x, flag=True)` passes it to no trace)
+            self._note_passed(info, expr, fv, skip_first or fv.bound_self,
+                              reaches_trace=not _names_the_def(expr, info))
             self._note_eager_objects(info, expr, fv, arg_values, skip_first or fv.bound_self)
             instance = self._returned_instance(info)
             self.last_call_value = FuncValue(returned) if returned is not None else instance
@@ -148,12 +151,16 @@ class Binding(Frame):
         if changed and info.traced:
             self.scheduler.refresh(info)
 
-    def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool) -> None:
-        """Remember which defaulted parameters callers pass (they are traced when passed)."""
-        names = self._param_names_for_args(info, expr, fv, skip_self)
-        newly = {n for n in names if n in info.defaults} - info.passed_params
-        if newly:
+    def _note_passed(self, info: FunctionInfo, expr: cst.Call, fv: FuncValue, skip_self: bool,
+                     reaches_trace: bool) -> None:
+        """Remember which defaulted parameters callers pass (they are traced when a call that reaches a trace
+        passes them; passed only eagerly, their value in a trace is not known to be the default either)."""
+        names = {n for n in self._param_names_for_args(info, expr, fv, skip_self) if n in info.defaults}
+        newly = names - info.passed_params
+        newly_traced = names - info.trace_passed_params if reaches_trace else set()
+        if newly or newly_traced:
             info.passed_params |= newly
+            info.trace_passed_params |= newly_traced
             if info.traced:
                 self.scheduler.refresh(info)
 
@@ -323,3 +330,16 @@ def bind_arguments(info: FunctionInfo, positional: list[str], specs, arg_values,
         for name in info.defaults - params.keys():
             params[name] = info.default_const(name)  # not passed: the default's value
     return params
+
+
+def _names_the_def(expr: cst.Call, info: FunctionInfo) -> bool:
+    """`f(...)` or `obj.f(...)` of an undecorated def: an eager call of the def itself, not of a transformed
+    value bound to another name. What it passes a defaulted parameter reaches no trace of `f` (jax-gptq's
+    eager `eval_jaxpr_with_quantized_args(..., remat_unpack=...)`, whose pjit'd partial leaves it at its
+    default: fresh set BS). A decorated def's name is bound to what its decorators made (`@custom_vjp` over
+    `@jit`: ejkernel's `_mean_pooling`, fresh set W), which may trace it."""
+    if isinstance(info.node, cst.FunctionDef) and info.node.decorators:
+        return False
+    f = expr.func
+    name = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None
+    return name == info.name

@@ -242,6 +242,10 @@ class Transforms(Frame):
             params[name] = Taint(TRACED, name, is_array=is_array and not container, container=container,
                                  filtered=(graph_nodes or filtered or nnx_module) and not is_array,
                                  class_name=module_class, mapping=mapping, flattened=True)
+            if name in info.defaults and name not in info.trace_passed_params:
+                # passed only by eager calls of the def: this trace sees the default, or whatever a call
+                # jitlint cannot see passes -- not surely a tracer (jax-gptq's `remat_unpack`, fresh set BS)
+                params[name] = dataclasses.replace(params[name], is_array=False, is_bool=False, opaque=True)
             if name == info.kwarg and static_entries:
                 # `static_argnames=("mem_limit",)` of `f(m, **hierarchy)`: JAX keeps that keyword's value
                 # static (measured on JAX 0.10.2; jaxFMM, fresh set BC), the other entries are traced leaves
