@@ -15,8 +15,10 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.repetition import (called_free_names, loop_varying, repetitions, skipped_by_repeating_call,
                                          varies_between_runs)
-from jitlint.analysis.cardinality import depends_on, describes_structure, names_read, shape_inputs, varying_names
+from jitlint.analysis.cardinality import (SHAPE_CONSTRUCTORS, depends_on, describes_structure, names_read,
+                                          shape_inputs, varying_names)
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
+from jitlint.analysis.sites import parameters_filled
 from jitlint.analysis.facade import FuncValue, JitCreation
 from jitlint.analysis.qualnames import canonical
 from jitlint.core.finding import Applicability, Severity
@@ -256,6 +258,8 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
         wrapped = first
     if isinstance(wrapped, cst.Name) and _function_changes_each_pass(a, creation, wrapped.value):
         return True
+    if isinstance(wrapped, cst.Name) and creation.func is not None:
+        structure |= _factory_shapes(a, creation, wrapped.value)
     if isinstance(wrapped, cst.Name) and isinstance(creation.target, FuncValue) and wrapped is creation.wrapped:
         infos = [creation.target.info]
     elif isinstance(wrapped, cst.Name):
@@ -272,8 +276,10 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
         bound.add(wrapped.value)
     names = set().union(*(called_free_names(a, f.node.body, set(f.params) | set(f.assignments)) for f in infos))
     for f in infos:  # a closure's free names that hold structure (`n = x.shape[0]`, read in the body)
-        structure |= {n for n in names_read(f.node.body) - set(f.params) - set(f.assignments)
-                      if describes_structure(a, creation.func, cst.Name(n))}
+        free = names_read(f.node.body) - set(f.params) - set(f.assignments)
+        structure |= {n for n in free if describes_structure(a, creation.func, cst.Name(n))}
+        # ... or that the body makes arrays of (`jnp.ones(dim_)`, `jnp.arange(dim_)`): a shape it bakes in
+        structure |= free & _shapes_made(a, f)
     names |= structure | _argument_shape_inputs(a, creation)
     rep = repetitions(a).get(creation.func) if creation.func is not None else None
     if names and varies_between_runs(a, creation.func, names, varying_names(creation), rep):
@@ -287,6 +293,38 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     # name). Only when every loop that repeats it is such a sweep: a count or a pass over data around it
     # runs each item's program again.
     return _changes_with_sweep_items(a, creation, rep, bound | set().union(*(_free_reads(f) for f in infos)))
+
+
+def _shapes_made(a, f) -> set[str]:
+    """The names read by the shape arguments of the array constructors in `f`'s body."""
+    return set().union(*(shape_inputs(a, f, node) for node in descendants(f.node.body)
+                         if isinstance(node, cst.Call) and a.call_names.get(node) in SHAPE_CONSTRUCTORS))
+
+
+def _factory_shapes(a, creation: JitCreation, name: str) -> set[str]:
+    """`fwd = jax.remat(make_fwd(dim_, p))`: `name` holds the def a factory of the module returns, made of
+    arrays whose shapes the factory's parameters give (`jnp.ones(dim_)` in it): the names passed there are
+    baked into the program as shapes (jax-quantum-research's per-size gradient benchmark, fresh set BT)."""
+    out: set[str] = set()
+    for src in runs.assigned(a, creation.func, name):
+        for _ in range(4):  # through `jax.remat(...)`, `jax.vmap(...)`: the function they wrap
+            q = a.call_names.get(src) if isinstance(src, cst.Call) else None
+            if not (q in jaxapi.TRANSFORMS and jaxapi.TRANSFORMS[q].returns_function and src.args):
+                break
+            src = src.args[0].value
+        if not (isinstance(src, cst.Call) and isinstance(src.func, cst.Name)):
+            continue
+        factory = a.lookup_function(src.func.value, creation.func)
+        returned = {r.value.value for r in runs.own_returns(factory) if isinstance(r.value, cst.Name)} \
+            if factory is not None else set()
+        product = factory.local_defs.get(returned.pop()) if len(returned) == 1 else None
+        if product is None:
+            continue
+        shaped = _shapes_made(a, product) - set(product.params) - set(product.assignments)
+        specs = [(arg.keyword.value if arg.keyword is not None else None, arg.star) for arg in src.args]
+        out |= set().union(*(names_read(arg.value) for param, arg in zip(parameters_filled(factory, specs), src.args)
+                             if param in shaped))
+    return out
 
 
 def _function_changes_each_pass(a, creation: JitCreation, name: str) -> bool:

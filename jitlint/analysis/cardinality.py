@@ -411,6 +411,9 @@ _SHAPE_ARGS = {
 }
 
 
+SHAPE_CONSTRUCTORS = frozenset(_SHAPE_ARGS)
+
+
 # NumPy's random generators (`rng = np.random.RandomState(0)`, `np.random.default_rng()`) -> their methods'
 # shape arguments, as in `_SHAPE_ARGS` (`rng.randn(n, n)`).
 _GENERATORS = frozenset({"numpy.random.RandomState", "numpy.random.default_rng", "numpy.random.Generator"})

@@ -199,6 +199,10 @@ class FunctionInfo:
             self._names_read = names_spelt(self.node)
         return self._names_read
 
+    def default_expr(self, name: str) -> cst.BaseExpression | None:
+        """The default written for parameter `name`, if any."""
+        return self._default_exprs.get(name)
+
     def default_const(self, name: str) -> Const | None:
         """The default of parameter `name` when it is a literal Python constant or an array module
         (`xp=jnp`)."""

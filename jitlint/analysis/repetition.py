@@ -227,10 +227,18 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
         site = a.call_sites.get(node)
         if site is None:
             return False
-        args = [expr for param, expr in call_arguments(site, func) if param in params]
+        passed = call_arguments(site, func)
+        args = [expr for param, expr in passed if param in params]
+        varying = loop_varying(a, site, items)
+        if func.def_loop is not None and func.def_loop in site.loops:
+            # a def made on each pass evaluates its defaults on each pass: `def make_fwd(dim_=dim)` called
+            # as `make_fwd()` reads this pass's `dim` (jax-quantum-research's per-size benchmark, fresh set BT)
+            written = {param for param, _ in passed}
+            defaults = [func.default_expr(p) for p in params - written if func.default_expr(p) is not None]
+            if any(depends_on(a, site.func, expr, varying) for expr in defaults):
+                return True
         if not args:
             return False
-        varying = loop_varying(a, site, items)
         if any(depends_on(a, site.func, expr, varying) for expr in args):
             return True
         func, names = site.func, set().union(*(names_read(expr) for expr in args))
