@@ -242,7 +242,7 @@ class PrintTracedValue(Rule):
                 if traced is not None:
                     shown = describe(ctx, arg.value, traced, site)
                     break
-            if shown is None or _shown_by_debug_print(a, site, [arg.value for arg in call.args
+            if shown is None or _aborts_after(site, call) or _shown_by_debug_print(a, site, [arg.value for arg in call.args
                                                                  if mentions_traced(a, arg.value) is not None]):
                 continue
             yield Report(call, self.message("print", value=shown, where=where(site, a, call)),
@@ -464,6 +464,23 @@ def _log_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
         ok = conv.print_arg(first, msg) if literal_text(first) is None else _plain(first, msg)
     return _debug_print(ctx, call, msg if ok else None, "", site, "Print with jax.debug.print instead of logging",
                         unsafe=True)
+
+
+def _aborts_after(site, call: cst.Call) -> bool:
+    """The print's block ends in a `raise` (`print("sigmoid", s); raise ValueError("Stop")`): a dump before
+    stopping, at trace time, where `jax.debug.print` would print nothing -- the trace never finishes
+    (Jax-MARLHF's reward model, fresh set BT)."""
+    if not isinstance(site.func.node, cst.FunctionDef):
+        return False
+    for node in descendants(site.func.node.body):
+        if not isinstance(node, cst.IndentedBlock):
+            continue
+        for i, stmt in enumerate(node.body):
+            if isinstance(stmt, cst.SimpleStatementLine) and any(
+                    isinstance(small, cst.Expr) and small.value is call for small in stmt.body):
+                return any(isinstance(later, cst.SimpleStatementLine) and
+                           any(isinstance(small, cst.Raise) for small in later.body) for later in node.body[i:])
+    return False
 
 
 def _shown_by_debug_print(a, site, printed: list[cst.BaseExpression]) -> bool:
