@@ -373,10 +373,19 @@ def _through_calls(tree: ast.Module, summary: ModuleSummary) -> None:
                      if isinstance(f, ast.FunctionDef) and f.name in summary.classes.get(stmt.name, ())]
     calls = {key: {node.func.id for node in walk(fn.body) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
              for key, fn in defs}
+    for key, fn in defs:
+        # a method calling `self.other(...)` of its own class (jax-spectral-dns's `perform_time_step` calling
+        # `self.perform_runge_kutta_step`, which jits a nested def: fresh set BT)
+        owner, _, _ = key.rpartition(".")
+        first = fn.args.posonlyargs[:1] or fn.args.args[:1]
+        if owner and first:
+            calls[key] |= {f"{owner}.{node.func.attr}" for node in walk(fn.body) if isinstance(node, ast.Call)
+                           and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                           and node.func.value.id == first[0].arg}
     for table in (summary.jit_makers, summary.size_feeders):
         grew = bool(table)
         while grew:
-            known = {name for name in table if "." not in name}
+            known = set(table)
             added = [key for key, called in calls.items() if key not in table and not called.isdisjoint(known)]
             table += added
             grew = bool(added)
@@ -840,6 +849,17 @@ class ProjectIndex:
         again (`compiles_per_run`): its own, one it inherits, or a project subclass's (an object declared of
         the class may be of any subclass): a loop calling it on such an object may compile again and again."""
         return bool(self.methods_compiling_per_run(qualified, None))
+
+    def overrides_compiling_per_run(self, module: str) -> bool:
+        """Whether a class of `module` has a project subclass in another module whose override of one of its
+        methods may compile again on every run: a loop of `module` calling that method on `self` (or on an
+        object of the class) runs the override (jax-spectral-dns's `Equation.solve`, fresh set BT)."""
+        summary = self.module(module)
+        if summary is None:
+            return False
+        return any(target != module and key.rpartition(".")[2] in methods
+                   for name, methods in summary.classes.items()
+                   for target, key in self.methods_compiling_per_run(f"{module}.{name}", None))
 
     def methods_compiling_per_run(self, qualified_class: str, method: str | None) -> tuple[tuple[str, str], ...]:
         """(module, "Class.method") of each plain method `method` (None: any) an object of the project class

@@ -185,7 +185,10 @@ def is_relevant(facts: Facts, index=None) -> bool:
                 return True
         if "." in q and matters(q):
             return True
-    return False
+    # a class whose subclass in another file overrides one of its methods with one that compiles per run
+    overrides = getattr(index, "overrides_compiling_per_run", None)
+    return overrides is not None and facts.summary is not None and bool(facts.summary.classes) and \
+        overrides(facts.summary.module)
 
 
 def references(tree: ast.Module, module: str | None, is_package: bool) -> set[str]:

@@ -87,8 +87,16 @@ def _repeated_candidates(analysis, index):
     if compiles is None:
         return
     for site in analysis.call_sites.values():
-        if not site.eager or site.callee is not None:
+        if not site.eager:
             continue
+        overrides = ()
+        if site.callee is not None:
+            # `self.perform_time_step(...)` in a base class's loop, resolved to this file's method: an object
+            # of a subclass in another file runs its override (jax-spectral-dns's `Equation.solve`, fresh
+            # set BT)
+            overrides = _overrides_elsewhere(analysis, index, site)
+            if not overrides:
+                continue
         rep = None
         if site.loop is None:
             # not in a loop here, but in a function a loop of this file runs again and again (a training
@@ -102,6 +110,11 @@ def _repeated_candidates(analysis, index):
         elif runs.loops_are_sweeps(analysis, site.func, site.loops, site.node) or \
                 runs.builds_collection(analysis, site.loop, site.node) or \
                 runs.filled_once_per_key(analysis, site.func, site.node):
+            continue
+        if overrides:
+            if not _once_per_run_of_repeated(analysis, site, rep):
+                for target in overrides:
+                    yield site, target, rep
             continue
         if site.qualified and "." in site.qualified and compiles(site.qualified):
             if index.value_kind(site.qualified) == "returns function" and site.loop is not None and \
@@ -138,6 +151,22 @@ def _method_targets(analysis, index, site) -> tuple:
         return ()
     q = _class_of(analysis, site, func.value)
     return index.methods_compiling_per_run(q, func.attr.value) if q else ()
+
+
+def _overrides_elsewhere(analysis, index, site) -> tuple:
+    """`self.m(...)` (or `obj.m(...)` on an object of a class of this file) resolved to a method of a class
+    of this file: the overrides of `m` that subclasses in other files define and whose every run may
+    compile again, as (module, "Class.method")."""
+    func, callee = site.node.func, site.callee
+    if not isinstance(func, cst.Attribute) or callee.info.class_name is None or \
+            getattr(index, "methods_compiling_per_run", None) is None:
+        return ()
+    module = analysis.scope.module_name
+    if not module:
+        return ()
+    return tuple(target for target in index.methods_compiling_per_run(f"{module}.{callee.info.class_name}",
+                                                                      func.attr.value)
+                 if target[0] != module)
 
 
 def _class_of(analysis, site, expr) -> str | None:

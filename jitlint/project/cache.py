@@ -96,6 +96,9 @@ CLASS_COMPILES = "@class-compiles:"
 # A project class and a method name (`METHOD_COMPILES + "pkg.hmm.HMM#fit"`), asked which such methods an
 # object of the class may run: its own or inherited, a subclass's (`methods_compiling_per_run`).
 METHOD_COMPILES = "@method-compiles:"
+# A project module, asked whether a class of it has a subclass in another module overriding one of its
+# methods with one that compiles on every run (`overrides_compiling_per_run`).
+OVERRIDES_COMPILE = "@overrides-compile:"
 
 
 class Resolver:
@@ -132,6 +135,9 @@ class Resolver:
                 cls, _, method = qualified[len(METHOD_COMPILES):].rpartition("#")
                 targets = self.index.methods_compiling_per_run(cls, method)
                 found = " ".join(":".join(target) for target in targets) or None
+            elif qualified.startswith(OVERRIDES_COMPILE):
+                found = "overrides-compile" if self.index.overrides_compiling_per_run(
+                    qualified[len(OVERRIDES_COMPILE):]) else None
             elif qualified.startswith(STAR_REF):
                 # `*common:jax.jit`: what it names through the star import, and that name's signature when
                 # it is a jitted function of the project (either changes what a file's lint found)
@@ -166,6 +172,9 @@ class Resolver:
 
     def class_compiles_per_run(self, qualified: str) -> bool:
         return self.digest(CLASS_COMPILES + qualified) is not None
+
+    def overrides_compiling_per_run(self, module: str) -> bool:
+        return self.digest(OVERRIDES_COMPILE + module) is not None
 
     def hits(self, names) -> dict[str, str]:
         out = {}

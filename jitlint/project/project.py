@@ -173,7 +173,8 @@ class Project:
         reached = {module} | index.base_modules(module) if stale else set()
         for caller, (path, text, is_package) in stale.items():
             summary = index.modules.get(caller)
-            if summary is None or not summary.imports_any(reached):
+            # (a base's own module reaches the subclass's overrides through `self`)
+            if summary is None or not (caller in reached or summary.imports_any(reached)):
                 continue  # it imports nothing of `module`: what it gives stays unknown until one does
             result = pipeline.check_source(text, path, self.config, apply_noqa=False, module_name=caller,
                                            is_package=is_package, index=index, exports=True)

@@ -29,7 +29,7 @@ from jitlint.lint.pipeline import decode, import_linting, in_cells, lint_relevan
 from jitlint.lint.results import PARSE_ERROR_CODE, FileResult, RunResult, RunStats, error_dict, file_error
 from jitlint.lint.unit import LintUnit
 from jitlint.project.cache import (CLASS_COMPILES, COMPILES, FUNCTION, KIND, MAKES_JIT, MEMOIZER, METHOD, METHOD_COMPILES,
-                                   Cache, Resolver,
+                                   OVERRIDES_COMPILE, Cache, Resolver,
                                    content_hash)
 from jitlint.project.discovery import ModuleNames, files_to_lint
 from jitlint.source.reading import read_source
@@ -257,7 +257,9 @@ def project_exports(paths: Iterable[Path], index: "ProjectIndex", *, jobs: int =
     todo = []
     for f in files:
         facts = f.facts
-        if f.module not in callers or facts is None or facts.error is not None or facts.suppressed \
+        # (a module importing no project module calls into one only through a subclass's override)
+        if f.module not in callers and not (f.module and resolver.overrides_compiling_per_run(f.module)) \
+                or facts is None or facts.error is not None or facts.suppressed \
                 or not prefilter.is_relevant(facts, resolver) or _cached(f, cache, resolver, [], None, stats):
             continue
         if f.data is None:
@@ -447,6 +449,10 @@ class _RecordingIndex:
     def methods_compiling_per_run(self, qualified_class: str, method: str):
         self.looked_up.add(f"{METHOD_COMPILES}{qualified_class}#{method}")
         return self._index.methods_compiling_per_run(qualified_class, method)
+
+    def overrides_compiling_per_run(self, module: str) -> bool:
+        self.looked_up.add(OVERRIDES_COMPILE + module)
+        return self._index.overrides_compiling_per_run(module)
 
     def __getattr__(self, name: str):
         self.opaque = True

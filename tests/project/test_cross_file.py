@@ -174,3 +174,37 @@ def test_a_method_called_on_a_base_class_runs_each_subclass_override(tmp_path, m
     # on disk: the cache follows the caller
     trainer.write_text(source.replace(LOOP, ONCE), encoding="utf-8")
     assert found(Project.discover(str(elites)).lint([str(elites)]), "elites.py") == set()
+
+
+BASE_LOOP = "        for i in range(self.steps):\n            state = self.perform_time_step(state, i)\n"
+BASE_ONCE = "        state = self.perform_time_step(state, 0)\n"
+
+
+def test_a_base_class_loop_runs_the_override_of_a_subclass_in_another_file(tmp_path, monkeypatch):
+    """tests/fixtures/projects/base_loops: the base class's own loop (solvers/equation.py, no JAX there)
+    calls `self.perform_time_step`, which a subclass in solvers/navier.py overrides with a stage jitting a
+    nested update. Cold, cached, after the base's loop changed on disk, and in the editor."""
+    copy = tmp_path / "base_loops"
+    shutil.copytree(PROJECT_FIXTURES / "base_loops", copy)
+    (copy / "pyproject.toml").write_text("[tool.jitlint]\n", encoding="utf-8")
+    monkeypatch.chdir(copy)
+    navier = Path("solvers") / "navier.py"
+    expected = marked(copy, str(navier))
+    assert {code for _, code in expected} == {"JIT101"}
+    cold = Project.discover(str(navier)).lint([str(navier)])
+    assert found(cold, "navier.py") == expected
+    (finding,) = cold.findings
+    assert [Path(s.path).name for s in finding.witness][:1] == ["equation.py"]
+    warm = Project.discover(str(navier)).lint([str(navier)])
+    assert warm.stats.cached == 1 and found(warm, "navier.py") == expected
+    assert found(Project.discover(str(navier)).lint(["solvers/heat.py"]), "heat.py") == set()
+    p = Project(copy, ALL, cache=False)
+    text = navier.read_text(encoding="utf-8")
+    assert found(p.lint_text(text, str(navier)), "navier.py") == expected
+    equation = copy / "solvers" / "equation.py"
+    source = equation.read_text(encoding="utf-8")
+    assert BASE_LOOP in source
+    p.update(str(equation), source.replace(BASE_LOOP, BASE_ONCE))
+    assert found(p.lint_text(text, str(navier)), "navier.py") == set()
+    equation.write_text(source.replace(BASE_LOOP, BASE_ONCE), encoding="utf-8")
+    assert found(Project.discover(str(navier)).lint([str(navier)]), "navier.py") == set()

@@ -422,3 +422,16 @@ def test_star_imports():
         assert spectra.stack_fixed(3, jnp.ones((4, 4, 2))).shape == (10, 2)
         assert shadowed.positive_rows(jnp.ones(4)).shape == (2,)
         spectra.print_norm(jnp.ones(3))
+
+
+def test_base_loops():
+    """A base class's time loop (no JAX in its file) calls `self.perform_time_step`: a subclass in another
+    file overrides it with a stage that jits a nested update on every call, so every step compiles again
+    (JIT101 in navier.py); the look-alike subclass's update is jitted once at import."""
+    jnp = jax.numpy
+    assert marked("base_loops") == {("navier.py", "JIT101")}
+    with imported("base_loops", "solvers", "solvers.equation", "solvers.navier", "solvers.heat", "run") as \
+            (_, _, navier, heat, run):
+        assert compiles("update", lambda: navier.NavierStokes(3).solve(jnp.ones(3))) == 3
+        assert compiles("diffuse", lambda: heat.Heat(3).solve(jnp.ones(3))) == 1
+        assert compiles("diffuse", lambda: run.main(3)) == 1
