@@ -98,6 +98,10 @@ class IfOnTracedValue(Rule):
         # marking the value static only helps where jit traces the function itself
         "remedy under jit": "use `jnp.where(cond, a, b)` or `lax.cond`/`lax.select`, or make the value static with "
                             "`static_argnames`",
+        # a loop of unknown trip count has no select form: it is a `while_loop`
+        "loop remedy": "use `lax.while_loop(cond_fun, body_fun, init)`",
+        "loop remedy under jit": "use `lax.while_loop(cond_fun, body_fun, init)`, or make the value static with "
+                                 "`static_argnames`",
     }
 
     def check(self, ctx: RuleContext) -> Iterator[Report]:
@@ -106,10 +110,11 @@ class IfOnTracedValue(Rule):
             traced = truth_tested(a, node.test)
             if traced is not None:
                 jitted = site.context.kind == "jit" and site.func.jit_binding is not None
-                yield Report(node.test, self.message("branch", kind="while" if isinstance(node, cst.While) else "if",
+                loop = isinstance(node, cst.While)
+                remedy = ("loop remedy" if loop else "remedy") + (" under jit" if jitted else "")
+                yield Report(node.test, self.message("branch", kind="while" if loop else "if",
                                                      value=describe(ctx, node.test, traced, site), where=where(site, a, node),
-                                                     raised=truth_error(ctx, node.test),
-                                                     remedy=self.messages["remedy under jit" if jitted else "remedy"]))
+                                                     raised=truth_error(ctx, node.test), remedy=self.messages[remedy]))
 
 
 class AssertOnTracedValue(Rule):

@@ -13,6 +13,8 @@ from jitlint.analysis.values import TRACED, Const, KnownTruth, ModuleRef, NotNon
 from jitlint.source.cstwalk import children, descendants
 
 _TYPE_CHECKING = ("typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING")
+# Whether jit is disabled (`jax.config.read("jax_disable_jit")` raises AttributeError: measured, JAX 0.10.2).
+_DISABLE_JIT_FLAG = "jax.config.jax_disable_jit"
 _TRACER_ONLY = ("jax.core.Tracer", "jax.Tracer")  # (every tracer is a jax.Array, but not every jax.Array a tracer)
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
 _SWITCH_NODES = frozenset({cst.Comparison, cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Call,
@@ -28,6 +30,9 @@ def switch_key(test: cst.BaseExpression) -> str:
 
 class Guards(Frame):
     """Static truth values and isinstance narrowing."""
+
+    def _reads_disable_jit(self, expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, (cst.Name, cst.Attribute)) and self.qualify_call_target(expr) == _DISABLE_JIT_FLAG
 
     def static_truth(self, expr: cst.BaseExpression) -> bool | None:
         """The truth value of a test decided by Python constants, or None when it depends on the run."""
@@ -48,6 +53,10 @@ class Guards(Frame):
                 return right
             return (False if is_and else True) if right is (not is_and) else None
         if isinstance(expr, (cst.Name, cst.Attribute)) and self.qualify_call_target(expr) in _TYPE_CHECKING:
+            return False
+        if self.traced and self.level >= TRACED and self._reads_disable_jit(expr):
+            # code jit or a lax body stages runs with jit enabled: `if jax.config.jax_disable_jit:` holds
+            # eager-only checks (ssm-jax's NaN asserts in `laplace_em`, fresh set BU)
             return False
         if isinstance(expr, cst.Call) and self.qualify_call_target(expr.func) == "hasattr" and len(expr.args) == 2:
             # A traced array has the array attributes; a known constant has those of its type.
