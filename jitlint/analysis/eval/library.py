@@ -241,6 +241,8 @@ class Library(Frame):
         if any_arg is not None:
             return Taint(any_arg.level, any_arg.origin, is_bool=is_bool, is_array=True,
                          from_constant=any_arg.from_constant)
+        if in_jit and q in jaxapi.ARRAYLIKE_ONLY and _python_sequence(positional_args(expr)[:1]):
+            return None  # `jnp.max(x.shape)` raises TypeError: a tuple is no array-like (dqn's policy, fresh set BU)
         if in_jit:
             short = q.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
             return Taint(TRACED, f"{short}(...)", is_bool=is_bool, is_array=True, from_constant=True)
@@ -361,3 +363,11 @@ def pytree_output(result: Taint, info: FunctionInfo) -> Taint:
     if all(t == known[0] for t in known):
         return pytree_like(result, known[0], 0)
     return dataclasses.replace(result, container=True, is_array=False, is_bool=False)
+
+
+def _python_sequence(args) -> bool:
+    """The one argument is written as a Python tuple or list: a literal, or an array's `.shape`."""
+    if not args:
+        return False
+    value = args[0].value
+    return isinstance(value, (cst.Tuple, cst.List)) or isinstance(value, cst.Attribute) and value.attr.value == "shape"
