@@ -239,6 +239,8 @@ def _different_program(ctx: RuleContext, creation: JitCreation) -> bool:
     with blocks built per spec): then every compile is needed, and hoisting the jit cannot save one."""
     a = ctx.analysis
     wrapped = creation.wrapped
+    if _refreshes_baked_attributes(a, creation):
+        return True
     structure: set[str] = set()  # names of structure values bound into the program
     bound: set[str] = set()  # names a partial binds into it
     # `jax.jit(jax.grad(loss_fn))`, `jax.jit(partial(step, cfg))`: the function the transform wraps decides
@@ -299,6 +301,33 @@ def _shapes_made(a, f) -> set[str]:
     """The names read by the shape arguments of the array constructors in `f`'s body."""
     return set().union(*(shape_inputs(a, f, node) for node in descendants(f.node.body)
                          if isinstance(node, cst.Call) and a.call_names.get(node) in SHAPE_CONSTRUCTORS))
+
+
+def _refreshes_baked_attributes(a, creation: JitCreation) -> bool:
+    """`self.dt = dt` then `self._step_jit = jax.jit(self._step)`, where `_step` reads `self.dt`: the method
+    reads the attribute as a constant baked in at trace time, so re-wrapping it after the assignment is how
+    the new value reaches the program -- each wrapper a different program, and keeping the old one would
+    run with the old value (JAX-differentiable-CFD's `set_fixed_dt`, fresh set BU)."""
+    wrapped, func = creation.wrapped, creation.func
+    if not (isinstance(wrapped, cst.Attribute) and isinstance(wrapped.value, cst.Name) and func is not None
+            and func.class_name is not None and func.positional[:1] == [wrapped.value.value]):
+        return False
+    method = a.classes.get(func.class_name, {}).get(wrapped.attr.value)
+    if method is None or not isinstance(func.node, cst.FunctionDef) or not isinstance(method.node, cst.FunctionDef):
+        return False
+    assigned = {target.attr.value for target in _self_attribute_targets(func.node.body, wrapped.value.value)}
+    this = method.positional[:1]
+    read = {node.attr.value for node in descendants(method.node.body) if isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name) and [node.value.value] == this}
+    return bool(assigned & read)
+
+
+def _self_attribute_targets(body: cst.CSTNode, name: str):
+    for node in descendants(body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            yield from (t for t in targets if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
+                        and t.value.value == name)
 
 
 def _factory_shapes(a, creation: JitCreation, name: str) -> set[str]:
