@@ -242,9 +242,11 @@ class PrintTracedValue(Rule):
                 if traced is not None:
                     shown = describe(ctx, arg.value, traced, site)
                     break
-            if shown is None or _aborts_after(site, call) or _shown_by_debug_print(a, site, [arg.value for arg in call.args
-                                                                 if mentions_traced(a, arg.value) is not None]):
+            if shown is None:
                 continue
+            printed = [arg.value for arg in call.args if mentions_traced(a, arg.value) is not None]
+            if _aborts_after(site, call) or _shown_by_debug_print(a, site, printed):
+                continue  # (a dump before stopping; values a debug print of the function shows already)
             yield Report(call, self.message("print", value=shown, where=where(site, a, call)),
                          fix=_debug_print_fix(ctx, call, site))
 
@@ -467,9 +469,9 @@ def _log_fix(ctx: RuleContext, call: cst.Call, site) -> FixSpec | None:
 
 
 def _aborts_after(site, call: cst.Call) -> bool:
-    """The print's block ends in a `raise` (`print("sigmoid", s); raise ValueError("Stop")`): a dump before
-    stopping, at trace time, where `jax.debug.print` would print nothing -- the trace never finishes
-    (Jax-MARLHF's reward model, fresh set BT)."""
+    """A later statement of the print's block is a `raise` (`print("sigmoid", s); raise ValueError("Stop")`):
+    a dump before stopping, at trace time, where `jax.debug.print` would print nothing -- the trace never
+    finishes (Jax-MARLHF's reward model, fresh set BT)."""
     if not isinstance(site.func.node, cst.FunctionDef):
         return False
     for node in descendants(site.func.node.body):
