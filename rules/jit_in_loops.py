@@ -569,9 +569,10 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
     defs = [n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == node.name.value]
     same = {id(n) for n in defs}
     sites = [site for site in a.call_sites.values() if site.callee is not None and id(site.callee.info.node) in same]
-    if not sites or not all(site.traced and not site.eager for site in sites):
+    handed = _handed_in_traces(a, body, node.name.value)
+    if not (sites or handed) or not all(site.traced and not site.eager for site in sites):
         return False
-    called = {id(site.node.func) for site in sites}
+    called = {id(site.node.func) for site in sites} | handed
     # `grad_fn = jax.grad(loss_fn)`: a transform that compiles nothing of its own wraps it, and what it
     # gives is called only in traced code too (jaxvacua's optax kernel, fresh set BC)
     names, wrapped = {node.name.value}, {id(d.name) for d in defs}
@@ -586,6 +587,24 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
                 wrapped.add(id(n.targets[0].target))
     # every other mention of the names is a call: it is not handed on, stored or returned
     return _mentioned_only_at(body, names, called | wrapped)
+
+
+def _handed_in_traces(a, body: list[cst.CSTNode], name: str) -> set[int]:
+    """The mentions of `name` handed, in traced code only, to a transform or a `partial` whose product is
+    part of that trace (`grad(maml_loss_batch)(p, xb)` inside a jitted step, `vmap(partial(maml_loss, p))`
+    inside a jitted loss: jax-MAML's helpers, fresh set BV)."""
+    out: set[int] = set()
+    for n in body:
+        if not (isinstance(n, cst.Call) and n.args and isinstance(n.args[0].value, cst.Name)
+                and n.args[0].value.value == name and n.args[0].keyword is None):
+            continue
+        q = a.call_names.get(n) or ""
+        t = jaxapi.TRANSFORMS.get(q)
+        site = a.call_sites.get(n)
+        if (q in _PARTIALS or t is not None and t.kind in ("grad", "vmap", "transparent")) and \
+                site is not None and site.traced and not site.eager:
+            out.add(id(n.args[0].value))
+    return out
 
 
 def _bound_and_called_in_traces(a, creation: JitCreation) -> bool:
