@@ -11,7 +11,6 @@ from typing import Iterator
 import libcst as cst
 
 from jitlint.analysis import jaxapi
-from jitlint.analysis.cardinality import names_read
 from jitlint.analysis.facade import ContextKind
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
@@ -490,14 +489,12 @@ def _shown_by_debug_print(a, site, printed: list[cst.BaseExpression]) -> bool:
     the run-time values are printed already, and the plain `print` shows the trace-time structure on
     purpose (`print("A", a)` then `jax.debug.print("A:{}", a)`: jax-fem's inverse scripts, fresh set BS).
     Nothing to fix."""
-    shown = set().union(*(names_read(expr) for expr in printed))
-    if not shown or not isinstance(site.func.node, cst.FunctionDef):
+    if not printed or not isinstance(site.func.node, cst.FunctionDef):
         return False
-    staged = set()
-    for node in descendants(site.func.node.body):
-        if isinstance(node, cst.Call) and a.call_names.get(node) in _STAGED_PRINTS:
-            staged |= set().union(*(names_read(arg.value) for arg in node.args))
-    return shown <= staged
+    staged = [arg.value for node in descendants(site.func.node.body)
+              if isinstance(node, cst.Call) and a.call_names.get(node) in _STAGED_PRINTS for arg in node.args]
+    # (the same expressions: `print(x)` beside `jax.debug.print("{}", x + 1)` still shows only a tracer of `x`)
+    return all(any(expr.deep_equals(value) for value in staged) for expr in printed)
 
 
 _STAGED_PRINTS = frozenset({"jax.debug.print", "jax.debug.callback"})
