@@ -21,6 +21,7 @@ import libcst as cst
 
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.contexts import ContextKind
+from jitlint.analysis.foreign import Place
 from jitlint.analysis.model import ModuleFacts
 from jitlint.analysis.objects import FunctionInfo, TraceEdge
 from jitlint.analysis.sites import Site
@@ -260,6 +261,34 @@ def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) 
 
     (info.node if info is not None else facts.module).visit(_Tries())
     return found
+
+
+def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, ...], notebook: bool) -> str | None:
+    """`caught_here` for the traces that raise: every entry tracing the witness's first function starts inside
+    a `try` that catches the error (`try: jax.jit(g)(1.0) except TracerBoolConversionError: ...`), or, in a
+    notebook (nothing imports it), is a jit decorator whose def is only called so -- code demonstrating the
+    error (jax-course's solutions, fresh set BW). None where some entry is not, or starts in another file."""
+    if not steps or not raises or isinstance(steps[0][0], Place):
+        return None
+    first = steps[0][0]
+    entries = next((edges for edges in ([e for e in facts.trace_edges.get(f, {}).values()] for f in facts.functions)
+                    if any(e.kind == "entry" and e.node is first for e in edges)), None)
+    if not entries or any(e.kind == "foreign" for e in entries):
+        return None
+    kinds = []
+    for edge in (e for e in entries if e.kind == "entry"):
+        if isinstance(edge.node, cst.Call):
+            kinds.append(caught_here(facts, edge.node, raises))
+        elif isinstance(edge.node, cst.Decorator) and notebook:
+            info = next((f for f in facts.functions if isinstance(f.node, cst.FunctionDef)
+                         and any(d is edge.node for d in f.node.decorators)), None)
+            sites = [s.node for s in facts.call_sites.values() if s.callee is not None and s.callee.info is info]
+            kinds += [caught_here(facts, site, raises) for site in sites] if info is not None and sites else [None]
+        else:
+            kinds.append(None)
+    if not kinds or None in kinds:
+        return None
+    return "jax" if all(k == "jax" for k in kinds) else "broad"
 
 
 def _handled(facts: ModuleFacts, kind: cst.BaseExpression | None, depth: int = 0) -> cst.BaseExpression | None:

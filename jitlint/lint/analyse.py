@@ -103,7 +103,7 @@ def analyse_with(rules, unit: LintUnit, whole: bool = False) -> list[Finding]:
                 module, unit.text, nodes, starts, analysis.top_level))
         if not reports:
             return []
-        reports, witnesses = with_witnesses(analysis, reports)
+        reports, witnesses = with_witnesses(analysis, reports, unit.path.endswith(".ipynb"))
         found = to_findings(module, unit.path, reports, unit.text, sliced.starts if sliced is not None else None,
                             analysis.top_level, witnesses)
         tree, _ = parse_python(unit.text)
@@ -131,7 +131,8 @@ def _placed_by_cpython(rules, unit: LintUnit, reason: str, line: int = 1, col: i
                 analysis = analyze(module, unit.module_name, unit.is_package, unit.incoming, unit.index)
                 ctx = RuleContext(analysis, unit.path, unit.index, unit.text)
                 reports, witnesses = with_witnesses(analysis, [(rule, report) for rule in rules
-                                                               for report in rule.check(ctx)])
+                                                               for report in rule.check(ctx)],
+                                                    unit.path.endswith(".ipynb"))
                 if unit.exports is not None:
                     unit.exports[:] = foreign_exports(analysis, unit.index, unit.path,
                                                       lambda nodes: _cpython_place(positions))

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from jitlint.analysis.witness import caught_here, dispatch_guard, witness_of
+from jitlint.analysis.witness import caught_here, dispatch_guard, handled_at_entry, witness_of
 from jitlint.core.finding import Severity
 
 
-def with_witnesses(analysis, reports):
+def with_witnesses(analysis, reports, notebook: bool = False):
     """(reports, steps per report): each report's witness steps; a report of an error rule in traced
-    code that no entry reaches, down to a warning."""
+    code that no entry reaches, down to a warning. `notebook`: the module is a notebook's cells (nothing
+    imports it: the calls it makes are all the calls of its functions)."""
     out, steps = [], []
     for rule, report in reports:
         found, unreached, on_the_way = witness_of(analysis, report.node, rule.witness)
         severity = report.severity or rule.severity
         caught = caught_here(analysis, report.node, rule.raises) if severity is Severity.ERROR and rule.raises \
             else None
+        if caught is None and severity is Severity.ERROR and rule.raises and rule.witness == "traced":
+            # every trace that raises is started inside a `try` that catches it: a demonstration
+            caught = handled_at_entry(analysis, found, rule.raises, notebook)
         if caught == "jax":
             continue  # `except jax.errors.TracerBoolConversionError:` around it: handled on purpose
         guard = dispatch_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \

@@ -271,7 +271,7 @@ class Document:
         ctx = RuleContext(analysis, path, asked, source, file_key.whole_file)
         reports, read_facts, anywhere = _reports(rules, ctx)
         try:
-            reports, witnesses = with_witnesses(analysis, reports)
+            reports, witnesses = with_witnesses(analysis, reports, path.endswith(".ipynb"))
             findings = to_findings(module, path, reports, source, starts, analysis.top_level, witnesses) \
                 if reports else []
         except SliceMismatch:

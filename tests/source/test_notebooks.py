@@ -531,3 +531,20 @@ def test_the_size_limit_holds_a_notebooks_code_not_its_outputs(tmp_path):
     out = result.stdout.decode()
     assert "plots.ipynb:cell 1:4:5: JIT501" in out, out
     assert "long.ipynb:1:1: JIT000 cannot read file: the notebook's code is larger than the 400-byte limit" in out, out
+
+
+def test_an_error_demonstrated_inside_a_try_that_catches_it_is_not_reported(tmp_path):
+    """A teaching notebook calls its jitted function only inside `try: ... except
+    TracerBoolConversionError:` (jax-course's solutions, fresh set BW): the error is shown, not raised
+    (checked under JAX: the cell prints the message). Called outside one too, the error escapes."""
+    cells = [code("import jax\n", "from jax.errors import TracerBoolConversionError\n"),
+             code("@jax.jit\n", "def f(x):\n", "    if x < 3:\n", "        return 3.0 * x\n", "    return x\n"),
+             code("try:\n", "    f(2.0)\n", "except TracerBoolConversionError as e:\n", "    print('as expected:', e)\n")]
+    (tmp_path / "demo.ipynb").write_text(notebook_json(cells), encoding="utf-8")
+    assert finding_lines(check("--no-cache", "demo.ipynb", cwd=tmp_path).stdout.decode()) == []
+    (tmp_path / "demo.ipynb").write_text(notebook_json(cells + [code("f(1.0)\n")]), encoding="utf-8")
+    lines = finding_lines(check("--no-cache", "demo.ipynb", cwd=tmp_path).stdout.decode())
+    assert starts(lines, ["demo.ipynb:cell 2:3:8: JIT401"]), lines
+    source = "".join("".join(c["source"]) + "\n" for c in cells)
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "as expected:" in done.stdout, done.stderr
