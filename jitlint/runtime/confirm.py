@@ -135,6 +135,16 @@ class Observations:
         return {line for lo, hi, caught in self._handlers[path] if caught is None or caught & names
                 for line in range(lo, hi + 1)}
 
+    def _handled(self, path: str, e: dict) -> bool:
+        """The error was caught: by the function that raised it, or by a caller it propagated out of, at a
+        line inside a `try` that catches it (`try: jax.jit(g)(x) except TracerBoolConversionError:`, code
+        demonstrating the error: jax-course's solutions, fresh set BW; as jitlint.analysis.witness's
+        `handled_at_entry` reads it statically)."""
+        mro = e.get("mro", [e["type"]])
+        if e["line"] in self._handled_lines(path, mro):
+            return True
+        return any(line in self._handled_lines(norm(via), mro) for via, line in e.get("via") or ())
+
     def executed_files(self) -> list[str]:
         return sorted(self.lines)
 
@@ -408,8 +418,8 @@ class Observations:
             for e in errors:
                 if id(e) in self.used_errors or not is_jax_error(e) or path not in self.lines:
                     continue
-                if e["line"] in self._handled_lines(path, e.get("mro", [e["type"]])):
-                    continue  # raised, then handled by the function itself (`except ConcretizationTypeError:`)
+                if self._handled(path, e):
+                    continue  # raised, then handled (`except ConcretizationTypeError:`) where it was raised or above
                 status = _error_status([e])
                 code = codes.TRACE_ERROR
                 related = codes.related_rule(code, error_types=e.get("mro", [e["type"]]))
