@@ -560,11 +560,12 @@ def _only_called_in_traces(ctx: RuleContext, creation: JitCreation) -> bool:
     its own (what recompiles is the caller, reported there; diffmah's tests, fresh set X)."""
     a = ctx.analysis
     node = creation.wrapped
-    if creation.func is None or not isinstance(creation.func.node, cst.FunctionDef):
+    if creation.func is not None and not isinstance(creation.func.node, cst.FunctionDef):
         return False
     if not isinstance(node, cst.FunctionDef):
-        return _bound_and_called_in_traces(a, creation)
-    body = list(descendants(creation.func.node.body))
+        return creation.func is not None and _bound_and_called_in_traces(a, creation)
+    # (in a function, or in a script's module-level loop: jax-MAML's meta-training script, fresh set BV)
+    body = list(descendants(creation.func.node.body if creation.func is not None else a.module))
     # (defs of one name in the branches of the function: a call of the name calls one of them)
     defs = [n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == node.name.value]
     same = {id(n) for n in defs}
