@@ -15,8 +15,8 @@ import libcst as cst
 from jitlint.analysis import jaxapi, runs
 from jitlint.analysis.repetition import (called_free_names, loop_varying, repetitions, skipped_by_repeating_call,
                                          varies_between_runs)
-from jitlint.analysis.cardinality import (SHAPE_CONSTRUCTORS, depends_on, describes_structure, names_read,
-                                          shape_inputs, varying_names)
+from jitlint.analysis.cardinality import (SHAPE_CONSTRUCTORS, attribute_targets, depends_on, describes_structure,
+                                          names_read, shape_inputs, varying_names)
 from jitlint.analysis.literals import kwarg, literal_ints, literal_strs
 from jitlint.analysis.sites import parameters_filled
 from jitlint.analysis.facade import FuncValue, JitCreation
@@ -315,19 +315,12 @@ def _refreshes_baked_attributes(a, creation: JitCreation) -> bool:
     method = a.classes.get(func.class_name, {}).get(wrapped.attr.value)
     if method is None or not isinstance(func.node, cst.FunctionDef) or not isinstance(method.node, cst.FunctionDef):
         return False
-    assigned = {target.attr.value for target in _self_attribute_targets(func.node.body, wrapped.value.value)}
+    assigned = {target.attr.value for target in attribute_targets(func.node.body)
+                if isinstance(target.value, cst.Name) and target.value.value == wrapped.value.value}
     this = method.positional[:1]
     read = {node.attr.value for node in descendants(method.node.body) if isinstance(node, cst.Attribute)
             and isinstance(node.value, cst.Name) and [node.value.value] == this}
     return bool(assigned & read)
-
-
-def _self_attribute_targets(body: cst.CSTNode, name: str):
-    for node in descendants(body):
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            yield from (t for t in targets if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
-                        and t.value.value == name)
 
 
 def _factory_shapes(a, creation: JitCreation, name: str) -> set[str]:

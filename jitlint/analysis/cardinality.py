@@ -232,13 +232,14 @@ def _not_rebound(a: "ModuleAnalysis", func: "FunctionInfo | None", expr: cst.Bas
         return False
     if isinstance(expr, cst.Attribute) and isinstance(func.node, cst.FunctionDef):
         code = a.module.code_for_node(expr)
-        for node in _attribute_targets(func.node.body):
+        for node in attribute_targets(func.node.body):
             if a.module.code_for_node(node) == code:
                 return False
     return True
 
 
-def _attribute_targets(body: cst.CSTNode):
+def attribute_targets(body: cst.CSTNode):
+    """The attributes `body` assigns (`self.dt = ...`, `self.n += 1`, `self.x: int = 0`), nested defs' too."""
     stack = [body]
     while stack:
         node = stack.pop()

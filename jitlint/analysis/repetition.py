@@ -229,18 +229,19 @@ def varies_between_runs(a: ModuleFacts, func: FunctionInfo | None, names: set[st
             return False
         passed = call_arguments(site, func)
         args = [expr for param, expr in passed if param in params]
-        varying = loop_varying(a, site, items)
+        defaults = []
         if func.def_loop is not None and func.def_loop in site.loops:
             # a def made on each pass evaluates its defaults on each pass: `def make_fwd(dim_=dim)` called
             # as `make_fwd()` reads this pass's `dim` (jax-quantum-research's per-size benchmark, fresh set BT)
             written = {param for param, _ in passed}
             defaults = [func.default_expr(p) for p in params - written if func.default_expr(p) is not None]
-            if any(depends_on(a, site.func, expr, varying) for expr in defaults):
-                return True
+        if not args and not defaults:
+            return False
+        varying = loop_varying(a, site, items)
+        if any(depends_on(a, site.func, expr, varying) for expr in (*args, *defaults)):
+            return True
         if not args:
             return False
-        if any(depends_on(a, site.func, expr, varying) for expr in args):
-            return True
         func, names = site.func, set().union(*(names_read(expr) for expr in args))
     return False
 

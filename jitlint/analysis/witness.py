@@ -271,19 +271,18 @@ def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, .
     if not steps or not raises or isinstance(steps[0][0], Place):
         return None
     first = steps[0][0]
-    entries = next((edges for edges in ([e for e in facts.trace_edges.get(f, {}).values()] for f in facts.functions)
-                    if any(e.kind == "entry" and e.node is first for e in edges)), None)
-    if not entries or any(e.kind == "foreign" for e in entries):
+    traced = next((f for f in facts.functions if any(e.kind == "entry" and e.node is first
+                                                     for e in facts.trace_edges.get(f, {}).values())), None)
+    edges = list(facts.trace_edges.get(traced, {}).values()) if traced is not None else []
+    if any(e.kind == "foreign" for e in edges):
         return None
     kinds = []
-    for edge in (e for e in entries if e.kind == "entry"):
+    for edge in (e for e in edges if e.kind == "entry"):
         if isinstance(edge.node, cst.Call):
             kinds.append(caught_here(facts, edge.node, raises))
-        elif isinstance(edge.node, cst.Decorator) and notebook:
-            info = next((f for f in facts.functions if isinstance(f.node, cst.FunctionDef)
-                         and any(d is edge.node for d in f.node.decorators)), None)
-            sites = [s.node for s in facts.call_sites.values() if s.callee is not None and s.callee.info is info]
-            kinds += [caught_here(facts, site, raises) for site in sites] if info is not None and sites else [None]
+        elif isinstance(edge.node, cst.Decorator) and notebook:  # (the decorated def is the traced function)
+            sites = [s.node for s in facts.call_sites.values() if s.callee is not None and s.callee.info is traced]
+            kinds += [caught_here(facts, site, raises) for site in sites] or [None]
         else:
             kinds.append(None)
     if not kinds or None in kinds:
