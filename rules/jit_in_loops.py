@@ -79,8 +79,18 @@ def _object_kind(ctx: RuleContext, creation: JitCreation, wrapped: cst.Attribute
     unknown."""
     a = ctx.analysis
     base = wrapped.value
-    sources = [base] if isinstance(base, cst.Call) else (
-        runs.assigned(ctx.analysis, creation.func, base.value) if isinstance(base, cst.Name) else [])
+    func = creation.func
+    if isinstance(base, cst.Call):
+        sources = [base]
+    elif isinstance(base, cst.Name):
+        sources = runs.assigned(ctx.analysis, func, base.value)
+    elif isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and func is not None and \
+            func.class_name is not None and func.positional[:1] == [base.value.value]:
+        # `jax.jit(self.model.apply)`: what the class's methods assign to `self.model` (jax_rl_util's agent,
+        # whose `__call__` jits its Flax module's `apply` on every step, fresh set BX)
+        sources = [value for _, value in runs.assigned_to_self(a, func.class_name, base.attr.value)]
+    else:
+        sources = []
     for source in sources:
         if not isinstance(source, cst.Call):
             continue
@@ -93,6 +103,9 @@ def _object_kind(ctx: RuleContext, creation: JitCreation, wrapped: cst.Attribute
         plain_method = getattr(ctx.index, "plain_method", None)
         if q and plain_method is not None and plain_method(q, wrapped.attr.value):
             return "fresh", f"the `{q.rsplit('.', 1)[-1]}` object"
+        value_kind = getattr(ctx.index, "value_kind", None)
+        if q and value_kind is not None and value_kind(q) == "bound-method class":
+            return "fresh", f"a `{q.rsplit('.', 1)[-1]}` Flax module"
         if isinstance(source.func, cst.Name) and source.func.value in a.classes:
             for b in a.class_bases.get(source.func.value, []):
                 head, _, rest = b.partition(".")

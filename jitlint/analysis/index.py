@@ -783,7 +783,9 @@ class ProjectIndex:
         "returns function" (a factory) for a function whose body says so (ModuleSummary.returns), "scalar" for a module constant, "sweep"
         for a module-level literal list of configurations (ModuleSummary.sweeps), "pytree decorator" /
         "static field" for a project's own pytree dataclass decorator and static field maker, "plain class"
-        for a class whose objects are no JAX type (ModuleSummary.plain_classes)."""
+        for a class whose objects are no JAX type (ModuleSummary.plain_classes), "bound-method class" for
+        a class derived (across files) from a library base whose methods are bound at each access and hash
+        as new functions (a Flax module: jaxapi.BOUND_METHOD_BASES)."""
         found = self._defined(qualified)
         if found is None:
             target = self._library_alias(qualified)
@@ -791,6 +793,10 @@ class ProjectIndex:
         summary, name = found
         if name in summary.plain_classes:
             return "plain class"
+        if name in summary.classes and any(canonical(base) in jaxapi.BOUND_METHOD_BASES
+                                           for chain, own in self._class_chain(qualified)
+                                           for base in chain.class_bases.get(own, ())):
+            return "bound-method class"
         if name in summary.pytree_makers:
             return "pytree decorator"
         if name in summary.static_fields:

@@ -410,6 +410,47 @@ def assigned(a: "ModuleFacts", func: "FunctionInfo | None", name: str) -> list[c
     return _binding(a, func, name)[1]
 
 
+def assigned_to_self(a: "ModuleFacts", class_name: str, attr: str) -> list[tuple["FunctionInfo", cst.BaseExpression]]:
+    """What the methods of `class_name` assign to `self.attr` (`self.model = Net(cfg)`, `self.solver:
+    Solver = solver`), each with the method assigning it; not in the defs and classes inside them."""
+    found = []
+    for info in a.classes.get(class_name, {}).values():
+        self_name = info.positional[0] if info.positional else None
+        if self_name is None or not isinstance(info.node, cst.FunctionDef):
+            continue
+        lines = _StatementLines(info.node)
+        walk_statements(info.node, lines)
+        for stmt in lines.found:
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target, value = small.targets[0].target, small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    target, value = small.target, small.value
+                else:
+                    continue
+                if isinstance(target, cst.Attribute) and target.attr.value == attr and \
+                        isinstance(target.value, cst.Name) and target.value.value == self_name:
+                    found.append((info, value))
+    return found
+
+
+class _StatementLines:
+    """The simple statement lines of a function, not of the defs and classes inside it."""
+
+    def __init__(self, top: cst.FunctionDef) -> None:
+        self.top, self.found = top, []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.top
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node) -> bool:
+        self.found.append(node)
+        return False
+
+
 def reaching_assignment(func: "FunctionInfo", node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     """The value of the last plain `name = ...` before the statement holding `node`, in its block or an
     enclosing one of `func` (the assignment that reaches it, where branches assign it differently); None

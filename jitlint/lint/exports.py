@@ -13,7 +13,6 @@ from jitlint.analysis.cardinality import depends_on, masked_length
 from jitlint.analysis.repetition import (PASSED_NONE, SIZE_VARIES, VARIES, loop_varying, repetitions,
                                         skipped_by_repeating_call)
 from jitlint.analysis.witness import GUARD_STEP, test_text, traced_path
-from jitlint.source.cstwalk import walk_statements
 
 
 def foreign_exports(analysis, index, path: str, placer) -> list[ForeignCall]:
@@ -230,47 +229,12 @@ def _class_of_self_attribute(analysis, class_name: str, attr: str) -> str | None
     """What the methods of `class_name` assign to `self.attr`: one project class (`self.solver = solver`
     with `solver: NEAlgorithm`, or `self.model = Model(...)`), else None."""
     found: set[str | None] = set()
-    for info in analysis.classes.get(class_name, {}).values():
-        self_name = info.positional[0] if info.positional else None
-        if self_name is None or not isinstance(info.node, cst.FunctionDef):
-            continue
-        lines = _StatementLines(info.node)
-        walk_statements(info.node, lines)
-        for stmt in lines.found:
-            for target, value in _assigned_pairs(stmt):
-                if isinstance(target, cst.Attribute) and target.attr.value == attr and \
-                        isinstance(target.value, cst.Name) and target.value.value == self_name:
-                    if isinstance(value, cst.Name) and value.value in info.params:
-                        found.add(_annotated_class(info, value.value))
-                    else:
-                        found.add(_project_class(info.scope, value) if isinstance(value, cst.Call) else None)
+    for info, value in runs.assigned_to_self(analysis, class_name, attr):
+        if isinstance(value, cst.Name) and value.value in info.params:
+            found.add(_annotated_class(info, value.value))
+        else:
+            found.add(_project_class(info.scope, value) if isinstance(value, cst.Call) else None)
     return found.pop() if len(found) == 1 else None
-
-
-class _StatementLines:
-    """The simple statement lines of a function, not of the defs and classes inside it."""
-
-    def __init__(self, top: cst.FunctionDef) -> None:
-        self.top, self.found = top, []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return node is self.top
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_SimpleStatementLine(self, node) -> bool:
-        self.found.append(node)
-        return False
-
-
-def _assigned_pairs(stmt: cst.SimpleStatementLine):
-    """(target, value) of a simple statement's `a = b` / `a: T = b` parts."""
-    for small in stmt.body:
-        if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            yield small.targets[0].target, small.value
-        elif isinstance(small, cst.AnnAssign) and small.value is not None:
-            yield small.target, small.value
 
 
 def _candidates(analysis, index):

@@ -44,7 +44,7 @@ def marked(project: str) -> set[tuple[str, str]]:
 
 
 def test_bound_methods():
-    assert marked("bound_methods") == {("play.py", "JIT101"), ("play.py", "JIT102")}
+    assert marked("bound_methods") == {("play.py", "JIT101"), ("play.py", "JIT102"), ("policy.py", "JIT101")}
     keys = list(jax.numpy.arange(3))  # arrays: under filter_jit a Python int would be static, a compile each
     with imported("bound_methods", "envs", "agent", "play") as (envs, agent, play):
         assert compiles("step", lambda: play.play(keys)) == len(keys)  # JIT101: every re-wrap recompiles
@@ -54,6 +54,12 @@ def test_bound_methods():
         assert compiles("step", lambda: agent.Agent(env).rollout(env.reset(), keys)) == 1
         # a new environment (and shape) per size: a compile each, whatever is hoisted
         assert compiles("step", lambda: play.play_many_envs([2, 3, 4])) == 3
+    observations = list(jax.numpy.ones((3, 5)))
+    with imported("bound_methods", "models", "policy") as (_, policy):
+        params = policy.init_params(3, 5)
+        # JIT101: `jax.jit(self.model.apply)` per step -- a new bound method of the same Flax module each time
+        assert compiles("apply", lambda: policy.play_step_jit(params, observations)) == len(observations)
+        assert compiles("apply", lambda: policy.play_built_once(params, observations)) == 1  # jitted in __init__
 
 
 def test_script_loop():
