@@ -187,16 +187,30 @@ def claim_variant(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode) -> 
     return key, None  # (an entry, another file's place, a rule of differentiation)
 
 
+def _claim_contexts(facts: ModuleFacts, node: cst.CSTNode) -> dict[tuple, int]:
+    """The calling contexts (Variant keys, with the taint level) in which the walk found the values at `node`
+    traced."""
+    inner: dict[tuple, int] = {}
+    for part in descendants(node):
+        if part is node:
+            continue
+        for key, level in facts.taint_contexts.get(part, {}).items():
+            inner[key] = max(level, inner.get(key, level))
+    own = facts.taint_contexts.get(node)
+    # The node's own value where it has one, in the contexts where what it is made of is traced too: a
+    # report at `jnp.ones((length,))` is about its shape, traced only where `length` is (a wrapper with
+    # `static_argnums=(0,)` beside one without, fresh set BY), while the array it makes is traced in both.
+    contexts = ({key: level for key, level in own.items() if key in inner} or dict(own)) if own else inner
+    return contexts
+
+
 def _path_of_claim(facts: ModuleFacts, func: FunctionInfo, node: cst.CSTNode):
     """The chain to the calling contexts in which the walk found the values at `node` traced (a helper
     called with a traced mask from one caller and with precomputed indices from another is wrong in the
     first only: its witness is that caller's chain): an unguarded one first, then the shortest. Where no
     value at `node` is traced (a `print` in traced code), or no chain reaches those contexts, the chain to
     any context. (the chain or None, the context it goes into or None)"""
-    contexts: dict[tuple, int] = {}
-    for inner in [node] if node in facts.taint_contexts else descendants(node):
-        for key, level in facts.taint_contexts.get(inner, {}).items():
-            contexts[key] = max(level, contexts.get(key, level))
+    contexts = _claim_contexts(facts, node)
     # (the contexts where it is traced as the report says: under a jit, not only where grad traces it)
     top = max(contexts.values(), default=0)
     paths = [(path, key) for key, level in contexts.items() if level == top
@@ -263,11 +277,16 @@ def caught_here(facts: ModuleFacts, node: cst.CSTNode, raises: tuple[str, ...]) 
     return found
 
 
-def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, ...], notebook: bool) -> str | None:
+def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, ...], notebook: bool,
+                     node: cst.CSTNode | None = None) -> str | None:
     """`caught_here` for the traces that raise: every entry tracing the witness's first function starts inside
     a `try` that catches the error (`try: jax.jit(g)(1.0) except TracerBoolConversionError: ...`), or, in a
-    notebook (nothing imports it), is a jit decorator whose def is only called so -- code demonstrating the
-    error (jax-course's solutions, fresh set BW). None where some entry is not, or starts in another file."""
+    notebook (nothing imports it), is a jit decorator whose def is only called so, or a wrapper bound to a
+    name only called so (`bad = jit(f)`, then `try: bad(10, 4) except Exception:`) -- code demonstrating the
+    error (jax-course's solutions, fresh set BW; a quickstart's traced shape, fresh set BY). Where the report
+    at `node` sits in that function, only the entries of the contexts in which its values are traced count
+    (not `jit(f, static_argnums=(0,))` beside it, where they are static). None where some entry is not
+    handled, or starts in another file."""
     if not steps or not raises or isinstance(steps[0][0], Place):
         return None
     first = steps[0][0]
@@ -276,10 +295,13 @@ def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, .
     edges = list(facts.trace_edges.get(traced, {}).values()) if traced is not None else []
     if any(e.kind == "foreign" for e in edges):
         return None
+    claimed = _claim_contexts(facts, node) if node is not None and facts.function_of(node) is traced else {}
     kinds = []
-    for edge in (e for e in edges if e.kind == "entry"):
+    for edge in (e for e in edges if e.kind == "entry" and (not claimed or e.variant in claimed)):
         if isinstance(edge.node, cst.Call):
-            kinds.append(caught_here(facts, edge.node, raises))
+            kind = caught_here(facts, edge.node, raises)
+            calls = _calls_of_bound_wrapper(facts, edge.node) if kind is None and notebook else []
+            kinds += [caught_here(facts, call, raises) for call in calls] or [kind]
         elif isinstance(edge.node, cst.Decorator) and notebook:  # (the decorated def is the traced function)
             sites = [s.node for s in facts.call_sites.values() if s.callee is not None and s.callee.info is traced]
             kinds += [caught_here(facts, site, raises) for site in sites] or [None]
@@ -288,6 +310,18 @@ def handled_at_entry(facts: ModuleFacts, steps: list[Step], raises: tuple[str, .
     if not kinds or None in kinds:
         return None
     return "jax" if all(k == "jax" for k in kinds) else "broad"
+
+
+def _calls_of_bound_wrapper(facts: ModuleFacts, creation: cst.Call) -> list[cst.Call]:
+    """The calls of the module-level name a wrapper is bound to once (`bad = jit(f)`, then `bad(10, 4)`),
+    where nothing else uses the name; [] otherwise."""
+    names = [name for name, values in facts.module_assignments.items() if any(v is creation for v in values)]
+    if len(names) != 1 or len(facts.module_assignments[names[0]]) != 1:
+        return []
+    uses = [n for n in descendants(facts.module) if isinstance(n, cst.Name) and n.value == names[0]]
+    calls = [site.node for site in facts.call_sites.values()
+             if isinstance(site.node.func, cst.Name) and site.node.func.value == names[0]]
+    return calls if len(uses) == len(calls) + 1 else []  # (the name bound, and only called)
 
 
 def _handled(facts: ModuleFacts, kind: cst.BaseExpression | None, depth: int = 0) -> cst.BaseExpression | None:

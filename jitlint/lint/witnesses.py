@@ -26,7 +26,7 @@ def with_witnesses(analysis, reports, notebook: bool = False):
             else None
         if caught is None and severity is Severity.ERROR and rule.raises and rule.witness == "traced":
             # every trace that raises is started inside a `try` that catches it: a demonstration
-            caught = handled_at_entry(analysis, found, rule.raises, notebook)
+            caught = handled_at_entry(analysis, found, rule.raises, notebook, report.node)
         if caught == "jax":
             continue  # `except jax.errors.TracerBoolConversionError:` around it: handled on purpose
         guard = dispatch_guard(analysis, report.node) if severity is Severity.ERROR and rule.witness == "traced" \

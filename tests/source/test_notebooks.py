@@ -548,3 +548,25 @@ def test_an_error_demonstrated_inside_a_try_that_catches_it_is_not_reported(tmp_
     source = "".join("".join(c["source"]) + "\n" for c in cells)
     done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "as expected:" in done.stdout, done.stderr
+
+
+def test_a_bound_wrapper_called_only_inside_a_try_is_a_demonstration(tmp_path):
+    """A quickstart binds `bad = jit(example_fun)`, calls it only inside `try: ... except Exception:`, then
+    shows the fix with `jit(example_fun, static_argnums=(0,))` (fresh set BY): the traced shape is shown,
+    not raised, and the witness is the wrapper that traces `length`, not the static one (checked under JAX:
+    the cell prints the error and then the static wrapper's result). Called outside the `try` too, the
+    error escapes, and is reported with that wrapper as its witness."""
+    demo = ("import jax.numpy as jnp\n", "from jax import jit\n", "def example_fun(length, val):\n",
+            "    return jnp.ones((length,)) * val\n", "bad_example_jit = jit(example_fun)\n", "try:\n",
+            "    print(bad_example_jit(10, 4))\n", "except Exception as e:\n", "    print('Exception', e)\n",
+            "good_example_jit = jit(example_fun, static_argnums=(0,))\n", "print(good_example_jit(10, 4))\n")
+    (tmp_path / "demo.ipynb").write_text(notebook_json([code(*demo)]), encoding="utf-8")
+    assert finding_lines(check("--no-cache", "demo.ipynb", cwd=tmp_path).stdout.decode()) == []
+    (tmp_path / "demo.ipynb").write_text(notebook_json([code(*demo), code("bad_example_jit(3, 1)\n")]),
+                                         encoding="utf-8")
+    done = check("--no-cache", "--format", "json", "demo.ipynb", cwd=tmp_path)
+    found = json.loads(done.stdout)
+    assert [(f["cell"], f["line"], f["code"]) for f in found] == [(1, 4, "JIT604")], found
+    assert [(w["line"], w["message"]) for w in found[0]["witness"]] == [(5, "`jax.jit(...)` traces `example_fun`")]
+    ran = subprocess.run([sys.executable, "-c", "".join(demo)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and "Exception" in ran.stdout and "[4. 4." in ran.stdout, ran.stderr
