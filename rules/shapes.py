@@ -18,6 +18,7 @@ from jitlint.analysis.names import dotted
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
+from jitlint.source.cstwalk import descendants, target_names
 
 from ._calls import callee_name, jitted_calls, repeated_functions
 from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
@@ -625,3 +626,232 @@ def _sizeless_source(a, site, expr: cst.BaseExpression, depth: int = 0) -> tuple
         if found and all(f is not None for f in found):
             return found[0][0], expr.value
     return None
+
+
+# Calls that give an array one element (or one slice) longer than their first operand (`jnp.append(h, x)`,
+# `jnp.concatenate([h, x])`): a name rebound to one of them on every pass grows on every pass.
+_GROWING = frozenset({"jax.numpy.append", "numpy.append", "jax.numpy.concatenate", "numpy.concatenate",
+                      "jax.numpy.vstack", "numpy.vstack", "jax.numpy.hstack", "numpy.hstack",
+                      "jax.numpy.row_stack", "numpy.row_stack", "jax.numpy.column_stack", "numpy.column_stack"})
+# Calls that make one array of a list's items (its length, the list's).
+_FROM_LIST = frozenset({"jax.numpy.array", "jax.numpy.asarray", "numpy.array", "numpy.asarray", "jax.numpy.stack",
+                        "numpy.stack", "jax.numpy.concatenate", "numpy.concatenate", "jax.numpy.vstack",
+                        "numpy.vstack", "jax.numpy.hstack", "numpy.hstack"})
+_LIST_GROWTH = frozenset({"append", "extend"})
+_LIST_SHRINK = frozenset({"pop", "popleft", "clear", "remove"})
+
+
+class GrowingInputIntoJit(Rule):
+    code = "JIT606"
+    witness = "repeated"
+    name = "growing-input-into-jit"
+    summary = "A jitted function called in a loop with an array or list that grows on every iteration"
+    severity = Severity.WARNING
+    confirmed_by = Confirmation(retraces=frozenset({"shape"}))
+    what = """
+        Finds calls of a jitted function, in a data-driven loop, passed an array or a list that the loop
+        makes longer on every pass with what that call returned (a recurrence: a controller's error
+        history, the tokens a model generates): a name rebound there to `jnp.append(h, x)` or
+        `jnp.concatenate([h, x])` (`vstack`, `hstack`, NumPy's too), or a list the loop appends to (and
+        never shortens or rebuilds), passed as it is or through `jnp.array`/`jnp.stack`, `x` reading the
+        call's result (or a name made from it). The growth happens on every pass: at the loop body's own
+        level, not under an `if`. Silent on a slice of bounded length (`history[-8:]`), a list emptied or
+        rebuilt in the loop, a dataset the loop extends from other work, and calls in traced code.
+        """
+    why = """
+        A jitted function compiles once per distinct input shape (and a list passed to it is a pytree
+        whose structure is its length), so an input one element longer every pass compiles again on
+        every pass, and every compile is kept (measured on JAX 0.10.2: 6 compiles in 6 passes for a
+        `jnp.append` history; 1 for a preallocated buffer with the count passed as an array). A generation
+        loop feeding the growing sequence to the model, or a controller fed its error history, pays a full
+        compile per token or step.
+        """
+    instead_note = """
+        Preallocate the buffer at its largest size, fill it with `.at[i].set(...)`, and pass the count
+        as an array (mask or `lax.dynamic_slice` inside); or pad to a few bucket sizes. For token-by-token
+        generation, a fixed-size KV cache with the position as an argument.
+        """
+    invalid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def control(errors):
+            return 0.5 * errors[-1] + 0.1 * errors.sum()
+
+        def run(plant, steps):
+            errors = jnp.zeros(1)
+            for _ in range(steps):
+                u = control(errors)
+                errors = jnp.append(errors, plant(u))
+            return errors
+        """,
+    )
+    valid = (
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def control(errors, count):
+            seen = jnp.arange(errors.shape[0]) < count
+            return 0.5 * errors[count - 1] + 0.1 * jnp.where(seen, errors, 0.0).sum()
+
+        def run(plant, steps):
+            errors = jnp.zeros(steps + 1)
+            for t in range(steps):
+                u = control(errors, t + 1)
+                errors = errors.at[t + 1].set(plant(u))
+            return errors
+        """,
+    )
+
+    messages = {
+        "grows": "`{arg}` grows on every iteration (`{growth}`) and is passed to jitted `{jitted}`: a new shape "
+                 "each time, so `{jitted}` compiles again on every iteration (each compile is kept); pass a "
+                 "fixed-size buffer (preallocated, filled with `.at[i].set`) and the count as an array",
+        "step": "grows here on every iteration",
+    }
+
+    def check(self, ctx: RuleContext) -> Iterator[Report]:
+        a = ctx.analysis
+        for site, sig, args in jitted_calls(ctx):
+            if not site.eager or site.traced or site.loop is None or site.func is not None and \
+                    not isinstance(site.func.node, cst.FunctionDef):
+                continue
+            found = next(((arg, growth) for arg in args if not arg.static
+                          for growth in [_growth_fed_back(a, site, arg.expr)] if growth is not None), None)
+            if found is not None:  # (one report per call: the first argument that grows)
+                arg, growth = found
+                yield Report(arg.expr, self.message("grows", arg=ctx.short(arg.expr, 40), growth=ctx.short(growth, 50),
+                                                    jitted=callee_name(sig)),
+                             related=((growth, self.message("step")),))
+
+
+def _growth_fed_back(a, site, expr: cst.BaseExpression) -> cst.CSTNode | None:
+    """The statement of a loop around `site` (one that repeats the same work) making `expr`'s array or list
+    longer on every pass with what the jitted call returned in that pass -- a recurrence: a controller's
+    error history, the tokens a model generates -- or None. (A dataset the loop extends from other work,
+    Bayesian optimization's new samples, is not followed: the compile of a helper fed it is not the loop's
+    cost.)"""
+    name = _list_or_array_name(a, expr)
+    if name is None:
+        return None
+    for loop in site.loops:
+        growth = _grows_each_pass(a, site.func, loop, name)
+        if growth is not None and _reads_result(a, site, loop, _appended(growth)) and \
+                runs.repeats_same_work(a, site.func, loop, site.node):
+            return growth
+    return None
+
+
+def _appended(growth: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a growth statement adds: `x` of `h = jnp.append(h, x)`, `jnp.concatenate([h, x])`, `h.append(x)`."""
+    call = growth.value if isinstance(growth, (cst.Assign, cst.Expr)) else None
+    if not isinstance(call, cst.Call):
+        return []
+    if isinstance(growth, cst.Expr):
+        return [arg.value for arg in call.args]
+    first = positional_args(call)
+    operands = first[0].value.elements[1:] if first and isinstance(first[0].value, (cst.List, cst.Tuple)) else []
+    return [el.value for el in operands] or [arg.value for arg in first[1:2]]
+
+
+def _reads_result(a, site, loop: cst.CSTNode, added: list[cst.BaseExpression]) -> bool:
+    """What is added is the jitted call's result, or reads a name the loop binds to it (`u = control(errors)`),
+    directly or through one more assignment (`next_token = jnp.argmax(logits[:, -1])`)."""
+    call = site.node
+    results: set[str] = set()
+    for node in descendants(loop.body):
+        if isinstance(node, cst.Assign) and any(part is call for part in descendants(node.value)):
+            results |= _target_names(node)
+    for expr in added:
+        if any(part is call for part in descendants(expr)):
+            return True
+        read = names_read(expr)
+        if read & results:
+            return True
+        for name in read:
+            if any(isinstance(src, cst.BaseExpression) and names_read(src) & results
+                   for src in runs.assigned(a, site.func, name)):
+                return True
+    return False
+
+
+def _list_or_array_name(a, expr: cst.BaseExpression) -> str | None:
+    """The name an argument passes (`history`), or makes one array of (`jnp.stack(frames)`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Call) and a.call_names.get(expr) in _FROM_LIST:
+        first = positional_args(expr)
+        if first and isinstance(first[0].value, cst.Name):
+            return first[0].value.value
+    return None
+
+
+def _grows_each_pass(a, func, loop: cst.CSTNode, name: str) -> cst.CSTNode | None:
+    """The statement of `loop`'s own body that makes `name` longer on every pass -- `name = jnp.append(name,
+    x)` (its only binding in the loop), or `name.append(x)` of a list built as a literal before the loop and
+    neither shortened nor rebound in it -- or None."""
+    body = getattr(loop, "body", None)
+    statements = getattr(body, "body", ())
+    if not isinstance(loop, (cst.For, cst.While)) or loop.orelse is not None:
+        return None
+    rebinds, shrinks = [], False
+    for node in descendants(loop.body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and name in _target_names(node):
+            rebinds.append(node)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                isinstance(node.func.value, cst.Name) and node.func.value.value == name and \
+                node.func.attr.value in _LIST_SHRINK:
+            shrinks = True
+        elif isinstance(node, cst.Del) and name in names_read(node):
+            shrinks = True
+        elif isinstance(node, (cst.For, cst.CompFor)) and name in _target_names(node):
+            return None
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and rebinds == [small] and \
+                    isinstance(small.value, cst.Call) and _extends(a, small.value, name):
+                return small
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not rebinds and not shrinks:
+                call = small.value
+                if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and \
+                        call.func.value.value == name and call.func.attr.value in _LIST_GROWTH and \
+                        _fresh_list_before(a, func, loop, name):
+                    return small
+    return None
+
+
+def _target_names(node: cst.CSTNode) -> set[str]:
+    if isinstance(node, cst.Assign):
+        return {n for t in node.targets for n in target_names(t.target)}
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return set(target_names(node.target))
+    return set()
+
+
+def _extends(a, call: cst.Call, name: str) -> bool:
+    """`jnp.append(name, x)`, `jnp.concatenate([name, x], axis=1)`: `name` is the first operand."""
+    if a.call_names.get(call) not in _GROWING:
+        return False
+    first = positional_args(call)
+    if not first:
+        return False
+    operand = first[0].value
+    if isinstance(operand, (cst.List, cst.Tuple)) and len(operand.elements) >= 2:
+        operand = operand.elements[0].value
+    return isinstance(operand, cst.Name) and operand.value == name
+
+
+def _fresh_list_before(a, func, loop: cst.CSTNode, name: str) -> bool:
+    """`name` is bound, before `loop` and nowhere else in the function, to a list display or `list()`
+    (not a `deque(maxlen=...)`, not a parameter whose kind is unknown)."""
+    sources = runs.assigned(a, func, name)
+    if len(sources) != 1:
+        return False
+    src = sources[0]
+    return isinstance(src, cst.List) or isinstance(src, cst.Call) and a.call_names.get(src) == "list" and not src.args

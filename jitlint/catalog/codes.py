@@ -63,6 +63,8 @@ CODES: dict[str, tuple[str, str, str, str]] = {
                'A traced value used as a shape (`jnp.zeros(n)`, `jnp.arange(n)`, `x.reshape(n, -1)`)'),
     'JIT605': ('eager-data-dependent-size-into-jit', 'static', 'warning',
                'An eager `jnp.unique`/`nonzero`/`where(c)` without `size=` fed to a jitted function again and again'),
+    'JIT606': ('growing-input-into-jit', 'static', 'warning',
+               'A jitted function called in a loop with an array or list that grows on every iteration'),
     'JIT901': ('recompiled-on-shape-change', 'runtime', 'warning',
                "a jitted function was traced again because an argument's shape changed (e.g. a ragged last batch)"),
     'JIT902': ('recompiled-on-dtype-change', 'runtime', 'warning',

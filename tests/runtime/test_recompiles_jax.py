@@ -1,7 +1,7 @@
-"""The recompile fixtures (JIT1xx, JIT2xx, JIT3xx, JIT605) are ground truth about JAX: run them under real JAX (CPU)
+"""The recompile fixtures (JIT1xx, JIT2xx, JIT3xx, JIT605, JIT606) are ground truth about JAX: run them under real JAX (CPU)
 and count XLA compiles, so the rules cannot drift from what JAX does.
 
-Fixture convention (tests/fixtures/JIT1*.py, JIT2*.py, JIT3*.py, JIT605.py):
+Fixture convention (tests/fixtures/JIT1*.py, JIT2*.py, JIT3*.py, JIT605.py, JIT606.py):
 
 * ``ITERATIONS`` (at least 3) is how many times every loop in the fixture runs.
 * Every ``# expect: CODE`` line also carries a tag, ``# expect: JIT101 [lambda-for]``, unique in its file.
@@ -50,7 +50,7 @@ from jitlint.rules.registry import rule_by_code  # noqa: E402
 pytestmark = pytest.mark.slow  # runs the fixtures under real JAX and counts compiles
 
 RECOMPILE_FIXTURES = sorted([*FIXTURES.glob("JIT1*.py"), *FIXTURES.glob("JIT2*.py"), *FIXTURES.glob("JIT3*.py"),
-                             FIXTURES / "JIT605.py"])
+                             FIXTURES / "JIT605.py", FIXTURES / "JIT606.py"])
 
 # What a finding of each code claims JAX does, and the severity that claim implies.
 RECOMPILES, COMPILES_ONCE, RAISES = "recompiles every iteration", "compiles exactly once", "raises"
@@ -59,7 +59,7 @@ CLAIMS = {
     "JIT201": RECOMPILES, "JIT202": RAISES, "JIT203": RECOMPILES, "JIT204": RAISES,
     "JIT301": RECOMPILES, "JIT302": RECOMPILES, "JIT303": RECOMPILES, "JIT304": RAISES, "JIT305": RAISES,
     "JIT306": RAISES,
-    "JIT605": RECOMPILES,
+    "JIT605": RECOMPILES, "JIT606": RECOMPILES,
 }
 SEVERITY_OF_CLAIM = {RECOMPILES: "warning", COMPILES_ONCE: "info", RAISES: "error"}
 

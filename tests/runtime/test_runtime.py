@@ -557,9 +557,19 @@ def test_thresholds_from_the_configuration(tmp_path):
 
 
 def test_unbounded_growth_is_reported_below_the_churn_threshold():
+    _, report, _ = run_report("growing_samples.py")
+    [found] = report["findings"]
+    assert (found["code"], found["line"], found["runtime"]["count"]) == ("JIT901", 16, 2)  # 2 retraces < 3
+
+
+def test_a_recurrence_growing_its_input_is_found_statically_and_confirmed():
+    """The decode loop feeds `next_token` the sequence it extends with `next_token`'s own result: jitlint
+    check finds it (JIT606), and the run confirms it with the retraces it saw."""
+    assert static_codes(PROGRAMS / "growing_sequence.py", 15) == {"JIT606"}
     _, report, _ = run_report("growing_sequence.py")
     [found] = report["findings"]
-    assert (found["code"], found["line"], found["runtime"]["count"]) == ("JIT901", 15, 2)  # 2 retraces < 3
+    assert (found["code"], found["line"], found["runtime"]["status"], found["runtime"]["count"]) == \
+        ("JIT606", 15, "confirmed", 2)
 
 
 def test_a_static_finding_on_a_growing_cache_is_confirmed_with_the_counts():

@@ -63,6 +63,9 @@ class Calls(Frame):
         callee = callee_value if isinstance(callee_value, FuncValue) else None
         if callee is None and fcls is cst.Attribute:
             callee = self.resolve_method(func)
+        elif callee is None and fcls is cst.Name and isinstance(callee_value, InstanceValue) and \
+                callee_value.class_name in facts.classes:
+            callee = self.method_of(callee_value.class_name, "__call__")  # `model(tokens)`: its `__call__`
         before = facts.call_sites.get(expr)
         facts.call_sites[expr] = CallSite(expr, self.info, self.scope, self.loops[-1][0] if self.loops else None, q,
                                           arg_values, self.recording or (before is not None and before.traced),
