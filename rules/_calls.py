@@ -41,10 +41,35 @@ def signature_for(ctx: RuleContext, site: CallSite) -> tuple[JitSignature, froze
         sig = ctx.index.lookup(site.qualified)
         if sig is not None:
             return sig, frozenset(), False
+    method = _method_of_imported_object(ctx, site)
+    if method is not None:
+        sig = ctx.index.lookup(method)
+        if sig is not None:
+            return sig, frozenset(), True
     sig = _vmapped_signature(ctx, site)
     if sig is not None:
         return sig, frozenset(), False
     return None
+
+
+def _method_of_imported_object(ctx: RuleContext, site: CallSite) -> str | None:
+    """`model(tokens)` or `model.generate(tokens)` with `model = Gemma3ForCausalLM(cfg)` (its only binding
+    there), the class imported from another project file: "pkg.models.Gemma3ForCausalLM.__call__" (or
+    `.generate`), which the index knows when that method is jitted (`@nnx.jit def __call__`)."""
+    if ctx.index is None or site.callee is not None:
+        return None
+    func = site.node.func
+    if isinstance(func, cst.Name):
+        name, method = func.value, "__call__"
+    elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        name, method = func.value.value, func.attr.value
+    else:
+        return None
+    sources = runs.assigned(ctx.analysis, site.func, name)
+    if len(sources) != 1 or not isinstance(sources[0], cst.Call):
+        return None
+    cls = ctx.analysis.call_names.get(sources[0])
+    return f"{cls}.{method}" if cls and "." in cls else None
 
 
 def _vmapped_signature(ctx: RuleContext, site: CallSite) -> JitSignature | None:

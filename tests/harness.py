@@ -176,3 +176,28 @@ def check_snapshot(name: str, text: str, update: bool) -> str:
         return ""
     return "\n".join(difflib.unified_diff(committed.splitlines(), text.splitlines(), f"{name} (committed)",
                                           f"{name} (now)", lineterm=""))
+
+
+_COUNTING = """\
+import collections, json, sys
+import jax
+counts = collections.Counter()
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: counts.update([kw.get("fun_name")])
+    if event == "/jax/core/compile/backend_compile_duration" else None)
+exec(compile(sys.stdin.read(), sys.argv[1], "exec"), {"__name__": "__main__"})
+print(json.dumps(counts))
+"""
+
+
+def script_compiles(script: str, filename: str) -> dict[str, int]:
+    """Run `script` as `python filename` runs it (a fresh interpreter, JAX on CPU) and count the XLA compiles
+    of each function it jits, by JAX's `fun_name` (`jit(step)`)."""
+    import json  # (only the tests under JAX need these)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _COUNTING, filename], input=script, capture_output=True,
+                          text=True, timeout=300, env={"JAX_PLATFORMS": "cpu", "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])

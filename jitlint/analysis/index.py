@@ -318,6 +318,17 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 summary.class_bases[stmt.name] = bases
             if _plain_class(stmt, imports):
                 summary.plain_classes.append(stmt.name)
+            for f in stmt.body:  # jitted methods (`@nnx.jit def __call__`), as "Class.method"
+                if isinstance(f, ast.FunctionDef) and f.args.args and not any(
+                        isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod") for d in f.decorator_list):
+                    # (an instance method: its first parameter is the object, bound by an instance's call,
+                    # passed by a call on the class; a class or static method binds otherwise: not recorded)
+                    for dec in f.decorator_list:
+                        found = _jit_of(dec, imports)
+                        if found is not None:
+                            key = f"{stmt.name}.{f.name}"
+                            summary.jitted[key] = _signature(f, found[0], found[1], prefix + key, path, dec.lineno)
+                            break
             for table, test in compiling:
                 if test(stmt, imports):  # (one walk of the class first: most compile nothing)
                     table += [f"{stmt.name}.{f.name}" for f in stmt.body
@@ -704,8 +715,8 @@ class ProjectIndex:
             summary = self.module(module)
             if summary is not None:
                 head, _, rest = name.partition(".")
-                if not rest and head in summary.jitted:
-                    return summary.jitted[head]
+                if name in summary.jitted:  # a function, or a class's jitted method ("Model.__call__")
+                    return summary.jitted[name]
                 if head in summary.imports:
                     target = summary.imports[head] + ("." + rest if rest else "")
                     return self.lookup(target, _depth + 1)

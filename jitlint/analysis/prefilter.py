@@ -161,6 +161,12 @@ def _valid_summary(summary) -> bool:
     return True
 
 
+def names_jitted(index, qualified: str) -> bool:
+    """`qualified` is a jitted function of the project, or a class whose objects are called as one (its
+    `__call__` jitted where it is defined: `@nnx.jit def __call__`)."""
+    return index.lookup(qualified) is not None or index.lookup(qualified + ".__call__") is not None
+
+
 def is_relevant(facts: Facts, index=None) -> bool:
     """Stage 2: can a rule report anything in this file? (`index`: a ProjectIndex, or None)"""
     if facts.trace:
@@ -173,7 +179,7 @@ def is_relevant(facts: Facts, index=None) -> bool:
     class_compiles = getattr(index, "class_compiles_per_run", None)
 
     def matters(q: str) -> bool:
-        return index.lookup(q) is not None or (compiles is not None and compiles(q)) or \
+        return names_jitted(index, q) or (compiles is not None and compiles(q)) or \
             (class_compiles is not None and class_compiles(q))
 
     for q in facts.refs:

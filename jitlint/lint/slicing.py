@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from jitlint.analysis import jaxapi
 from jitlint.analysis.names import extend, import_bindings, star_module
-from jitlint.analysis.prefilter import STAR_IMPORT, TRACE_NAMES, star_references
+from jitlint.analysis.prefilter import STAR_IMPORT, TRACE_NAMES, names_jitted, star_references
 from jitlint.source.astwalk import child_fields  # the one walk order of pass 1's name walk
 from jitlint.analysis.qualnames import canonical
 from jitlint.source import cstparse  # cstparse.parse_module, looked up per call: tests patch it
@@ -489,7 +489,7 @@ def _seeds(chunks: list[Chunk], imports: dict[str, set[str]], index) -> set[int]
     def matters(q: str) -> bool:
         hit = cache.get(q)
         if hit is None:
-            hit = cache[q] = q in TRACE_NAMES or (index is not None and "." in q and index.lookup(q) is not None)
+            hit = cache[q] = q in TRACE_NAMES or (index is not None and "." in q and names_jitted(index, q))
         return hit
 
     for k, c in enumerate(chunks):

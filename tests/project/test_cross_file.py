@@ -139,6 +139,38 @@ def test_a_bound_method_of_a_class_in_another_file(tmp_path, monkeypatch):
     assert (12, "JIT101") not in found(after, "play.py")
 
 
+def test_a_model_whose_call_is_jitted_in_another_file(tmp_path, monkeypatch):
+    """tests/fixtures/projects/generation: generate.py calls an instance of models.py's module on a sequence
+    it extends with the model's output. Whether that call is a jitted function (its `__call__` under
+    `@nnx.jit`) is decided by models.py: cold, cached, and after an edit there that removes the jit."""
+    copy = tmp_path / "generation"
+    shutil.copytree(PROJECT_FIXTURES / "generation", copy)
+    monkeypatch.chdir(copy)
+    cold = Project.discover("generate.py").lint(["generate.py"])
+    assert found(cold, "generate.py") == marked(copy, "generate.py") == {(14, "JIT606")}
+    cached = Project.discover("generate.py").lint(["generate.py"])
+    assert cached.stats.cached == 1 and found(cached, "generate.py") == {(14, "JIT606")}
+    models = copy / "models.py"
+    models.write_text(models.read_text(encoding="utf-8").replace("    @nnx.jit\n", ""), encoding="utf-8")
+    after = Project.discover("generate.py").lint(["generate.py"])
+    assert found(after, "generate.py") == set()
+
+
+def test_a_jitted_class_method_called_on_its_class_binds_cls(tmp_path, monkeypatch):
+    """grater-jax's phase functions (fresh set AN): `@classmethod` over `@partial(jax.jit, static_argnums=(0,))`
+    binds `cls`, so `HG.init(jnp.array([g]))` from another file passes the array to `func_params`, not to the
+    static `cls` (no JIT304); a plain method jitted with `self` static is called on an object."""
+    (tmp_path / "phase.py").write_text(
+        "from functools import partial\n\nimport jax\nimport jax.numpy as jnp\n\n\n"
+        "class HG:\n    @classmethod\n    @partial(jax.jit, static_argnums=(0,))\n"
+        "    def init(cls, func_params):\n        return jnp.tanh(func_params)\n", encoding="utf-8")
+    (tmp_path / "test_phase.py").write_text(
+        "import jax.numpy as jnp\n\nfrom phase import HG\n\n\n"
+        "def test_init():\n    assert HG.init(jnp.array([0.5])).shape == (1,)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert found(Project.discover("test_phase.py").lint(["test_phase.py"]), "test_phase.py") == set()
+
+
 LOOP = ("        for g in range(generations):\n            fitness = jnp.linspace(0.0, float(g), 8)\n"
         "            self.solver.tell(fitness)\n")
 ONCE = "        fitness = jnp.linspace(0.0, 1.0, 8)\n        self.solver.tell(fitness)\n"

@@ -6,13 +6,11 @@ JIT606 leaves to `jitlint run`, see docs/analysis.md)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from harness import script_compiles
 from jitlint.lint.pipeline import lint_source
 
 SCRIPT = textwrap.dedent('''\
@@ -59,18 +57,6 @@ SCRIPT = textwrap.dedent('''\
     ''')
 MODEL_CALL_LINE = 26  # `logits = model(tokens)`
 
-COUNTING = textwrap.dedent('''\
-    import collections, json, sys
-    import jax
-    counts = collections.Counter()
-    jax.monitoring.register_event_duration_secs_listener(
-        lambda event, duration, **kw: counts.update([kw.get("fun_name")])
-        if event == "/jax/core/compile/backend_compile_duration" else None)
-    exec(compile(sys.stdin.read(), "generate.py", "exec"), {"__name__": "__main__"})
-    print(json.dumps(counts))
-    ''')
-
-
 def test_the_model_fed_its_own_tokens_is_reported_and_the_extended_samples_are_not():
     assert [(f.line, f.code) for f in lint_source(SCRIPT, "generate.py")] == [(MODEL_CALL_LINE, "JIT606")]
 
@@ -83,9 +69,6 @@ def test_a_model_whose_call_is_not_jitted_is_not_reported():
 
 @pytest.mark.slow
 def test_under_jax_each_new_length_compiles_again():
-    done = subprocess.run([sys.executable, "-c", COUNTING], input=SCRIPT, capture_output=True, text=True,
-                          timeout=300, env={"JAX_PLATFORMS": "cpu", "PATH": ""})
-    assert done.returncode == 0, done.stderr
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = script_compiles(SCRIPT, "generate.py")
     assert counts.get("jit(summary)") == 4
     assert sum(n for name, n in counts.items() if "__call__" in name) == 4, counts

@@ -5,13 +5,11 @@ every one. Statically, and under JAX (the script run as `python` runs it, its co
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from harness import script_compiles
 from jitlint.lint.pipeline import lint_source
 
 SCRIPT = textwrap.dedent('''\
@@ -40,27 +38,12 @@ SCRIPT = textwrap.dedent('''\
     ''')
 STEP_LINE = 18  # `@jax.jit` above `def meta_step`
 
-COUNTING = textwrap.dedent('''\
-    import collections, json, sys
-    import jax
-    counts = collections.Counter()
-    jax.monitoring.register_event_duration_secs_listener(
-        lambda event, duration, **kw: counts.update([kw.get("fun_name")])
-        if event == "/jax/core/compile/backend_compile_duration" else None)
-    exec(compile(sys.stdin.read(), "meta_train.py", "exec"), {"__name__": "__main__"})
-    print(json.dumps(counts))
-    ''')
-
-
 def test_only_the_step_made_each_pass_is_reported():
     assert [(f.line, f.code) for f in lint_source(SCRIPT, "meta_train.py")] == [(STEP_LINE, "JIT101")]
 
 
 @pytest.mark.slow
 def test_under_jax_the_step_compiles_every_pass_and_the_helpers_never():
-    done = subprocess.run([sys.executable, "-c", COUNTING], input=SCRIPT, capture_output=True, text=True,
-                          timeout=300, env={"JAX_PLATFORMS": "cpu", "PATH": ""})
-    assert done.returncode == 0, done.stderr
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = script_compiles(SCRIPT, "meta_train.py")
     assert counts.get("jit(meta_step)") == 3
     assert not any(name in counts for name in ("jit(task_loss)", "jit(batch_loss)"))

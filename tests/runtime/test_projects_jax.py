@@ -62,6 +62,16 @@ def test_bound_methods():
         assert compiles("apply", lambda: policy.play_built_once(params, observations)) == 1  # jitted in __init__
 
 
+def test_generation():
+    """The model's `__call__` is jitted in models.py; generate.py calls the model on the sequence it
+    extends with the model's own prediction: a compile per token (JIT606); the fixed-size buffer: one."""
+    assert marked("generation") == {("generate.py", "JIT606")}
+    prompt = jax.numpy.ones((1, 2), dtype=jax.numpy.int32)
+    with imported("generation", "vocab", "models", "generate") as (_, _, generate):
+        assert compiles("__call__", lambda: generate.generate(prompt, 3)) == 3
+        assert compiles("__call__", lambda: generate.generate_buffered(prompt, 3)) == 1
+
+
 def test_script_loop():
     assert marked("script_loop") == {("train_script.py", "JIT302")}
     with imported("script_loop", "updates") as (updates,):
