@@ -34,7 +34,9 @@ A file could not be linted: it could not be read or decoded, or it has a syntax 
 Reports files jitlint could not analyse, at the position of the problem (for a syntax error, the
 parser's line, column and message). The other files are still linted. A code generator's Jinja template
 named `.py` (the parse fails at a `{{ ... }}` or `{% ... %}` tag) is no broken Python: it is reported once,
-as info, saying it is a template and was not linted (exclude it to silence it).
+as info, saying it is a template and was not linted (exclude it to silence it). So is a console transcript
+named `.py` (its first line of code, after comments only, is a shell command or a prompt: `cat a.py b.py >
+main.py`, `$ python train.py`, `>>> f(x)`).
 
 ## Why is this bad?
 A file that is skipped silently hides every pitfall in it. jitlint never crashes on such a file and

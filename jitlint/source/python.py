@@ -170,6 +170,11 @@ def syntax_error(exc: Exception, text: str | None = None) -> dict:
             message = ("not linted: this file is a template, not Python (a Jinja `{{ ... }}` / `{% ... %}` tag "
                        f"at line {line})")
             severity = "info"
+        elif text is not None and _console_line(text, line):
+            # a terminal session saved as `.py` for its colours (jax-pytree-example's gradient transcripts,
+            # fresh set BZ): not a program, so not an error of the code; still said, never dropped
+            message = f"not linted: this file is a console transcript, not Python (a shell command or prompt at line {line})"
+            severity = "info"
     elif isinstance(exc, (RecursionError, MemoryError)):
         message = "file is too deeply nested to parse or compile"
     elif isinstance(exc, ValueError):  # e.g. NUL bytes
@@ -180,6 +185,23 @@ def syntax_error(exc: Exception, text: str | None = None) -> dict:
 
 
 _TEMPLATE_TAG = re.compile(r"\{\{.*\}\}|\{%-?\s*\w+.*%\}")
+
+
+# A shell or REPL prompt (`$ python x.py`, `user@host:~$ ls`, `(base) C:\\work>python -i main.py`, `>>> x`), or
+# a line that is a common shell command with an argument (`cat a.py b.py > main.py`, `pip install jax`).
+_CONSOLE_LINE = re.compile(
+    r"^(?:(?:\([\w.-]+\)\s*)?(?:[A-Za-z]:\\[^>]*>|[\w.@:~/-]*[$#%]\s+\S|>>>\s)"
+    r"|(?:cat|python3?|pip3?|cd|ls|git|conda|export|source|bash|sh|wget|curl|mkdir|rm|cp|mv)\s+[-\w./~\\\"']+(?:\s|$))")
+
+
+def _console_line(text: str, line: int) -> bool:
+    """Whether the line a parse failed at is the file's first line of code (only blank and comment lines
+    before it), unindented, and a console prompt or a shell command: a transcript named `.py`."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines) or lines[line - 1][:1].isspace():
+        return False
+    return all(not before.strip() or before.lstrip().startswith("#") for before in lines[:line - 1]) and \
+        _CONSOLE_LINE.match(lines[line - 1]) is not None
 
 
 def _template_line(text: str, line: int) -> bool:

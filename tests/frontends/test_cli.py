@@ -93,6 +93,23 @@ def test_a_template_named_py_is_said_not_linted_as_info(tmp_path, run_jitlint):
         assert found["broken.py"]["severity"] == "error" and "syntax error" in found["broken.py"]["message"]
 
 
+def test_a_console_transcript_named_py_is_said_not_linted_as_info(tmp_path, run_jitlint):
+    """A terminal session saved as `.py` (jax-pytree-example's gradient transcripts, fresh set BZ: comments,
+    then `cat a.py b.py > main.py`; or a prompt first) is no broken Python: one info JIT000 that says what
+    it is. A shell command after code, or indented in a def, is a syntax error of a Python file."""
+    write(tmp_path, "session.py", "# how it was run:\n\ncat ops.py engine.py > main.py\n\npython -i main.py\n")
+    write(tmp_path, "prompt.py", "(base) C:\\work\\proj>python -i main.py\n>>> grad(f)(x)\n")
+    write(tmp_path, "late.py", "import jax\n\ncat a.py\n")
+    write(tmp_path, "indented.py", "def f(x):\n    cat x.py\n")
+    result = run_jitlint("check", "--format", "json", ".", cwd=tmp_path)
+    found = {f["path"]: f for f in json.loads(result.stdout)}
+    for name, line in (("session.py", 3), ("prompt.py", 1)):
+        assert (found[name]["code"], found[name]["severity"], found[name]["line"]) == ("JIT000", "info", line)
+        assert "console transcript, not Python" in found[name]["message"]
+    for name in ("late.py", "indented.py"):
+        assert found[name]["severity"] == "error" and "syntax error" in found[name]["message"]
+
+
 def test_missing_path_is_reported(tmp_path, run_jitlint):
     result = run_jitlint("check", "nope.py", cwd=tmp_path)
     assert result.returncode == 1
