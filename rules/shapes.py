@@ -18,7 +18,7 @@ from jitlint.analysis.names import dotted
 from jitlint.core.finding import Applicability, Severity
 from jitlint.core.fixes import comments
 from jitlint.rules.base import Confirmation, FixSpec, Replace, Report, Rule, RuleContext
-from jitlint.source.cstwalk import descendants, target_names
+from jitlint.source.cstwalk import bound_names, descendants
 
 from ._calls import callee_name, jitted_calls, repeated_functions
 from ._helpers import builtin_usable, certain_tracer, describe, traced_in, where
@@ -765,7 +765,7 @@ def _reads_result(a, site, loop: cst.CSTNode, added: list[cst.BaseExpression]) -
     results: set[str] = set()
     for node in descendants(loop.body):
         if isinstance(node, cst.Assign) and any(part is call for part in descendants(node.value)):
-            results |= _target_names(node)
+            results.update(bound_names(node))
     for expr in added:
         if any(part is call for part in descendants(expr)):
             return True
@@ -794,13 +794,11 @@ def _grows_each_pass(a, func, loop: cst.CSTNode, name: str) -> cst.CSTNode | Non
     """The statement of `loop`'s own body that makes `name` longer on every pass -- `name = jnp.append(name,
     x)` (its only binding in the loop), or `name.append(x)` of a list built as a literal before the loop and
     neither shortened nor rebound in it -- or None."""
-    body = getattr(loop, "body", None)
-    statements = getattr(body, "body", ())
     if not isinstance(loop, (cst.For, cst.While)) or loop.orelse is not None:
         return None
     rebinds, shrinks = [], False
     for node in descendants(loop.body):
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and name in _target_names(node):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and name in bound_names(node):
             rebinds.append(node)
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                 isinstance(node.func.value, cst.Name) and node.func.value.value == name and \
@@ -808,9 +806,9 @@ def _grows_each_pass(a, func, loop: cst.CSTNode, name: str) -> cst.CSTNode | Non
             shrinks = True
         elif isinstance(node, cst.Del) and name in names_read(node):
             shrinks = True
-        elif isinstance(node, (cst.For, cst.CompFor)) and name in _target_names(node):
+        elif isinstance(node, (cst.For, cst.CompFor)) and name in bound_names(node):
             return None
-    for stmt in statements:
+    for stmt in getattr(loop.body, "body", ()):
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
@@ -821,17 +819,9 @@ def _grows_each_pass(a, func, loop: cst.CSTNode, name: str) -> cst.CSTNode | Non
                 call = small.value
                 if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and \
                         call.func.value.value == name and call.func.attr.value in _LIST_GROWTH and \
-                        _fresh_list_before(a, func, loop, name):
+                        _fresh_list_before(a, func, name):
                     return small
     return None
-
-
-def _target_names(node: cst.CSTNode) -> set[str]:
-    if isinstance(node, cst.Assign):
-        return {n for t in node.targets for n in target_names(t.target)}
-    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return set(target_names(node.target))
-    return set()
 
 
 def _extends(a, call: cst.Call, name: str) -> bool:
@@ -847,8 +837,8 @@ def _extends(a, call: cst.Call, name: str) -> bool:
     return isinstance(operand, cst.Name) and operand.value == name
 
 
-def _fresh_list_before(a, func, loop: cst.CSTNode, name: str) -> bool:
-    """`name` is bound, before `loop` and nowhere else in the function, to a list display or `list()`
+def _fresh_list_before(a, func, name: str) -> bool:
+    """`name` is bound once in the function (the loop binds nothing to it), to a list display or `list()`
     (not a `deque(maxlen=...)`, not a parameter whose kind is unknown)."""
     sources = runs.assigned(a, func, name)
     if len(sources) != 1:

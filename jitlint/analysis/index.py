@@ -252,6 +252,16 @@ def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, transform: str, optio
                               args.vararg is not None, args.kwarg is not None, static, path, line)
 
 
+def _decorated_signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, imports, qualname: str,
+                         path: str) -> JitSignature | None:
+    """The signature of a def under a jit decorator (its first one), else None."""
+    for dec in fn.decorator_list:
+        found = _jit_of(dec, imports)
+        if found is not None:
+            return _signature(fn, found[0], found[1], qualname, path, dec.lineno)
+    return None
+
+
 def summarize(source: str | ast.Module, path: str, module: str | None = None, is_package: bool = False, *,
               refers_to: set[str] | None = None) -> ModuleSummary:
     """The summary of one file; a file that does not parse has an empty one. `refers_to`: every qualified
@@ -303,12 +313,9 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                 summary.pytree_makers.append(stmt.name)
             if fields and _makes_static_field(stmt, imports):
                 summary.static_fields.append(stmt.name)
-            for dec in stmt.decorator_list:
-                found = _jit_of(dec, imports)
-                if found is not None:
-                    summary.jitted[stmt.name] = _signature(stmt, found[0], found[1], prefix + stmt.name, path,
-                                                           dec.lineno)
-                    break
+            sig = _decorated_signature(stmt, imports, prefix + stmt.name, path)
+            if sig is not None:
+                summary.jitted[stmt.name] = sig
         elif isinstance(stmt, ast.ClassDef):
             summary.classes[stmt.name] = [f.name for f in stmt.body if isinstance(f, ast.FunctionDef) and
                                           not f.decorator_list and f.args.args and not f.name.startswith("__")]
@@ -323,12 +330,10 @@ def summarize(source: str | ast.Module, path: str, module: str | None = None, is
                         isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod") for d in f.decorator_list):
                     # (an instance method: its first parameter is the object, bound by an instance's call,
                     # passed by a call on the class; a class or static method binds otherwise: not recorded)
-                    for dec in f.decorator_list:
-                        found = _jit_of(dec, imports)
-                        if found is not None:
-                            key = f"{stmt.name}.{f.name}"
-                            summary.jitted[key] = _signature(f, found[0], found[1], prefix + key, path, dec.lineno)
-                            break
+                    key = f"{stmt.name}.{f.name}"
+                    sig = _decorated_signature(f, imports, prefix + key, path)
+                    if sig is not None:
+                        summary.jitted[key] = sig
             for table, test in compiling:
                 if test(stmt, imports):  # (one walk of the class first: most compile nothing)
                     table += [f"{stmt.name}.{f.name}" for f in stmt.body

@@ -26,7 +26,7 @@ from jitlint.analysis.contexts import ContextKind
 from jitlint.analysis.literals import argument, literal_const
 from jitlint.analysis.names import dotted
 from jitlint.analysis.sites import call_arguments
-from jitlint.source.cstwalk import children, descendants, statement_part, target_names, walk_statements
+from jitlint.source.cstwalk import bound_names, children, descendants, statement_part, target_names, walk_statements
 
 if TYPE_CHECKING:
     from jitlint.analysis.model import ModuleFacts
@@ -934,7 +934,7 @@ def _one_pass_regions(a: "ModuleFacts", func: "FunctionInfo | None", loop: cst.C
 
 def _rebound_in(body: cst.CSTNode) -> set[str]:
     return {name for n in descendants(body) if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-            for t in (n.targets if isinstance(n, cst.Assign) else [n]) for name in target_names(t.target)}
+            for name in bound_names(n)}
 
 
 def leaves_after(a: "ModuleFacts", loop: cst.CSTNode, node: cst.CSTNode) -> bool:

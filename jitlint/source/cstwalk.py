@@ -192,3 +192,13 @@ def target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
+
+
+def bound_names(node: cst.CSTNode) -> list[str]:
+    """The names an assignment statement (`=`, `+=`, annotated) or a loop (`for`, a comprehension's `for`)
+    binds; [] for any other node."""
+    if isinstance(node, cst.Assign):
+        return [n for t in node.targets for n in target_names(t.target)]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return target_names(node.target)
+    return []
